@@ -1,0 +1,54 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+// Each capability is its own module. The sections below are kept apart on purpose,
+// so that work on one module never touches the lines of another.
+
+// MARK: Core bus and test kit
+let coreTargets: [Target] = [
+    .target(name: "MeasurementEvents"),
+    .target(
+        name: "MeasurementEventsTesting",
+        dependencies: ["MeasurementEvents"]
+    ),
+    .testTarget(
+        name: "MeasurementEventsTests",
+        dependencies: ["MeasurementEvents", "MeasurementEventsTesting"]
+    ),
+    .testTarget(
+        name: "MeasurementEventsTestingTests",
+        dependencies: ["MeasurementEvents", "MeasurementEventsTesting"]
+    ),
+]
+let coreProducts: [Product] = [
+    .library(name: "MeasurementEvents", targets: ["MeasurementEvents"]),
+    .library(name: "MeasurementEventsTesting", targets: ["MeasurementEventsTesting"]),
+]
+
+// MARK: Catalogs and the generator
+let generatorTargets: [Target] = []
+let generatorProducts: [Product] = []
+
+// MARK: Impression tracking
+let impressionTargets: [Target] = []
+let impressionProducts: [Product] = []
+
+// MARK: Trigger-action events
+let triggerTargets: [Target] = []
+let triggerProducts: [Product] = []
+
+// MARK: HTTP delivery
+let httpTargets: [Target] = []
+let httpProducts: [Product] = []
+
+// MARK: Demo
+let demoTargets: [Target] = []
+let demoProducts: [Product] = []
+
+let package = Package(
+    name: "MeasurementEvents",
+    platforms: [.iOS(.v13), .macOS(.v10_15), .tvOS(.v13), .watchOS(.v6)],
+    products: coreProducts + generatorProducts + impressionProducts + triggerProducts + httpProducts + demoProducts,
+    targets: coreTargets + generatorTargets + impressionTargets + triggerTargets + httpTargets + demoTargets,
+    swiftLanguageModes: [.v6]
+)

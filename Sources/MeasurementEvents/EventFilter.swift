@@ -1,0 +1,162 @@
+/// One allow-list or deny-list entry: an exact event name, or a wildcard.
+///
+/// - `"feed/item_tapped"` matches that name only.
+/// - `"app/permission/*"` matches every name under `app/permission/`, at any depth.
+/// - `"*"` matches every name.
+///
+/// A `*` anywhere else makes the pattern invalid: ``parse(_:)`` throws, and a pattern written
+/// as a literal matches nothing and is listed in ``EventFilter/invalidPatterns``.
+public struct EventPattern: Hashable, Sendable, ExpressibleByStringLiteral, CustomStringConvertible, Codable {
+    public enum Kind: Hashable, Sendable {
+        case exact(String)
+        /// A prefix that ends with `/`.
+        case prefix(String)
+        case everything
+        case invalid(String)
+    }
+
+    public let kind: Kind
+
+    public init(stringLiteral value: String) {
+        self.init(lenient: value)
+    }
+
+    public init(_ name: EventName) {
+        kind = .exact(name.rawValue)
+    }
+
+    private init(lenient text: String) {
+        do { kind = try Self.parse(text).kind } catch { kind = .invalid(text) }
+    }
+
+    /// Reads a pattern, or says what is wrong with it.
+    public static func parse(_ text: String) throws(EventPatternError) -> EventPattern {
+        if text == "*" { return EventPattern(kind: .everything) }
+        guard let star = text.firstIndex(of: "*") else {
+            if let problem = EventName(text).validationFailure {
+                throw EventPatternError(pattern: text, problem: problem)
+            }
+            return EventPattern(kind: .exact(text))
+        }
+        let prefix = text[..<star]
+        guard text.index(after: star) == text.endIndex, prefix.hasSuffix("/") else {
+            throw EventPatternError(
+                pattern: text, problem: "a wildcard must be \"*\" alone or a final \"/*\", as in \"feed/*\"")
+        }
+        if let problem = EventName(String(prefix.dropLast())).validationFailure {
+            throw EventPatternError(pattern: text, problem: problem)
+        }
+        return EventPattern(kind: .prefix(String(prefix)))
+    }
+
+    private init(kind: Kind) { self.kind = kind }
+
+    public var description: String {
+        switch kind {
+        case .exact(let name): return name
+        case .prefix(let prefix): return prefix + "*"
+        case .everything: return "*"
+        case .invalid(let text): return text
+        }
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let text = try decoder.singleValueContainer().decode(String.self)
+        do { self = try Self.parse(text) } catch {
+            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: error.description))
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(description)
+    }
+
+    /// Whether this single pattern matches `name`.
+    public func matches(_ name: EventName) -> Bool {
+        switch kind {
+        case .exact(let exact): return exact == name.rawValue
+        case .prefix(let prefix): return name.rawValue.hasPrefix(prefix)
+        case .everything: return true
+        case .invalid: return false
+        }
+    }
+}
+
+/// Why a pattern could not be read.
+public struct EventPatternError: Error, Hashable, Sendable, CustomStringConvertible {
+    public let pattern: String
+    public let problem: String
+    public var description: String { "invalid event pattern \"\(pattern)\": \(problem)" }
+}
+
+/// Decides which events an aggregator keeps: an allow-list, and a deny-list that wins over it.
+///
+/// ```swift
+/// let filter = EventFilter(allow: ["feed/*", "app/launched"], deny: ["feed/debug/*"])
+/// ```
+///
+/// A lookup costs one hash lookup per slash in the name, whatever the lists' sizes.
+public struct EventFilter: Sendable, Equatable {
+    private var allowSet: PatternSet
+    private var denySet: PatternSet
+
+    /// The patterns that were given but could not be read; they match nothing.
+    public let invalidPatterns: [String]
+
+    public init(allow: some Sequence<EventPattern>, deny: some Sequence<EventPattern> = [EventPattern]()) {
+        allowSet = PatternSet(allow)
+        denySet = PatternSet(deny)
+        invalidPatterns = allowSet.invalid + denySet.invalid
+    }
+
+    /// Keeps every event.
+    public static let allowAll = EventFilter(allow: ["*"])
+    /// Keeps nothing.
+    public static let denyAll = EventFilter(allow: [EventPattern]())
+
+    public func allows(_ name: EventName) -> Bool {
+        allows(name.rawValue)
+    }
+
+    @inline(__always)
+    func allows(_ name: String) -> Bool {
+        allowSet.matches(name) && !denySet.matches(name)
+    }
+}
+
+private struct PatternSet: Sendable, Equatable {
+    var everything = false
+    var exact: Set<String> = []
+    var prefixes: Set<Substring> = []
+    var invalid: [String] = []
+
+    init(_ patterns: some Sequence<EventPattern>) {
+        for pattern in patterns {
+            switch pattern.kind {
+            case .exact(let name): exact.insert(name)
+            case .prefix(let prefix): prefixes.insert(Substring(prefix))
+            case .everything: everything = true
+            case .invalid(let text): invalid.append(text)
+            }
+        }
+    }
+
+    @inline(__always)
+    func matches(_ name: String) -> Bool {
+        if everything { return true }
+        if !exact.isEmpty && exact.contains(name) { return true }
+        if prefixes.isEmpty { return false }
+        // Every prefix ends at a slash, so only the name's slash positions need a lookup.
+        let utf8 = name.utf8
+        var index = utf8.startIndex
+        while index != utf8.endIndex {
+            if utf8[index] == UInt8(ascii: "/") {
+                let end = utf8.index(after: index)
+                if prefixes.contains(name[..<end]) { return true }
+            }
+            index = utf8.index(after: index)
+        }
+        return false
+    }
+}

@@ -1,0 +1,60 @@
+/// The name of a measurement event, namespaced with slashes.
+///
+/// ```swift
+/// let tapped: EventName = "feed/item_tapped"
+/// let granted = EventName("app/permission/photo_library/granted")
+/// ```
+///
+/// Any string can be held; ``EventName/validationFailure`` says whether the bus would
+/// accept it (catalogs apply stricter rules: lowercase, slash-namespaced).
+public struct EventName: RawRepresentable, Hashable, Comparable, Sendable, Codable,
+    ExpressibleByStringLiteral, CustomStringConvertible
+{
+    /// The longest name, in UTF-8 bytes, that the bus accepts.
+    public static let maximumLength = 256
+
+    public let rawValue: String
+
+    public init(rawValue: String) { self.rawValue = rawValue }
+    public init(_ rawValue: String) { self.rawValue = rawValue }
+    public init(stringLiteral value: String) { self.rawValue = value }
+
+    public init(from decoder: any Decoder) throws {
+        rawValue = try decoder.singleValueContainer().decode(String.self)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(rawValue)
+    }
+
+    public var description: String { rawValue }
+
+    /// The slash-separated parts: `["feed", "item_tapped"]`.
+    public var components: [Substring] { rawValue.split(separator: "/", omittingEmptySubsequences: false) }
+
+    public static func < (lhs: EventName, rhs: EventName) -> Bool { lhs.rawValue < rhs.rawValue }
+
+    /// Why the bus would reject this name, or `nil` when it is acceptable: not empty, at most
+    /// ``maximumLength`` UTF-8 bytes, no empty component (`a//b`, `/a`, `a/`), no whitespace
+    /// or control characters.
+    public var validationFailure: String? {
+        let utf8 = rawValue.utf8
+        if utf8.isEmpty { return "the name is empty" }
+        if utf8.count > Self.maximumLength {
+            return "the name is \(utf8.count) bytes long; at most \(Self.maximumLength) are allowed"
+        }
+        var previous: UInt8 = UInt8(ascii: "/")
+        for byte in utf8 {
+            if byte <= 0x20 || byte == 0x7F { return "the name contains whitespace or a control character" }
+            if byte == UInt8(ascii: "/") && previous == UInt8(ascii: "/") {
+                return "the name has an empty component (a leading, trailing or double slash)"
+            }
+            previous = byte
+        }
+        if previous == UInt8(ascii: "/") {
+            return "the name has an empty component (a leading, trailing or double slash)"
+        }
+        return nil
+    }
+}

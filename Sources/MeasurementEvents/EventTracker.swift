@@ -1,0 +1,99 @@
+/// Receives the events an ``EventAggregator`` forwards: the adapter to a vendor, a file, a log.
+///
+/// Only ``track(_:)`` is required:
+///
+/// ```swift
+/// struct VendorTracker: EventTracker {
+///     func track(_ event: MeasurementEvent) throws {
+///         Vendor.logEvent(event.name.rawValue, parameters: event.args.mapValues(\.plainValue))
+///     }
+/// }
+/// ```
+///
+/// An aggregator calls its trackers from its own serial queue, one event at a time, in posting
+/// order. A tracker that throws is counted and reported; the other trackers still get the event.
+public protocol EventTracker: Sendable {
+    /// Handles one event. Throwing reports a failure for this event only.
+    func track(_ event: MeasurementEvent) throws
+
+    /// Pushes out whatever the tracker buffers (a file's buffer, an upload queue).
+    /// The default does nothing.
+    func flush() throws
+
+    /// Deletes whatever the tracker holds and has not delivered yet; called when the user
+    /// revokes consent. The default does nothing.
+    func discardPending() throws
+}
+
+extension EventTracker {
+    public func flush() throws {}
+    public func discardPending() throws {}
+
+    /// One tracker that hands each event to `self` and then to each of `others`.
+    ///
+    /// ```swift
+    /// let tracker = ConsoleTracker().combined(with: JSONLinesFileTracker(url: logURL))
+    /// ```
+    public func combined(with others: any EventTracker...) -> CombinedTracker {
+        CombinedTracker([self] + others)
+    }
+}
+
+/// Fans each event out to several trackers; a failure of one does not stop the others.
+public struct CombinedTracker: EventTracker {
+    public let trackers: [any EventTracker]
+
+    public init(_ trackers: [any EventTracker]) {
+        // Flatten nested combinations so that failures are reported per leaf tracker.
+        self.trackers = trackers.flatMap { ($0 as? CombinedTracker)?.trackers ?? [$0] }
+    }
+
+    public func track(_ event: MeasurementEvent) throws {
+        try forEachCollectingErrors { try $0.track(event) }
+    }
+
+    public func flush() throws {
+        try forEachCollectingErrors { try $0.flush() }
+    }
+
+    public func discardPending() throws {
+        try forEachCollectingErrors { try $0.discardPending() }
+    }
+
+    private func forEachCollectingErrors(_ body: (any EventTracker) throws -> Void) throws {
+        var failures: [TrackerFailures.Failure] = []
+        for tracker in trackers {
+            do { try body(tracker) } catch {
+                failures.append(.init(tracker: String(describing: type(of: tracker)), error: error))
+            }
+        }
+        if !failures.isEmpty { throw TrackerFailures(failures: failures) }
+    }
+}
+
+/// The failures of one or more trackers inside a ``CombinedTracker``.
+public struct TrackerFailures: Error, CustomStringConvertible {
+    public struct Failure: Sendable {
+        public let tracker: String
+        public let error: any Error
+    }
+
+    public let failures: [Failure]
+
+    public var description: String {
+        failures.map { "\($0.tracker): \($0.error)" }.joined(separator: "; ")
+    }
+}
+
+/// A tracker made from a closure; handy for tests, demos and one-off adapters.
+public struct ClosureTracker: EventTracker {
+    private let body: @Sendable (MeasurementEvent) throws -> Void
+
+    public init(_ body: @escaping @Sendable (MeasurementEvent) throws -> Void) {
+        self.body = body
+    }
+
+    public func track(_ event: MeasurementEvent) throws {
+        try body(event)
+    }
+}

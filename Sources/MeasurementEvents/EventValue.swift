@@ -1,0 +1,161 @@
+import Foundation
+
+/// A scalar argument value: the only kinds of value an event may carry.
+///
+/// Literals work directly: `["item_id": "42", "position": 3, "ratio": 0.5, "promoted": true]`.
+public enum EventValue: Hashable, Sendable, CustomStringConvertible {
+    case string(String)
+    case int(Int)
+    case double(Double)
+    case bool(Bool)
+
+    public var description: String {
+        switch self {
+        case .string(let value): return value
+        case .int(let value): return String(value)
+        case .double(let value): return String(value)
+        case .bool(let value): return value ? "true" : "false"
+        }
+    }
+
+    /// The plain Foundation value that travels in a notification's userInfo.
+    public var plainValue: Any {
+        switch self {
+        case .string(let value): return value
+        case .int(let value): return value
+        case .double(let value): return value
+        case .bool(let value): return value
+        }
+    }
+
+    public var stringValue: String? { if case .string(let value) = self { return value } else { return nil } }
+    public var intValue: Int? { if case .int(let value) = self { return value } else { return nil } }
+    /// The value as a `Double`; integers convert, since JSON and vendors do not tell them apart.
+    public var doubleValue: Double? {
+        switch self {
+        case .double(let value): return value
+        case .int(let value): return Double(value)
+        default: return nil
+        }
+    }
+    public var boolValue: Bool? { if case .bool(let value) = self { return value } else { return nil } }
+}
+
+extension EventValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, ExpressibleByFloatLiteral,
+    ExpressibleByBooleanLiteral
+{
+    public init(stringLiteral value: String) { self = .string(value) }
+    public init(integerLiteral value: Int) { self = .int(value) }
+    public init(floatLiteral value: Double) { self = .double(value) }
+    public init(booleanLiteral value: Bool) { self = .bool(value) }
+}
+
+extension EventValue: Codable {
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        // Bool first: some decoders would read `true` as 1.
+        if let value = try? container.decode(Bool.self) {
+            self = .bool(value)
+        } else if let value = try? container.decode(Int.self) {
+            self = .int(value)
+        } else if let value = try? container.decode(Double.self) {
+            self = .double(value)
+        } else if let value = try? container.decode(String.self) {
+            self = .string(value)
+        } else {
+            throw DecodingError.dataCorruptedError(
+                in: container, debugDescription: "expected a string, integer, double or bool")
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        switch self {
+        case .string(let value): try container.encode(value)
+        case .int(let value): try container.encode(value)
+        case .double(let value): try container.encode(value)
+        case .bool(let value): try container.encode(value)
+        }
+    }
+}
+
+extension EventValue {
+    /// Converts a value received from a notification, strictly.
+    ///
+    /// Accepts `String`, `Substring`, `Bool`, the fixed-width integers (when they fit in `Int`),
+    /// finite `Double`/`Float`, `NSNumber` and `EventValue`; anything else (arrays,
+    /// dictionaries, `NSNull`, dates, non-finite numbers) is rejected with the reason.
+    public static func converting(_ value: Any) -> Result<EventValue, ValueRejection> {
+        switch value {
+        case let string as String: return .success(.string(string))
+        case let value as EventValue:
+            if case .double(let double) = value, !double.isFinite { return .failure(.nonFinite) }
+            return .success(value)
+        default: break
+        }
+        // An NSNumber must be checked before Swift's bridging casts: on Apple platforms
+        // `NSNumber(1) as? Bool` succeeds, which would turn integers into booleans.
+        if type(of: value) is NSNumber.Type, let number = value as? NSNumber {
+            return converting(number)
+        }
+        switch value {
+        case let bool as Bool: return .success(.bool(bool))
+        case let int as Int: return .success(.int(int))
+        case let double as Double: return double.isFinite ? .success(.double(double)) : .failure(.nonFinite)
+        case let float as Float: return float.isFinite ? .success(.double(Double(float))) : .failure(.nonFinite)
+        case let substring as Substring: return .success(.string(String(substring)))
+        case let int as Int8: return .success(.int(Int(int)))
+        case let int as Int16: return .success(.int(Int(int)))
+        case let int as Int32: return .success(.int(Int(int)))
+        case let int as Int64: return .success(.int(Int(int)))
+        case let int as UInt8: return .success(.int(Int(int)))
+        case let int as UInt16: return .success(.int(Int(int)))
+        case let int as UInt32: return .success(.int(Int(int)))
+        case let int as UInt64: return Int(exactly: int).map { .success(.int($0)) } ?? .failure(.outOfRange)
+        case let int as UInt: return Int(exactly: int).map { .success(.int($0)) } ?? .failure(.outOfRange)
+        default: return .failure(.notScalar(typeName: String(describing: type(of: value))))
+        }
+    }
+
+    private static func converting(_ number: NSNumber) -> Result<EventValue, ValueRejection> {
+        if isBoolean(number) { return .success(.bool(number.boolValue)) }
+        switch UInt8(bitPattern: number.objCType.pointee) {
+        case UInt8(ascii: "f"), UInt8(ascii: "d"):
+            let double = number.doubleValue
+            return double.isFinite ? .success(.double(double)) : .failure(.nonFinite)
+        case UInt8(ascii: "Q"), UInt8(ascii: "L"):
+            return Int(exactly: number.uint64Value).map { .success(.int($0)) } ?? .failure(.outOfRange)
+        default:
+            return .success(.int(number.intValue))
+        }
+    }
+
+    private static func isBoolean(_ number: NSNumber) -> Bool {
+        #if canImport(Darwin)
+        return CFGetTypeID(number) == CFBooleanGetTypeID()
+        #else
+        // swift-corelibs-foundation stores booleans as `char`; an explicit Int8 NSNumber
+        // therefore reads as a Bool here, which no Swift poster produces.
+        let code = UInt8(bitPattern: number.objCType.pointee)
+        return code == UInt8(ascii: "c") || code == UInt8(ascii: "B")
+        #endif
+    }
+
+    /// Why a value was not accepted as an event argument.
+    public enum ValueRejection: Error, Hashable, Sendable, CustomStringConvertible {
+        case notScalar(typeName: String)
+        case nonFinite
+        case outOfRange
+
+        public var description: String {
+            switch self {
+            case .notScalar(let typeName): return "a \(typeName), not a string, integer, double or bool"
+            case .nonFinite: return "a non-finite number (NaN or infinity)"
+            case .outOfRange: return "an integer that does not fit in Int"
+            }
+        }
+    }
+}
+
+/// An event's arguments: string keys to scalar values.
+public typealias EventArgs = [String: EventValue]

@@ -1,0 +1,56 @@
+#if canImport(Darwin)
+import Darwin
+#elseif canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Android)
+import Android
+#endif
+
+/// A value behind a lock: the one synchronisation primitive of the package.
+///
+/// Deliberately small and non-recursive. `os_unfair_lock` on Apple platforms, a pthread mutex
+/// elsewhere; `Synchronization.Mutex` would need iOS 18 / macOS 15.
+public final class LockedValue<Value>: @unchecked Sendable {
+    // @unchecked: `value` is only read or written between lock() and unlock().
+    private var value: Value
+    #if canImport(Darwin)
+    private let lockPointer: UnsafeMutablePointer<os_unfair_lock>
+    #else
+    private let lockPointer: UnsafeMutablePointer<pthread_mutex_t>
+    #endif
+
+    public init(_ value: Value) {
+        self.value = value
+        #if canImport(Darwin)
+        lockPointer = .allocate(capacity: 1)
+        lockPointer.initialize(to: os_unfair_lock())
+        #else
+        lockPointer = .allocate(capacity: 1)
+        lockPointer.initialize(to: pthread_mutex_t())
+        pthread_mutex_init(lockPointer, nil)
+        #endif
+    }
+
+    deinit {
+        #if !canImport(Darwin)
+        pthread_mutex_destroy(lockPointer)
+        #endif
+        lockPointer.deinitialize(count: 1)
+        lockPointer.deallocate()
+    }
+
+    /// Runs `body` with exclusive access to the value. Do not call back into the same lock.
+    @inline(__always)
+    public func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+        #if canImport(Darwin)
+        os_unfair_lock_lock(lockPointer)
+        defer { os_unfair_lock_unlock(lockPointer) }
+        #else
+        pthread_mutex_lock(lockPointer)
+        defer { pthread_mutex_unlock(lockPointer) }
+        #endif
+        return try body(&value)
+    }
+}

@@ -1,0 +1,81 @@
+import Foundation
+
+/// One measurement event: what happened (``name``), its scalar ``args``, its ``type``,
+/// and, set by the bus, a unique ``id`` and the ``timestamp`` at which it was posted.
+///
+/// ```swift
+/// MeasurementEvent.post("feed/item_tapped", args: ["item_id": "42", "position": 3])
+/// ```
+public struct MeasurementEvent: Hashable, Sendable, Identifiable {
+    /// Unique per accepted event; vendors use it to de-duplicate retried uploads.
+    public var id: UUID
+    public var name: EventName
+    public var args: EventArgs
+    public var type: EventType
+    public var category: String?
+    /// The tracking plan's label for this event, when a plan applied one.
+    public var label: String?
+    /// When the event was posted.
+    public var timestamp: Date
+
+    public init(
+        _ name: EventName,
+        type: EventType = .default,
+        category: String? = nil,
+        args: EventArgs = [:],
+        label: String? = nil,
+        id: UUID = EventIDGenerator.makeID(),
+        timestamp: Date = Date()
+    ) {
+        self.id = id
+        self.name = name
+        self.args = args
+        self.type = type
+        self.category = category
+        self.label = label
+        self.timestamp = timestamp
+    }
+}
+
+extension MeasurementEvent: CustomStringConvertible {
+    /// One readable line: `[ua] feed/item_tapped item_id=42 position=3`, args sorted by key.
+    public var description: String {
+        var line = "[\(type.rawValue)] \(name.rawValue)"
+        if let category { line += " (\(category))" }
+        if let label { line += " \"\(label)\"" }
+        for key in args.keys.sorted() {
+            line += " \(key)=\(args[key]!)"
+        }
+        return line
+    }
+}
+
+extension MeasurementEvent: Codable {
+    private enum CodingKeys: String, CodingKey {
+        case id, name, type, category, label, args, timestamp
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        id = try container.decode(UUID.self, forKey: .id)
+        name = try container.decode(EventName.self, forKey: .name)
+        type = try container.decodeIfPresent(EventType.self, forKey: .type) ?? .default
+        category = try container.decodeIfPresent(String.self, forKey: .category)
+        label = try container.decodeIfPresent(String.self, forKey: .label)
+        args = try container.decodeIfPresent(EventArgs.self, forKey: .args) ?? [:]
+        let seconds = try container.decode(Double.self, forKey: .timestamp)
+        timestamp = Date(timeIntervalSince1970: seconds)
+    }
+
+    /// Encodes `timestamp` as seconds since 1970, whatever the encoder's date strategy.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(id, forKey: .id)
+        try container.encode(name, forKey: .name)
+        try container.encode(type, forKey: .type)
+        try container.encodeIfPresent(category, forKey: .category)
+        try container.encodeIfPresent(label, forKey: .label)
+        try container.encode(args, forKey: .args)
+        try container.encode(timestamp.timeIntervalSince1970, forKey: .timestamp)
+    }
+}

@@ -1,0 +1,80 @@
+import Foundation
+
+extension Notification.Name {
+    /// The one name every measurement event is posted under.
+    public static let measurementEvent = Notification.Name("org.measurementevents.event")
+}
+
+extension MeasurementEvent {
+    /// The userInfo keys of a measurement event notification.
+    ///
+    /// A post from ``post(_:type:category:args:to:)`` carries only ``name`` and ``args``
+    /// (plus ``type`` and ``category`` when they differ from the defaults), so that posting
+    /// costs no more than a plain notification with the same dictionary.
+    public enum UserInfoKey {
+        /// The event name, a `String`.
+        public static let name = "name"
+        /// The arguments, a `[String: Any]` whose values are `String`, `Int`, `Double` or `Bool`.
+        public static let args = "args"
+        /// The event type's wire code (`"cl"`), when not ``EventType/userAction``.
+        public static let type = "type"
+        /// The category, a `String`, when there is one.
+        public static let category = "category"
+        /// The event's id as a `String`, when a complete event is re-posted.
+        public static let id = "id"
+        /// The posting time as seconds since 1970 (`Double`), when a complete event is re-posted.
+        public static let timestamp = "timestamp"
+    }
+
+    /// Posts a measurement event. This is all a feature module needs:
+    ///
+    /// ```swift
+    /// MeasurementEvent.post("feed/item_tapped", args: ["item_id": "42", "position": 3])
+    /// ```
+    ///
+    /// The notification has the name ``Foundation/Notification/Name/measurementEvent`` and
+    /// `object: nil`. The bus gives the event its id and timestamp when it receives it.
+    @inlinable
+    public static func post(
+        _ name: EventName,
+        type: EventType = .default,
+        category: String? = nil,
+        args: EventArgs = [:],
+        to center: NotificationCenter = .default
+    ) {
+        center.post(
+            name: .measurementEvent, object: nil,
+            userInfo: userInfo(name: name, type: type, category: category, args: args))
+    }
+
+    /// Posts this complete event, id and timestamp included; receivers keep both.
+    public func post(to center: NotificationCenter = .default) {
+        var info = Self.userInfo(name: name, type: type, category: category, args: args)
+        info[UserInfoKey.id] = id.uuidString
+        info[UserInfoKey.timestamp] = timestamp.timeIntervalSince1970
+        center.post(name: .measurementEvent, object: nil, userInfo: info)
+    }
+
+    /// The userInfo a post carries: plain Foundation values only, so any observer can read it.
+    @inlinable
+    public static func userInfo(
+        name: EventName, type: EventType = .default, category: String? = nil, args: EventArgs = [:]
+    ) -> [AnyHashable: Any] {
+        var info: [AnyHashable: Any] = [UserInfoKey.name: name.rawValue, UserInfoKey.args: plainArgs(args)]
+        if type != .default { info[UserInfoKey.type] = type.rawValue }
+        if let category { info[UserInfoKey.category] = category }
+        return info
+    }
+
+    @inlinable
+    static func plainArgs(_ args: EventArgs) -> [String: Any] {
+        args.mapValues { value -> Any in
+            switch value {
+            case .string(let value): return value
+            case .int(let value): return value
+            case .double(let value): return value
+            case .bool(let value): return value
+            }
+        }
+    }
+}

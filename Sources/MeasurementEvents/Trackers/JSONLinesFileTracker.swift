@@ -1,0 +1,80 @@
+import Foundation
+
+#if canImport(Darwin)
+import Darwin
+#elseif canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Android)
+import Android
+#endif
+
+/// Appends each event to a file as one JSON object per line (JSON Lines).
+///
+/// Every line reaches the operating system with a single `write` before ``track(_:)``
+/// returns, so a crash of the process loses at most the line being written. ``flush()``
+/// also asks the system to put the file on disk (`fsync`).
+///
+/// ```swift
+/// let tracker = try JSONLinesFileTracker(url: URL(fileURLWithPath: "/tmp/events.jsonl"))
+/// ```
+public final class JSONLinesFileTracker: EventTracker, @unchecked Sendable {
+    // @unchecked: the descriptor and encoder are only used inside `lock`.
+    public let url: URL
+    private let lock = NSLock()
+    private var descriptor: Int32
+    private let encoder: JSONEncoder
+
+    public struct OpenError: Error, CustomStringConvertible {
+        public let path: String
+        public let code: Int32
+        public var description: String { "cannot open \(path) for appending: \(String(cString: strerror(code)))" }
+    }
+
+    public struct WriteError: Error, CustomStringConvertible {
+        public let path: String
+        public let code: Int32
+        public var description: String { "cannot write to \(path): \(String(cString: strerror(code)))" }
+    }
+
+    /// Opens (or creates, with its folder) the file for appending.
+    public init(url: URL) throws {
+        self.url = url
+        try? FileManager.default.createDirectory(
+            at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        let descriptor = open(url.path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else { throw OpenError(path: url.path, code: errno) }
+        self.descriptor = descriptor
+        encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+    }
+
+    deinit {
+        close(descriptor)
+    }
+
+    public func track(_ event: MeasurementEvent) throws {
+        lock.lock()
+        defer { lock.unlock() }
+        var line = try encoder.encode(event)
+        line.append(UInt8(ascii: "\n"))
+        try line.withUnsafeBytes { buffer in
+            var offset = 0
+            while offset < buffer.count {
+                let written = write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    throw WriteError(path: url.path, code: errno)
+                }
+                offset += written
+            }
+        }
+    }
+
+    public func flush() throws {
+        lock.lock()
+        defer { lock.unlock() }
+        if fsync(descriptor) != 0 { throw WriteError(path: url.path, code: errno) }
+    }
+}

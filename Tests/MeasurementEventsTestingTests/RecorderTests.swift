@@ -1,0 +1,8 @@
+import MeasurementEventsTesting
+import XCTest
+
+final class RecorderTests: XCTestCase {
+    func testPlaceholder() {
+        XCTAssertEqual(EventName("a/b").components, ["a", "b"])
+    }
+}
