@@ -42,8 +42,21 @@ let httpTargets: [Target] = []
 let httpProducts: [Product] = []
 
 // MARK: Demo
-let demoTargets: [Target] = []
-let demoProducts: [Product] = []
+let demoTargets: [Target] = [
+    .target(name: "DemoFeed", dependencies: ["MeasurementEvents"]),
+    .target(name: "DemoSettings", dependencies: ["MeasurementEvents"]),
+    .executableTarget(
+        name: "MeasurementDemo",
+        dependencies: [
+            "MeasurementEvents",
+            "DemoFeed",
+            "DemoSettings",
+        ]
+    ),
+]
+let demoProducts: [Product] = [
+    .executable(name: "measurement-demo", targets: ["MeasurementDemo"]),
+]
 
 let package = Package(
     name: "MeasurementEvents",
