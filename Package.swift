@@ -34,8 +34,13 @@ let impressionTargets: [Target] = []
 let impressionProducts: [Product] = []
 
 // MARK: Trigger-action events
-let triggerTargets: [Target] = []
-let triggerProducts: [Product] = []
+let triggerTargets: [Target] = [
+    .target(name: "EventTriggers", dependencies: ["MeasurementEvents"]),
+    .testTarget(name: "EventTriggersTests", dependencies: ["EventTriggers", "MeasurementEvents"]),
+]
+let triggerProducts: [Product] = [
+    .library(name: "EventTriggers", targets: ["EventTriggers"]),
+]
 
 // MARK: HTTP delivery
 let httpTargets: [Target] = []
