@@ -56,7 +56,9 @@ let demoTargets: [Target] = [
             "MeasurementEvents",
             "DemoFeed",
             "DemoSettings",
-        ]
+            "EventTriggers",
+        ],
+        resources: [.copy("tracking-plan.json")]
     ),
 ]
 let demoProducts: [Product] = [

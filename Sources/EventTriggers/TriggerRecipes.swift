@@ -7,6 +7,7 @@ import MeasurementEvents
 /// detector.attachOnce(.didAppear, to: onboarding) { _ in showTip() }
 /// detector.attachPosting("settings/opened", type: .activity, on: .didAppear, to: settings)
 /// detector.attachTimeOnScreen(to: article, args: ["screen": "article"])
+/// detector.attachScreenView("FeedViewController", to: feed, plan: plan)
 /// ```
 extension TriggeredEvent {
     /// An event that runs `action` the first time `trigger` is reported, then detaches itself.
@@ -57,6 +58,16 @@ extension TriggeredEvent {
         ]
     }
 
+    /// A did-appear event that reports the screen to a tracking plan, which posts its
+    /// screen-view event when the plan lists the screen (and nothing otherwise).
+    public static func screenView(
+        _ screen: String, plan: TrackingPlan, trace: String? = nil, to center: NotificationCenter = .default
+    ) -> TriggeredEvent {
+        TriggeredEvent(.didAppear, trace: trace) { _ in
+            plan.reportScreenAppeared(screen, to: center)
+        }
+    }
+
     /// ``timeOnScreen(trace:report:)`` posting a measurement event with the duration, in
     /// seconds, as the `Double` arg `duration`, next to `args`.
     public static func postingTimeOnScreen(
@@ -101,6 +112,15 @@ extension TriggerDetector {
             .posting(name, type: type, category: category, args: args, on: trigger, trace: trace,
                      firesOnce: firesOnce, to: center),
             to: object)
+    }
+
+    /// Attaches a did-appear event that posts the plan's screen-view event for `screen`.
+    @discardableResult
+    public func attachScreenView(
+        _ screen: String, to object: AnyObject, plan: TrackingPlan, trace: String? = nil,
+        center: NotificationCenter = .default
+    ) -> UUID {
+        attach(.screenView(screen, plan: plan, trace: trace, to: center), to: object)
     }
 
     /// Attaches a time-on-screen pair that posts `name` with a `duration` arg (seconds) each

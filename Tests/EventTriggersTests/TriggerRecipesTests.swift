@@ -97,3 +97,20 @@ final class TriggerRecipesTests: XCTestCase {
         XCTAssertEqual(posted.all.map(\.name), ["onboarding/seen"])
     }
 }
+
+final class ScreenViewRecipeTests: XCTestCase {
+    func testScreenViewRecipePostsOnlyForPlannedScreens() throws {
+        let plan = try TrackingPlan(data: Data(#"{"version": 1, "screens": {"FeedViewController": "Feed"}}"#.utf8))
+        let posted = PostedEvents()
+        let detector = TriggerDetector()
+        let feed = ScreenObject("feed")
+        let debug = ScreenObject("debug")
+        detector.attachScreenView("FeedViewController", to: feed, plan: plan, center: posted.center)
+        detector.attachScreenView("DebugMenuViewController", to: debug, plan: plan, center: posted.center)
+
+        XCTAssertTrue(detector.reportDidAppear(feed, debug, synchronously: true))
+
+        XCTAssertEqual(posted.all.map(\.name), [TrackingPlan.screenViewEvent])
+        XCTAssertEqual(posted.all.first?.args, ["screen": "FeedViewController", "label": "Feed"])
+    }
+}

@@ -21,7 +21,8 @@ enum PlanText {
 
     /// `; did you mean "x"?` for the closest candidate within a few edits, or nothing.
     static func suggestion(for text: String, among candidates: some Sequence<String>) -> String {
-        let limit = max(1, min(3, text.count / 3))
+        // Two edits catch a swap ("lable") or a dropped pair ("scren"); never most of the word.
+        let limit = min(max(2, text.count / 3), 3, text.count - 1)
         var best: (candidate: String, distance: Int)?
         for candidate in candidates {
             let distance = editDistance(text, candidate)
