@@ -22,7 +22,7 @@ extension TriggeredEvent {
         _ name: EventName,
         type: EventType = .default,
         category: String? = nil,
-        args: EventArgs = [:],
+        args: [String: any EventValueConvertible] = [:],
         on trigger: Trigger,
         trace: String? = nil,
         firesOnce: Bool = false,
@@ -73,13 +73,13 @@ extension TriggeredEvent {
     public static func postingTimeOnScreen(
         _ name: EventName = "screen/time_on_screen",
         type: EventType = .activity,
-        args: EventArgs = [:],
+        args: [String: any EventValueConvertible] = [:],
         trace: String? = nil,
         to center: NotificationCenter = .default
     ) -> [TriggeredEvent] {
         timeOnScreen(trace: trace) { seconds, _ in
             var args = args
-            args["duration"] = .double(seconds)
+            args["duration"] = seconds
             MeasurementEvent.post(name, type: type, args: args, to: center)
         }
     }
@@ -101,7 +101,7 @@ extension TriggerDetector {
         _ name: EventName,
         type: EventType = .default,
         category: String? = nil,
-        args: EventArgs = [:],
+        args: [String: any EventValueConvertible] = [:],
         on trigger: Trigger,
         to object: AnyObject,
         trace: String? = nil,
@@ -129,7 +129,7 @@ extension TriggerDetector {
     public func attachTimeOnScreen(
         to object: AnyObject,
         posting name: EventName = "screen/time_on_screen",
-        args: EventArgs = [:],
+        args: [String: any EventValueConvertible] = [:],
         trace: String? = nil,
         center: NotificationCenter = .default
     ) -> [UUID] {

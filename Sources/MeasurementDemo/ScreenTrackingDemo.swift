@@ -27,7 +27,7 @@ func runScreenTrackingDemo(plan: TrackingPlan, center: NotificationCenter) {
     }
     for screen in screens {
         detector.attachScreenView(screen.screenName, to: screen, plan: plan, center: center)
-        detector.attachTimeOnScreen(to: screen, args: ["screen": .string(screen.screenName)], center: center)
+        detector.attachTimeOnScreen(to: screen, args: ["screen": screen.screenName], center: center)
     }
     detector.attachOnce(.didAppear, to: screens[0], trace: "first feed visit") { _ in
         print("(trigger, once) first visit to the feed: the app would show its tip here")

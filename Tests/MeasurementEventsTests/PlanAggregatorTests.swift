@@ -1,5 +1,6 @@
 import Foundation
 import MeasurementEvents
+import MeasurementEventsTesting
 import XCTest
 
 final class PlanAggregatorTests: XCTestCase {
@@ -13,7 +14,7 @@ final class PlanAggregatorTests: XCTestCase {
             aggregator = try EventAggregator(
                 plan: try plan(json, catalog: exampleCatalog),
                 destinations: ["amplitude": amplitude, "console": console],
-                center: center, configuration: .synchronous)
+                center: center, configuration: .deliveredSynchronously)
             aggregator.start()
         }
 
@@ -32,7 +33,7 @@ final class PlanAggregatorTests: XCTestCase {
     }
 
     private func labelled(_ tracker: RecordingTracker) -> [String] {
-        tracker.received.map { "\($0.name) \($0.label ?? "-")" }
+        tracker.events.map { "\($0.name) \($0.label ?? "-")" }
     }
 
     func testForwardsExactlyWhatThePlanAllowsWithLabelsToItsDestinations() throws {
@@ -52,7 +53,7 @@ final class PlanAggregatorTests: XCTestCase {
             "app/permission/photo_library/granted Permission",
             "screen/viewed Feed",
         ])
-        XCTAssertEqual(setup.amplitude.received.last?.args, ["screen": "FeedViewController", "label": "Feed"])
+        XCTAssertEqual(setup.amplitude.events.last?.args, ["screen": "FeedViewController", "label": "Feed"])
         let counters = setup.aggregator.diagnostics
         XCTAssertEqual(counters.forwarded, 5)
         XCTAssertEqual(counters.filteredOut, 2)
@@ -64,7 +65,7 @@ final class PlanAggregatorTests: XCTestCase {
         MeasurementEvent.post(TrackingPlan.screenViewEvent, args: ["screen": "DebugMenu", "label": "Debug"], to: setup.center)
         MeasurementEvent.post(TrackingPlan.screenViewEvent, to: setup.center)
         setup.aggregator.flush()
-        XCTAssertEqual(setup.amplitude.received, [])
+        XCTAssertEqual(setup.amplitude.events, [])
         XCTAssertEqual(setup.aggregator.diagnostics.discarded, 2)
     }
 
@@ -72,7 +73,7 @@ final class PlanAggregatorTests: XCTestCase {
         let setup = try Setup(#"{"version": 1, "destinations": ["amplitude", "console"], "allow": ["*"]}"#)
         XCTAssertFalse(setup.aggregator.reportScreenAppeared("FeedViewController"))
         setup.aggregator.flush()
-        XCTAssertEqual(setup.amplitude.received, [])
+        XCTAssertEqual(setup.amplitude.events, [])
     }
 
     func testASubclassIsBuiltFromThePlan() throws {
@@ -83,7 +84,7 @@ final class PlanAggregatorTests: XCTestCase {
         let center = NotificationCenter()
         let aggregator = try AppAggregator(
             plan: try plan(#"{"version": 1, "events": {"feed/*": {"label": "Feed"}}}"#),
-            destinations: ["console": console], center: center, configuration: .synchronous)
+            destinations: ["console": console], center: center, configuration: .deliveredSynchronously)
         aggregator.start()
         MeasurementEvent.post("feed/opened", to: center)
         MeasurementEvent.post("settings/opened", to: center)
@@ -162,7 +163,7 @@ final class PlanAggregatorTests: XCTestCase {
     func testADestinationFailureNamesTheDestinationAndSparesTheOthers() throws {
         struct Broken: Error, CustomStringConvertible { var description: String { "vendor down" } }
         let problems = LockedValue<[String]>([])
-        var configuration = EventAggregator.Configuration.synchronous
+        var configuration = EventAggregator.Configuration.deliveredSynchronously
         configuration.problemHandler = { problem in problems.withLock { $0.append(problem.description) } }
         let console = RecordingTracker()
         let center = NotificationCenter()

@@ -1,5 +1,6 @@
 import Foundation
 import MeasurementEvents
+import MeasurementEventsTesting
 
 /// The plan most plan tests start from.
 let examplePlanJSON = """
@@ -29,16 +30,8 @@ func plan(_ json: String, catalog: TrackingPlan.Catalog? = nil, strictness: Trac
     try TrackingPlan(data: Data(json.utf8), file: "plan.json", catalog: catalog, strictness: strictness)
 }
 
-/// Records what one destination received.
-final class RecordingTracker: EventTracker, Sendable {
-    private let events = LockedValue<[MeasurementEvent]>([])
-    func track(_ event: MeasurementEvent) throws { events.withLock { $0.append(event) } }
-    var received: [MeasurementEvent] { events.withLock { $0 } }
-    var names: [EventName] { received.map(\.name) }
-}
-
 extension EventAggregator.Configuration {
-    static var synchronous: Self {
+    static var deliveredSynchronously: Self {
         var configuration = Self()
         configuration.delivery = .synchronous
         return configuration

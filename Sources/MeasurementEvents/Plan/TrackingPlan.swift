@@ -131,7 +131,7 @@ public struct TrackingPlan: Sendable, Equatable {
     public func reportScreenAppeared(_ screen: String, to center: NotificationCenter = .default) -> Bool {
         guard let label = label(forScreen: screen) else { return false }
         MeasurementEvent.post(
-            Self.screenViewEvent, type: .activity, args: ["screen": .string(screen), "label": .string(label)], to: center)
+            Self.screenViewEvent, type: .activity, args: ["screen": screen, "label": label], to: center)
         return true
     }
 
