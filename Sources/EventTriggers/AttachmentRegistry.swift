@@ -61,9 +61,9 @@ struct AttachmentRegistry {
         return entry.events.count - remaining.count
     }
 
+    /// Any entry at a live object's identifier is its own or a released object's: drop it.
     mutating func detachAll(from object: AnyObject) {
-        let key = ObjectIdentifier(object)
-        if entries[key]?.object === object || entries[key]?.object == nil { entries[key] = nil }
+        entries[ObjectIdentifier(object)] = nil
     }
 
     /// Drops the entries (and so the actions) of released objects.

@@ -1,7 +1,7 @@
 /// What happened to an object, as the UI layer reports it to a ``TriggerDetector``.
 ///
-/// Each case has one entry point on the detector: ``TriggerDetector/reportDidAppear(_:synchronously:)-(AnyObject...,_)``
-/// for ``didAppear``, and so on.
+/// Each case has one entry point on the detector: `reportDidAppear(_:)` for ``didAppear``,
+/// and so on.
 ///
 /// ```swift
 /// detector.attach(TriggeredEvent(.didEndTouch) { firing in print("tapped at", firing.timestamp) }, to: button)

@@ -88,7 +88,7 @@ public final class TriggerDetector: @unchecked Sendable {
     // MARK: Reporting
 
     /// Runs the events of `objects` that `trigger` fires. Every per-trigger entry point
-    /// (``reportDidAppear(_:synchronously:)-(AnyObject...,_)`` and the others) comes here.
+    /// (`reportDidAppear(_:)` and the others) comes here.
     ///
     /// - Parameter synchronously: run the actions before returning (after any action queued
     ///   earlier), instead of on the detector's queue.

@@ -2,7 +2,7 @@ import Foundation
 import MeasurementEvents
 
 /// One trigger and the action it runs, attached to an object with
-/// ``TriggerDetector/attach(_:to:)-(TriggeredEvent,_)``.
+/// `TriggerDetector.attach(_:to:)`.
 ///
 /// ```swift
 /// let shown = TriggeredEvent(.didAppear, trace: "FeedViewController shown") { firing in

@@ -66,7 +66,7 @@ struct TrackingPlanLoader {
 
     mutating func load() throws(TrackingPlanError) -> TrackingPlan {
         let root: PlanJSONValue
-        do {
+        do throws(PlanJSONSyntaxError) {
             root = try PlanJSONReader.read(problems.data)
         } catch {
             problems.add("$", at: error.offset, "syntax error: \(error.message)")
@@ -223,7 +223,7 @@ struct TrackingPlanLoader {
     }
 
     private mutating func readPattern(_ text: String, at path: String, offset: Int) -> EventPattern? {
-        do {
+        do throws(EventPatternError) {
             return try EventPattern.parse(text)
         } catch {
             problems.add(path, at: offset, "found \(error.description), expected an event name or a wildcard (\"feed/*\", \"*\")")
