@@ -148,7 +148,7 @@ public final class HTTPTracker: EventTracker, @unchecked Sendable {
             log: log)
         uploader = BatchUploader(
             diskQueue: queue, encoder: encoder,
-            transport: configuration.transport ?? URLSessionTransport(),
+            transport: configuration.transport ?? URLSessionTransport(requestTimeout: configuration.requestTimeout),
             clock: configuration.clock, policy: configuration.retryPolicy, timeout: configuration.requestTimeout,
             flushAt: max(1, configuration.flushAt), anonymousID: identity.anonymousID, log: log)
         state = LockedValue(State(userID: identity.userID))

@@ -4,7 +4,7 @@ import MeasurementEvents
 /// A compact binary form of ``QueuedEvent``: several times faster than JSON, which matters
 /// because every event is encoded on the tracking path.
 ///
-/// Layout (integers little-endian): version (1), id (16), timestamp bits (8), type (1),
+/// Layout (integers little-endian): version (1), id (16), timestamp (seconds since 2001 as Double bits, exact) (8), type (1),
 /// flags (1: category, label, user id), name, [category], [label], [user id],
 /// arg count (varint), then per arg: key, tag (s/i/d/b), value. Strings are a varint length
 /// and UTF-8 bytes.
@@ -20,7 +20,7 @@ enum EventRecordCodec {
         let event = queued.event
         buffer.append(version)
         withUnsafeBytes(of: event.id.uuid) { buffer.append(contentsOf: $0) }
-        appendUInt64(event.timestamp.timeIntervalSince1970.bitPattern, to: &buffer)
+        appendUInt64(event.timestamp.timeIntervalSinceReferenceDate.bitPattern, to: &buffer)
         buffer.append(typeCode(event.type))
         var flags: UInt8 = 0
         if event.category != nil { flags |= 1 }
@@ -57,11 +57,11 @@ enum EventRecordCodec {
         guard recordVersion == version else {
             throw DecodingFailure(reason: "version \(recordVersion), expected \(version)")
         }
-        let idBytes = try reader.bytes(16)
+        let idBytes = Array(try reader.bytes(16))
         let id = UUID(uuid: (idBytes[0], idBytes[1], idBytes[2], idBytes[3], idBytes[4], idBytes[5], idBytes[6],
                              idBytes[7], idBytes[8], idBytes[9], idBytes[10], idBytes[11], idBytes[12],
                              idBytes[13], idBytes[14], idBytes[15]))
-        let timestamp = Date(timeIntervalSince1970: Double(bitPattern: try reader.uint64()))
+        let timestamp = Date(timeIntervalSinceReferenceDate: Double(bitPattern: try reader.uint64()))
         let code = try reader.byte()
         guard let type = types.indices.contains(Int(code)) ? types[Int(code)] : nil else {
             throw DecodingFailure(reason: "event type code \(code)")

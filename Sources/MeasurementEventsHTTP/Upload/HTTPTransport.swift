@@ -31,7 +31,10 @@ public final class URLSessionTransport: HTTPTransport, @unchecked Sendable {
     // @unchecked: URLSession is thread-safe; it is not marked Sendable on Linux.
     private let session: URLSession
 
-    public init(configuration: URLSessionConfiguration = .ephemeral) {
+    /// `requestTimeout` is also set on the session: swift-corelibs-foundation ignores a
+    /// request's own `timeoutInterval`.
+    public init(configuration: URLSessionConfiguration = .ephemeral, requestTimeout: TimeInterval = 30) {
+        configuration.timeoutIntervalForRequest = requestTimeout
         configuration.httpCookieStorage = nil
         configuration.urlCache = nil
         session = URLSession(configuration: configuration)
