@@ -13,7 +13,7 @@ let coreTargets: [Target] = [
     ),
     .testTarget(
         name: "MeasurementEventsTests",
-        dependencies: ["MeasurementEvents", "MeasurementEventsTesting"]
+        dependencies: ["MeasurementEvents", "MeasurementEventsTesting", "DemoFeed"]
     ),
     .testTarget(
         name: "MeasurementEventsTestingTests",
@@ -57,8 +57,21 @@ let httpProducts: [Product] = [
 ]
 
 // MARK: Demo
-let demoTargets: [Target] = []
-let demoProducts: [Product] = []
+let demoTargets: [Target] = [
+    .target(name: "DemoFeed", dependencies: ["MeasurementEvents"]),
+    .target(name: "DemoSettings", dependencies: ["MeasurementEvents"]),
+    .executableTarget(
+        name: "MeasurementDemo",
+        dependencies: [
+            "MeasurementEvents",
+            "DemoFeed",
+            "DemoSettings",
+        ]
+    ),
+]
+let demoProducts: [Product] = [
+    .executable(name: "measurement-demo", targets: ["MeasurementDemo"]),
+]
 
 let package = Package(
     name: "MeasurementEvents",
