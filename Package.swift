@@ -66,6 +66,7 @@ let demoTargets: [Target] = [
             "MeasurementEvents",
             "DemoFeed",
             "DemoSettings",
+            "MeasurementEventsHTTP", "LoopbackCollector",
         ]
     ),
 ]

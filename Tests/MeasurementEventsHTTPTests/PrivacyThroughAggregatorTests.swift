@@ -43,7 +43,7 @@ final class PrivacyThroughAggregatorTests: XCTestCase {
         for consent in [EventAggregator.Consent.pendingDiscarding, .denied] {
             let tracker = try makeTracker(flushAt: 1)
             let (aggregator, center) = aggregator(tracker, consent: consent)
-            for index in 0..<50 { MeasurementEvent.post("feed/item_tapped", args: ["index": .int(index)], to: center) }
+            for index in 0..<50 { MeasurementEvent.post("feed/item_tapped", args: ["index": index], to: center) }
             aggregator.flush()
             XCTAssertTrue(tracker.waitUntilDelivered(timeout: 10))
             XCTAssertEqual(queueFiles(directory), [], "\(consent)")
@@ -56,7 +56,7 @@ final class PrivacyThroughAggregatorTests: XCTestCase {
     func testRevokingConsentDeletesWhatIsQueued() throws {
         let tracker = try makeTracker(flushAt: 1_000)
         let (aggregator, center) = aggregator(tracker, consent: .granted)
-        for index in 0..<30 { MeasurementEvent.post("feed/item_tapped", args: ["index": .int(index)], to: center) }
+        for index in 0..<30 { MeasurementEvent.post("feed/item_tapped", args: ["index": index], to: center) }
         aggregator.waitUntilDelivered()
         XCTAssertEqual(tracker.diagnostics.queued, 30)
         XCTAssertFalse(queueFiles(directory).isEmpty)
