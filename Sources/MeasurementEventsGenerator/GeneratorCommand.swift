@@ -19,6 +19,11 @@ public struct GeneratorCommand: Hashable, Sendable {
     /// The package root: holds `Events/` and `Sources/`. Defaults to the current directory.
     public var packagePath: String
 
+    public init(subcommand: Subcommand, packagePath: String = ".") {
+        self.subcommand = subcommand
+        self.packagePath = packagePath
+    }
+
     /// Exit codes: success, a failure of the input (invalid or stale catalogs), a usage error.
     public static let exitSuccess: Int32 = 0
     public static let exitFailure: Int32 = 1

@@ -36,10 +36,21 @@ public struct JSONNode: Hashable, Sendable {
         public var key: String
         public var keyPosition: SourcePosition
         public var value: JSONNode
+
+        public init(key: String, keyPosition: SourcePosition, value: JSONNode) {
+            self.key = key
+            self.keyPosition = keyPosition
+            self.value = value
+        }
     }
 
     public var value: Value
     public var position: SourcePosition
+
+    public init(value: Value, position: SourcePosition) {
+        self.value = value
+        self.position = position
+    }
 
     /// How a value is named in "found …" messages: `a number (3)`, `an array`, `"text"`.
     public var summary: String {

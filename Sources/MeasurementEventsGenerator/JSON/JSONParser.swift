@@ -14,6 +14,13 @@ public struct JSONParser {
         public var key: String
         public var position: SourcePosition
         public var firstPosition: SourcePosition
+
+        public init(objectPath: [JSONPathComponent], key: String, position: SourcePosition, firstPosition: SourcePosition) {
+            self.objectPath = objectPath
+            self.key = key
+            self.position = position
+            self.firstPosition = firstPosition
+        }
     }
 
     private let bytes: [UInt8]
@@ -285,6 +292,9 @@ public struct JSONParser {
 
     private func describeCurrent() -> String {
         guard let byte = peek() else { return "the end of the file" }
+        if byte == UInt8(ascii: "\""), let close = bytes[(offset + 1)...].prefix(60).firstIndex(of: UInt8(ascii: "\"")) {
+            return "the string " + quoted(String(decoding: bytes[(offset + 1)..<close], as: UTF8.self))
+        }
         if isWordByte(byte) {
             let word = bytes[offset...].prefix { isWordByte($0) }.prefix(40)
             return quoted(String(decoding: word, as: UTF8.self))
@@ -299,7 +309,7 @@ public struct JSONParser {
     ) -> JSONSyntaxError {
         var expected = expected
         if let opening, peek() == nil {
-            expected += " to close the \(opening.kind) opened at \(opening.position)"
+            expected += " (the \(opening.kind) opened at \(opening.position) is never closed)"
         }
         return JSONSyntaxError(position: position, path: path, found: found, expected: expected)
     }
