@@ -74,4 +74,18 @@ final class GeneratedEventsTests: XCTestCase {
         XCTAssertEqual(EmptyEvents.allNames, [])
         XCTAssertEqual(DemoFeedEvents.personalDataArgs, [:])
     }
+
+    func testAllNamesMakeAnAllowListForAWholeModule() {
+        let patterns = DemoFeedEvents.allNames.map(EventPattern.init)
+        XCTAssertTrue(patterns.contains { $0.matches("feed/item_tapped") })
+        XCTAssertFalse(patterns.contains { $0.matches("settings/opened") })
+    }
+
+    func testTheTypedFormIsRecoveredFromANotification() {
+        let note = Notification(
+            name: .measurementEvent, object: nil,
+            userInfo: MeasurementEvent.userInfo(name: "feed/opened", type: .activity, args: ["source": "tab"]))
+        XCTAssertEqual(DemoFeedEvents.FeedOpened(notification: note)?.source, "tab")
+        XCTAssertNil(DemoFeedEvents.FeedOpened(notification: Notification(name: .measurementEvent)), "malformed: nil, not a crash")
+    }
 }
