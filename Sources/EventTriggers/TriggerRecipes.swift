@@ -10,6 +10,10 @@ import MeasurementEvents
 /// detector.attachScreenView("FeedViewController", to: feed, plan: plan)
 /// ```
 extension TriggeredEvent {
+    /// The event the time-on-screen recipes post by default; declare it in a tracking plan's
+    /// catalog check next to the modules' names.
+    public static let timeOnScreenEventName: EventName = "screen/time_on_screen"
+
     /// An event that runs `action` the first time `trigger` is reported, then detaches itself.
     public static func once(
         _ trigger: Trigger, trace: String? = nil, action: @escaping @Sendable (TriggerFiring) -> Void
@@ -71,7 +75,7 @@ extension TriggeredEvent {
     /// ``timeOnScreen(trace:report:)`` posting a measurement event with the duration, in
     /// seconds, as the `Double` arg `duration`, next to `args`.
     public static func postingTimeOnScreen(
-        _ name: EventName = "screen/time_on_screen",
+        _ name: EventName = timeOnScreenEventName,
         type: EventType = .activity,
         args: [String: any EventValueConvertible] = [:],
         trace: String? = nil,
@@ -128,7 +132,7 @@ extension TriggerDetector {
     @discardableResult
     public func attachTimeOnScreen(
         to object: AnyObject,
-        posting name: EventName = "screen/time_on_screen",
+        posting name: EventName = TriggeredEvent.timeOnScreenEventName,
         args: [String: any EventValueConvertible] = [:],
         trace: String? = nil,
         center: NotificationCenter = .default

@@ -1,5 +1,6 @@
 import DemoFeed
 import DemoSettings
+import EventTriggers
 import Foundation
 import MeasurementEvents
 
@@ -9,14 +10,20 @@ import MeasurementEvents
 final class DemoAppAggregator: EventAggregator, @unchecked Sendable {
     // @unchecked: adds no stored state to EventAggregator.
 
-    /// The plan bundled with the app, validated as a whole before any event flows.
+    /// Every event name the app can post: the modules' generated lists, and the trigger
+    /// recipe's time-on-screen event.
+    static let declaredEvents = TrackingPlan.Catalog(
+        names: DemoFeedEvents.allNames + DemoSettingsEvents.allNames + [TriggeredEvent.timeOnScreenEventName])
+
+    /// The plan bundled with the app, validated as a whole before any event flows; strict:
+    /// a name no module declares rejects it.
     static func bundledPlan() throws -> TrackingPlan {
         guard let url = Bundle.module.url(forResource: "tracking-plan", withExtension: "json") else {
             throw TrackingPlanError(problems: [TrackingPlanProblem(
                 file: "tracking-plan.json", path: "$", line: nil, column: nil,
                 message: "found no such resource, expected it in the MeasurementDemo bundle")])
         }
-        return try TrackingPlan(contentsOf: url)
+        return try TrackingPlan(contentsOf: url, catalog: declaredEvents, strictness: .strict)
     }
 }
 

@@ -68,4 +68,16 @@ final class TrackingPlanCatalogTests: XCTestCase {
         defer { try? FileManager.default.removeItem(at: url) }
         XCTAssertEqual(try TrackingPlan.Catalog(contentsOf: url).names.count, 3)
     }
+
+    /// Captured from `swift run measurement-events plan --format json` on the demo catalogs,
+    /// to keep this reader in step with the generator's real output.
+    private let capturedGeneratorOutput = "{\"modules\":[{\"catalog\":\"Events/DemoFeed.json\",\"events\":[{\"args\":[{\"description\":\"What opened it: launch, tab or deep_link.\",\"name\":\"source\",\"optional\":false,\"pii\":false,\"type\":\"string\"}],\"category\":null,\"description\":\"The feed became visible.\",\"name\":\"feed/opened\",\"type\":\"activity\"},{\"args\":[{\"description\":\"How many cells were laid out.\",\"name\":\"cells\",\"optional\":false,\"pii\":false,\"type\":\"int\"}],\"category\":null,\"description\":\"The feed laid out its cells; for debugging, denied by the demo app.\",\"name\":\"feed/debug/layout_pass\",\"type\":\"activity\"},{\"args\":[{\"description\":\"The item's id.\",\"name\":\"item_id\",\"optional\":false,\"pii\":false,\"type\":\"string\"},{\"description\":\"Zero-based position in the feed.\",\"name\":\"position\",\"optional\":false,\"pii\":false,\"type\":\"int\"}],\"category\":null,\"description\":\"The user tapped an item.\",\"name\":\"feed/item_tapped\",\"type\":\"click\"},{\"args\":[{\"description\":\"The item's id.\",\"name\":\"item_id\",\"optional\":false,\"pii\":false,\"type\":\"string\"},{\"description\":\"Where it was shared: messages, mail, copy_link.\",\"name\":\"channel\",\"optional\":false,\"pii\":false,\"type\":\"string\"}],\"category\":null,\"description\":\"The user shared an item.\",\"name\":\"feed/item_shared\",\"type\":\"user_action\"}],\"module\":\"DemoFeed\"},{\"catalog\":\"Events/DemoSettings.json\",\"events\":[{\"args\":[],\"category\":null,\"description\":\"The settings screen became visible.\",\"name\":\"settings/opened\",\"type\":\"activity\"},{\"args\":[{\"description\":\"The new theme: light, dark or system.\",\"name\":\"theme\",\"optional\":false,\"pii\":false,\"type\":\"string\"}],\"category\":null,\"description\":\"The user picked another theme.\",\"name\":\"settings/theme_changed\",\"type\":\"user_action\"},{\"args\":[{\"description\":\"Whether the system prompt was shown (false: granted earlier).\",\"name\":\"prompted\",\"optional\":false,\"pii\":false,\"type\":\"bool\"}],\"category\":null,\"description\":\"The user granted access to the photo library.\",\"name\":\"app/permission/photo_library/granted\",\"type\":\"user_action\"}],\"module\":\"DemoSettings\"}]}"
+
+    func testReadsTheGeneratorsRealOutput() throws {
+        let catalog = try TrackingPlan.Catalog(generatorOutput: Data(capturedGeneratorOutput.utf8))
+        XCTAssertEqual(catalog.names, [
+            "feed/opened", "feed/debug/layout_pass", "feed/item_tapped", "feed/item_shared",
+            "settings/opened", "settings/theme_changed", "app/permission/photo_library/granted",
+        ])
+    }
 }
