@@ -40,6 +40,7 @@ final class HeldEventsTests: XCTestCase {
         let late = RecordingTracker()
         let aggregator = makeAggregator(center: center, tracker: early)
         MeasurementEvent.post("app/launched", to: center)
+        aggregator.waitUntilDelivered()
         aggregator.addTracker(late)
         aggregator.markReady()
         XCTAssertEqual(late.names, ["app/launched"])
@@ -50,6 +51,9 @@ final class HeldEventsTests: XCTestCase {
         let tracker = RecordingTracker()
         let aggregator = makeAggregator(center: center, tracker: tracker, limit: 5)
         for index in 0..<8 { MeasurementEvent.post("app/launch_step", args: ["step": index], to: center) }
+        // Let the queue hold them first: events still queued at markReady() are simply delivered.
+        aggregator.waitUntilDelivered()
+        XCTAssertEqual(aggregator.diagnostics.held, 5)
         aggregator.markReady()
         XCTAssertEqual(tracker.events.compactMap { $0.args["step"]?.intValue }, [3, 4, 5, 6, 7])
         XCTAssertEqual(aggregator.diagnostics.dropped, 3)
@@ -61,6 +65,7 @@ final class HeldEventsTests: XCTestCase {
         let tracker = RecordingTracker()
         let aggregator = makeAggregator(center: center, tracker: tracker)
         for _ in 0..<1_001 { MeasurementEvent.post("app/tick", to: center) }
+        aggregator.waitUntilDelivered()
         aggregator.markReady()
         XCTAssertEqual(tracker.events.count, 1_000)
         XCTAssertEqual(aggregator.diagnostics.dropped, 1)
