@@ -30,8 +30,16 @@ let generatorTargets: [Target] = []
 let generatorProducts: [Product] = []
 
 // MARK: Impression tracking
-let impressionTargets: [Target] = []
-let impressionProducts: [Product] = []
+let impressionTargets: [Target] = [
+    .target(name: "ImpressionTracking", dependencies: ["MeasurementEvents"]),
+    .testTarget(
+        name: "ImpressionTrackingTests",
+        dependencies: ["ImpressionTracking", "MeasurementEvents"]
+    ),
+]
+let impressionProducts: [Product] = [
+    .library(name: "ImpressionTracking", targets: ["ImpressionTracking"]),
+]
 
 // MARK: Trigger-action events
 let triggerTargets: [Target] = []
