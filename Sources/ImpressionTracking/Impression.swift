@@ -55,6 +55,17 @@ public struct ImpressionDiscard<ItemID: Hashable & Sendable>: Sendable, Hashable
     /// When the item appeared and disappeared.
     public var appeared: TimeInterval
     public var disappeared: TimeInterval
+
+    public init(
+        itemID: ItemID, reason: Reason, longestVisibleDuration: TimeInterval, appeared: TimeInterval,
+        disappeared: TimeInterval
+    ) {
+        self.itemID = itemID
+        self.reason = reason
+        self.longestVisibleDuration = longestVisibleDuration
+        self.appeared = appeared
+        self.disappeared = disappeared
+    }
 }
 
 /// A failure while pushing impressions, reported to
