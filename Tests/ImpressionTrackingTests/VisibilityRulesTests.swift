@@ -64,7 +64,20 @@ struct Scenario {
     var impressions: [ExpectedImpression]
     var tooShort = 0
     var neverViewable = 0
-    var line: UInt = #line
+    var line: UInt
+
+    init(
+        name: String, policy: ReimpressionPolicy = .oncePerLifetime, steps: [Step], impressions: [ExpectedImpression],
+        tooShort: Int = 0, neverViewable: Int = 0, line: UInt = #line
+    ) {
+        self.name = name
+        self.policy = policy
+        self.steps = steps
+        self.impressions = impressions
+        self.tooShort = tooShort
+        self.neverViewable = neverViewable
+        self.line = line
+    }
 
     /// Runs the steps on a fresh engine, then commits and pushes at the last step's time.
     func run(file: StaticString = #filePath) throws {
