@@ -13,7 +13,7 @@ let coreTargets: [Target] = [
     ),
     .testTarget(
         name: "MeasurementEventsTests",
-        dependencies: ["MeasurementEvents", "MeasurementEventsTesting"]
+        dependencies: ["MeasurementEvents", "MeasurementEventsTesting", "DemoFeed"]
     ),
     .testTarget(
         name: "MeasurementEventsTestingTests",

@@ -50,6 +50,8 @@ open class EventAggregator: @unchecked Sendable {
         case pendingDiscarding
         /// Events are discarded (and counted); trackers were told to discard what they hold.
         case denied
+
+        var discards: Bool { self == .pendingDiscarding || self == .denied }
     }
 
     public struct Configuration: Sendable {
@@ -133,6 +135,9 @@ open class EventAggregator: @unchecked Sendable {
     private struct Pending {
         var event: MeasurementEvent
         var needsID: Bool
+        /// Consent as it was when the event was posted: an event posted without consent is
+        /// never sent, even if consent arrives before it is delivered.
+        var consentAtPost: Consent
     }
 
     private struct State {
@@ -254,7 +259,7 @@ open class EventAggregator: @unchecked Sendable {
     public func setConsent(_ consent: Consent) {
         let trackers = state.withLock { state -> [any EventTracker] in
             state.consent = consent
-            guard consent == .denied || consent == .pendingDiscarding else { return [] }
+            guard consent.discards else { return [] }
             state.diagnostics.discarded += state.held.count
             state.held.removeAll()
             state.diagnostics.held = 0
@@ -306,14 +311,14 @@ open class EventAggregator: @unchecked Sendable {
             return reject(error)
         }
         let record = configuration.recordsFilteredOutNames
-        let kept = state.withLock { state -> Bool in
+        let consent = state.withLock { state -> Consent? in
             state.diagnostics.received += 1
-            if state.filter?.allows(name.rawValue) == true { return true }
+            if state.filter?.allows(name.rawValue) == true { return state.consent }
             state.diagnostics.filteredOut += 1
             if record { state.diagnostics.filteredOutNames[name, default: 0] += 1 }
-            return false
+            return nil
         }
-        guard kept else { return }
+        guard let consent else { return }
         let event: MeasurementEvent
         do {
             event = try MeasurementEvent(
@@ -321,7 +326,8 @@ open class EventAggregator: @unchecked Sendable {
         } catch {
             return reject(error, alreadyCounted: true)
         }
-        let pending = Pending(event: event, needsID: event.id == MeasurementEvent.placeholderID)
+        let pending = Pending(
+            event: event, needsID: event.id == MeasurementEvent.placeholderID, consentAtPost: consent)
         switch configuration.delivery {
         case .asynchronous:
             let schedule = state.withLock { state -> Bool in
@@ -378,18 +384,17 @@ open class EventAggregator: @unchecked Sendable {
             event = processed
         }
         let trackers = state.withLock { state -> [any EventTracker]? in
-            switch state.consent {
-            // While held events wait for release, newer ones queue behind them to keep order.
-            case .granted where state.ready && state.held.isEmpty:
-                state.diagnostics.forwarded += 1
-                return state.trackers
-            case .granted, .pendingHolding:
-                hold(event, in: &state)
-                return nil
-            case .pendingDiscarding, .denied:
+            if pending.consentAtPost.discards || state.consent.discards {
                 state.diagnostics.discarded += 1
                 return nil
             }
+            // While held events wait for release, newer ones queue behind them to keep order.
+            if state.consent == .granted && state.ready && state.held.isEmpty {
+                state.diagnostics.forwarded += 1
+                return state.trackers
+            }
+            hold(event, in: &state)
+            return nil
         }
         guard let trackers else { return }
         forward(event, to: trackers)

@@ -39,12 +39,16 @@ extension MeasurementEvent {
         _ name: EventName,
         type: EventType = .default,
         category: String? = nil,
-        args: EventArgs = [:],
+        args: [String: any EventValueConvertible] = [:],
         to center: NotificationCenter = .default
     ) {
-        center.post(
-            name: .measurementEvent, object: nil,
-            userInfo: userInfo(name: name, type: type, category: category, args: args))
+        var info: [AnyHashable: Any] = [
+            UserInfoKey.name: name.rawValue,
+            UserInfoKey.args: args.mapValues { $0.eventValue.plainValue },
+        ]
+        if type != .default { info[UserInfoKey.type] = type.rawValue }
+        if let category { info[UserInfoKey.category] = category }
+        center.post(name: .measurementEvent, object: nil, userInfo: info)
     }
 
     /// Posts this complete event, id and timestamp included; receivers keep both.
@@ -56,25 +60,12 @@ extension MeasurementEvent {
     }
 
     /// The userInfo a post carries: plain Foundation values only, so any observer can read it.
-    @inlinable
     public static func userInfo(
         name: EventName, type: EventType = .default, category: String? = nil, args: EventArgs = [:]
     ) -> [AnyHashable: Any] {
-        var info: [AnyHashable: Any] = [UserInfoKey.name: name.rawValue, UserInfoKey.args: plainArgs(args)]
+        var info: [AnyHashable: Any] = [UserInfoKey.name: name.rawValue, UserInfoKey.args: args.mapValues(\.plainValue)]
         if type != .default { info[UserInfoKey.type] = type.rawValue }
         if let category { info[UserInfoKey.category] = category }
         return info
-    }
-
-    @inlinable
-    static func plainArgs(_ args: EventArgs) -> [String: Any] {
-        args.mapValues { value -> Any in
-            switch value {
-            case .string(let value): return value
-            case .int(let value): return value
-            case .double(let value): return value
-            case .bool(let value): return value
-            }
-        }
     }
 }

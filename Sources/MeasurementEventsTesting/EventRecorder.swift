@@ -1,0 +1,223 @@
+import Foundation
+import MeasurementEvents
+
+/// Records every measurement event posted on a notification center, for tests.
+///
+/// ```swift
+/// let recorder = EventRecorder(center: center)
+/// FeedScreen(center: center).didTapItem(id: "42", at: 3)
+/// let event = try recorder.waitForEvent("feed/item_tapped", args: ["position": 3])
+/// ```
+///
+/// Waiting fails with an ``EventRecorderTimeout`` that lists what *was* posted. Works from
+/// XCTest (`try`, or the `assert…` helpers) and from Swift Testing (`try await`).
+public final class EventRecorder: @unchecked Sendable {
+    // @unchecked: `events`, `malformed` and `waiters` are only touched while `condition` is locked.
+    public let center: NotificationCenter
+    private let condition = NSCondition()
+    private var recorded: [MeasurementEvent] = []
+    private var rejected: [MalformedEventError] = []
+    private var waiters: [Waiter] = []
+    private var observer: (any NSObjectProtocol)?
+
+    private struct Waiter {
+        let id: Int
+        let expectation: EventExpectation
+        let continuation: CheckedContinuation<MeasurementEvent, any Error>
+    }
+
+    private var nextWaiterID = 0
+
+    /// Starts recording at once.
+    public init(center: NotificationCenter = .default) {
+        self.center = center
+        observer = center.addObserver(forName: .measurementEvent, object: nil, queue: nil) { [weak self] note in
+            self?.record(note)
+        }
+    }
+
+    deinit {
+        if let observer { center.removeObserver(observer) }
+    }
+
+    /// Stops recording; what was recorded stays readable.
+    public func stop() {
+        condition.lock()
+        let observer = self.observer
+        self.observer = nil
+        condition.unlock()
+        if let observer { center.removeObserver(observer) }
+    }
+
+    /// Forgets everything recorded so far.
+    public func reset() {
+        condition.lock()
+        recorded.removeAll()
+        rejected.removeAll()
+        condition.unlock()
+    }
+
+    /// The events recorded so far, in the order they were posted.
+    public var events: [MeasurementEvent] {
+        condition.lock()
+        defer { condition.unlock() }
+        return recorded
+    }
+
+    /// The notifications on the uniform name that could not be read as events.
+    public var malformed: [MalformedEventError] {
+        condition.lock()
+        defer { condition.unlock() }
+        return rejected
+    }
+
+    /// The recorded events with this name.
+    public func events(named name: EventName) -> [MeasurementEvent] {
+        events.filter { $0.name == name }
+    }
+
+    private func record(_ notification: Notification) {
+        let decoded = Result { () throws(MalformedEventError) in try MeasurementEvent(notification: notification) }
+        condition.lock()
+        var resumed: [(CheckedContinuation<MeasurementEvent, any Error>, MeasurementEvent)] = []
+        switch decoded {
+        case .success(let event):
+            recorded.append(event)
+            waiters.removeAll { waiter in
+                guard waiter.expectation.isSatisfied(by: event) else { return false }
+                resumed.append((waiter.continuation, event))
+                return true
+            }
+        case .failure(let error):
+            rejected.append(error)
+        }
+        condition.broadcast()
+        condition.unlock()
+        for (continuation, event) in resumed { continuation.resume(returning: event) }
+    }
+
+    // MARK: Waiting
+
+    /// Returns the first recorded event matching `name` (and `args`, `type` when given),
+    /// waiting up to `timeout` seconds for it to be posted. Blocks the calling thread.
+    ///
+    /// - Throws: ``EventRecorderTimeout``, listing every event that was posted.
+    @discardableResult
+    public func waitForEvent(
+        _ name: EventName, args: [String: any EventValueConvertible] = [:], type: EventType? = nil,
+        timeout: TimeInterval = 1
+    ) throws -> MeasurementEvent {
+        let expectation = EventExpectation(name: name, args: args.eventArgs, type: type)
+        let deadline = Date(timeIntervalSinceNow: timeout)
+        condition.lock()
+        defer { condition.unlock() }
+        while true {
+            if let event = recorded.first(where: expectation.isSatisfied(by:)) { return event }
+            if !condition.wait(until: deadline) {
+                if let event = recorded.first(where: expectation.isSatisfied(by:)) { return event }
+                throw EventRecorderTimeout(expected: expectation, timeout: timeout, posted: recorded, malformed: rejected)
+            }
+        }
+    }
+
+    /// The `async` form of ``waitForEvent(_:args:type:timeout:)``, for Swift Testing and
+    /// async XCTest methods. Does not block a thread while waiting.
+    @discardableResult
+    public func waitForEvent(
+        _ name: EventName, args: [String: any EventValueConvertible] = [:], type: EventType? = nil,
+        timeout: TimeInterval = 1
+    ) async throws -> MeasurementEvent {
+        let expectation = EventExpectation(name: name, args: args.eventArgs, type: type)
+        return try await withCheckedThrowingContinuation { continuation in
+            condition.lock()
+            if let event = recorded.first(where: expectation.isSatisfied(by:)) {
+                condition.unlock()
+                continuation.resume(returning: event)
+                return
+            }
+            let id = nextWaiterID
+            nextWaiterID += 1
+            waiters.append(Waiter(id: id, expectation: expectation, continuation: continuation))
+            condition.unlock()
+            DispatchQueue.global().asyncAfter(deadline: .now() + timeout) { [weak self] in
+                self?.expire(waiter: id, timeout: timeout)
+            }
+        }
+    }
+
+    private func expire(waiter id: Int, timeout: TimeInterval) {
+        condition.lock()
+        guard let index = waiters.firstIndex(where: { $0.id == id }) else {
+            condition.unlock()
+            return
+        }
+        let waiter = waiters.remove(at: index)
+        let error = EventRecorderTimeout(
+            expected: waiter.expectation, timeout: timeout, posted: recorded, malformed: rejected)
+        condition.unlock()
+        waiter.continuation.resume(throwing: error)
+    }
+
+    /// Throws when an event matching `name` (and `args`) was recorded: for asserting that a
+    /// module did *not* post something. Checks what was recorded so far; it does not wait.
+    public func expectNoEvent(_ name: EventName, args: [String: any EventValueConvertible] = [:]) throws {
+        let expectation = EventExpectation(name: name, args: args.eventArgs, type: nil)
+        let all = events
+        if let event = all.first(where: expectation.isSatisfied(by:)) {
+            throw UnexpectedEventError(unexpected: event, posted: all)
+        }
+    }
+}
+
+/// What a wait looks for.
+public struct EventExpectation: Sendable, CustomStringConvertible {
+    public var name: EventName
+    public var args: EventArgs
+    public var type: EventType?
+
+    func isSatisfied(by event: MeasurementEvent) -> Bool {
+        event.matches(name, args: args, type: type)
+    }
+
+    public var description: String {
+        var text = "\"\(name)\""
+        if let type { text += " of type \(type)" }
+        if !args.isEmpty {
+            text += " with " + args.keys.sorted().map { "\($0)=\(args[$0]!)" }.joined(separator: " ")
+        }
+        return text
+    }
+}
+
+/// No matching event was posted in time.
+public struct EventRecorderTimeout: Error, CustomStringConvertible {
+    public let expected: EventExpectation
+    public let timeout: TimeInterval
+    public let posted: [MeasurementEvent]
+    public let malformed: [MalformedEventError]
+
+    public var description: String {
+        var text = "no measurement event \(expected) was posted within \(timeout) s; "
+        text += describe(posted)
+        if !malformed.isEmpty {
+            text += "\nmalformed notifications (\(malformed.count)):"
+            for error in malformed { text += "\n  - \(error)" }
+        }
+        return text
+    }
+}
+
+/// An event that should not have been posted was.
+public struct UnexpectedEventError: Error, CustomStringConvertible {
+    public let unexpected: MeasurementEvent
+    public let posted: [MeasurementEvent]
+
+    public var description: String {
+        "measurement event \(unexpected) was posted but should not have been; " + describe(posted)
+    }
+}
+
+private func describe(_ events: [MeasurementEvent]) -> String {
+    guard !events.isEmpty else { return "nothing was posted" }
+    return "posted (\(events.count)):" + events.map { "\n  - \($0)" }.joined()
+}

@@ -1,0 +1,48 @@
+#if canImport(XCTest)
+import Foundation
+import MeasurementEvents
+import XCTest
+
+extension XCTestCase {
+    /// An expectation fulfilled when `name` (with `args`, when given) is posted on `center`:
+    /// `expectation(forNotification:)` on the uniform name with a matching handler.
+    ///
+    /// ```swift
+    /// let tapped = expectation(forMeasurementEvent: "feed/item_tapped", args: ["position": 3])
+    /// feed.didTapItem(id: "42", at: 3)
+    /// wait(for: [tapped], timeout: 1)
+    /// ```
+    public func expectation(
+        forMeasurementEvent name: EventName, args: [String: any EventValueConvertible] = [:], type: EventType? = nil,
+        center: NotificationCenter = .default
+    ) -> XCTestExpectation {
+        expectation(
+            forNotification: .measurementEvent, object: nil, notificationCenter: center,
+            handler: MeasurementEvent.matcher(name, args: args, type: type))
+    }
+}
+
+extension EventRecorder {
+    /// Fails the current test, listing what was posted, unless `name` (with `args`) is
+    /// posted within `timeout` seconds. Returns the event when it was.
+    @discardableResult
+    public func assertPosted(
+        _ name: EventName, args: [String: any EventValueConvertible] = [:], type: EventType? = nil, timeout: TimeInterval = 1,
+        file: StaticString = #filePath, line: UInt = #line
+    ) -> MeasurementEvent? {
+        do {
+            return try waitForEvent(name, args: args, type: type, timeout: timeout)
+        } catch {
+            XCTFail("\(error)", file: file, line: line)
+            return nil
+        }
+    }
+
+    /// Fails the current test when `name` (with `args`) was recorded.
+    public func assertNotPosted(
+        _ name: EventName, args: [String: any EventValueConvertible] = [:], file: StaticString = #filePath, line: UInt = #line
+    ) {
+        do { try expectNoEvent(name, args: args) } catch { XCTFail("\(error)", file: file, line: line) }
+    }
+}
+#endif

@@ -1,0 +1,106 @@
+import Foundation
+import MeasurementEvents
+import MeasurementEventsTesting
+import XCTest
+
+final class HeldEventsTests: XCTestCase {
+    private func makeAggregator(
+        center: NotificationCenter, tracker: RecordingTracker, limit: Int = 1_000,
+        holds: Bool = true, consent: EventAggregator.Consent = .granted
+    ) -> EventAggregator {
+        var configuration = EventAggregator.Configuration()
+        configuration.holdsEventsUntilReady = holds
+        configuration.heldEventLimit = limit
+        configuration.consent = consent
+        let aggregator = EventAggregator(center: center, filter: .allowAll, trackers: [tracker], configuration: configuration)
+        aggregator.start()
+        return aggregator
+    }
+
+    func testEventsPostedBeforeTrackersAreReadyAreDeliveredInOrderAfterwards() {
+        let center = NotificationCenter()
+        let tracker = RecordingTracker()
+        let aggregator = makeAggregator(center: center, tracker: tracker)
+        for index in 0..<10 { MeasurementEvent.post("app/launch_step", args: ["step": index], to: center) }
+        aggregator.waitUntilDelivered()
+        XCTAssertEqual(tracker.events.count, 0)
+        XCTAssertEqual(aggregator.diagnostics.held, 10)
+        aggregator.markReady()
+        MeasurementEvent.post("app/ready", to: center)
+        aggregator.waitUntilDelivered()
+        XCTAssertEqual(tracker.events.compactMap { $0.args["step"]?.intValue }, Array(0..<10))
+        XCTAssertEqual(tracker.names.last, "app/ready")
+        XCTAssertEqual(aggregator.diagnostics.forwarded, 11)
+        XCTAssertEqual(aggregator.diagnostics.held, 0)
+    }
+
+    func testATrackerAddedBeforeReadyReceivesTheHeldEvents() {
+        let center = NotificationCenter()
+        let early = RecordingTracker()
+        let late = RecordingTracker()
+        let aggregator = makeAggregator(center: center, tracker: early)
+        MeasurementEvent.post("app/launched", to: center)
+        aggregator.addTracker(late)
+        aggregator.markReady()
+        XCTAssertEqual(late.names, ["app/launched"])
+    }
+
+    func testBeyondTheBoundTheOldestAreDroppedAndCounted() {
+        let center = NotificationCenter()
+        let tracker = RecordingTracker()
+        let aggregator = makeAggregator(center: center, tracker: tracker, limit: 5)
+        for index in 0..<8 { MeasurementEvent.post("app/launch_step", args: ["step": index], to: center) }
+        aggregator.markReady()
+        XCTAssertEqual(tracker.events.compactMap { $0.args["step"]?.intValue }, [3, 4, 5, 6, 7])
+        XCTAssertEqual(aggregator.diagnostics.dropped, 3)
+    }
+
+    func testTheDefaultBoundIsOneThousand() {
+        XCTAssertEqual(EventAggregator.Configuration().heldEventLimit, 1_000)
+        let center = NotificationCenter()
+        let tracker = RecordingTracker()
+        let aggregator = makeAggregator(center: center, tracker: tracker)
+        for _ in 0..<1_001 { MeasurementEvent.post("app/tick", to: center) }
+        aggregator.markReady()
+        XCTAssertEqual(tracker.events.count, 1_000)
+        XCTAssertEqual(aggregator.diagnostics.dropped, 1)
+    }
+
+    func testPendingConsentHoldsUntilGranted() {
+        let center = NotificationCenter()
+        let tracker = RecordingTracker()
+        let aggregator = makeAggregator(center: center, tracker: tracker, holds: false, consent: .pendingHolding)
+        MeasurementEvent.post("feed/opened", to: center)
+        aggregator.waitUntilDelivered()
+        XCTAssertEqual(tracker.names, [])
+        aggregator.setConsent(.granted)
+        XCTAssertEqual(tracker.names, ["feed/opened"])
+    }
+
+    func testPendingConsentCanDiscardInstead() {
+        let center = NotificationCenter()
+        let tracker = RecordingTracker()
+        let aggregator = makeAggregator(center: center, tracker: tracker, holds: false, consent: .pendingDiscarding)
+        MeasurementEvent.post("feed/opened", to: center)
+        aggregator.setConsent(.granted)
+        MeasurementEvent.post("feed/closed", to: center)
+        aggregator.waitUntilDelivered()
+        XCTAssertEqual(tracker.names, ["feed/closed"])
+        XCTAssertEqual(aggregator.diagnostics.discarded, 1)
+    }
+
+    func testDenyingConsentDiscardsHeldEventsAndAsksTrackersToDiscardTheirs() {
+        let center = NotificationCenter()
+        let tracker = RecordingTracker()
+        let aggregator = makeAggregator(center: center, tracker: tracker, holds: false, consent: .pendingHolding)
+        MeasurementEvent.post("feed/opened", to: center)
+        MeasurementEvent.post("feed/closed", to: center)
+        aggregator.setConsent(.denied)
+        MeasurementEvent.post("feed/after_denial", to: center)
+        aggregator.waitUntilDelivered()
+        XCTAssertEqual(tracker.names, [])
+        XCTAssertEqual(tracker.discardCount, 1)
+        XCTAssertEqual(aggregator.diagnostics.discarded, 3)
+        XCTAssertEqual(aggregator.diagnostics.held, 0)
+    }
+}
