@@ -10,7 +10,7 @@ import MeasurementEvents
 /// let engine = try ImpressionEngine<String>()          // posts `impression/item_viewed` on the bus
 /// engine.startCycle()                                   // commit and push every 5 s
 ///
-/// engine.appeared(post.id, context: ["feed": "home", "position": .int(row)])
+/// engine.appeared(post.id, context: ["feed": "home", "position": row])
 /// engine.visibilityChanged(post.id, visibleFraction: 0.7)
 /// engine.disappeared(post.id)
 /// engine.enteredBackground()
@@ -95,9 +95,11 @@ public final class ImpressionEngine<ItemID: Hashable & Sendable>: Sendable {
     /// The item came on screen, `visibleFraction` of it visible (1 when the host cannot
     /// measure it). `context` travels with its impression; `nil` keeps what was attached before.
     public func appeared(
-        _ id: ItemID, visibleFraction: Double = 1, context: EventArgs? = nil, at time: TimeInterval? = nil
+        _ id: ItemID, visibleFraction: Double = 1, context: [String: any EventValueConvertible]? = nil,
+        at time: TimeInterval? = nil
     ) {
         let time = time ?? clock.now()
+        let context = context?.mapValues(\.eventValue)
         ledger.withLock { $0.appeared(id, fraction: visibleFraction, context: context, at: time) }
     }
 
@@ -108,7 +110,8 @@ public final class ImpressionEngine<ItemID: Hashable & Sendable>: Sendable {
     }
 
     /// Replaces the context attached to an item on screen.
-    public func setContext(_ context: EventArgs, for id: ItemID) {
+    public func setContext(_ context: [String: any EventValueConvertible], for id: ItemID) {
+        let context = context.mapValues(\.eventValue)
         ledger.withLock { $0.setContext(context, for: id) }
     }
 

@@ -32,7 +32,7 @@ final class ImpressionEngineConcurrencyTests: XCTestCase {
                 // far enough meanwhile, a discard otherwise. Odd items stay on screen.
                 let lag = 200
                 for id in ids {
-                    engine.appeared(id, visibleFraction: 0.6, context: ["thread": .int(thread)])
+                    engine.appeared(id, visibleFraction: 0.6, context: ["thread": thread])
                     engine.visibilityChanged(id, visibleFraction: 0.9)
                     if id - lag >= ids.lowerBound && (id - lag).isMultiple(of: 2) { engine.disappeared(id - lag) }
                 }
