@@ -59,6 +59,7 @@ let demoTargets: [Target] = [
             "MeasurementEvents",
             "DemoFeed",
             "DemoSettings",
+            "ImpressionTracking",
         ]
     ),
 ]
