@@ -135,17 +135,6 @@ final class ImpressionEngineTests: XCTestCase {
         XCTAssertEqual(harness.pushed.map(\.itemID), [1])
     }
 
-    func testDispatchSchedulerTicksUntilCancelled() {
-        let ticks = LockedValue(0)
-        let ticked = expectation(description: "three ticks")
-        let cycle = DispatchCycleScheduler().scheduleRepeating(every: 0.01) {
-            if ticks.withLock({ $0 += 1; return $0 }) == 3 { ticked.fulfill() }
-        }
-        wait(for: [ticked], timeout: 10)
-        cycle.cancel()
-        cycle.cancel()
-    }
-
     func testReleasedEngineStopsItsCycle() throws {
         let scheduler = ManualCycleScheduler()
         var engine: ImpressionEngine<Int>? = try ImpressionEngine<Int>(scheduler: scheduler)

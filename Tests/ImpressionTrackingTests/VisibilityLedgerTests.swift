@@ -95,7 +95,7 @@ struct Scenario {
     }
 }
 
-final class VisibilityRulesTests: XCTestCase {
+final class VisibilityLedgerTests: XCTestCase {
     func testAreaThresholdIsFiftyPercentInclusive() throws {
         try [
             Scenario(
