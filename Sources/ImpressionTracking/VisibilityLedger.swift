@@ -7,10 +7,11 @@ import MeasurementEvents
 ///
 /// Every input costs one or two hash look-ups; only lifecycle events, reloads and commits
 /// walk the items on screen.
+@usableFromInline
 struct VisibilityLedger<ItemID: Hashable & Sendable> {
-    private(set) var items: [ItemID: TrackedItem] = [:]
-    private(set) var isInBackground = false
-    var book: ImpressionBook<ItemID>
+    @usableFromInline var items: [ItemID: TrackedItem] = [:]
+    @usableFromInline var isInBackground = false
+    @usableFromInline var book: ImpressionBook<ItemID>
 
     init(configuration: ImpressionConfiguration) {
         book = ImpressionBook(configuration: configuration)
@@ -18,6 +19,7 @@ struct VisibilityLedger<ItemID: Hashable & Sendable> {
 
     // MARK: Item inputs
 
+    @inlinable
     mutating func appeared(_ id: ItemID, fraction: Double, context: EventArgs?, at time: TimeInterval) {
         guard let fraction = book.sanitized(fraction) else { return }
         if let index = items.index(forKey: id) {
@@ -32,6 +34,7 @@ struct VisibilityLedger<ItemID: Hashable & Sendable> {
         }
     }
 
+    @inlinable
     mutating func visibilityChanged(_ id: ItemID, fraction: Double, at time: TimeInterval) {
         guard let fraction = book.sanitized(fraction) else { return }
         if let index = items.index(forKey: id) {
@@ -51,6 +54,7 @@ struct VisibilityLedger<ItemID: Hashable & Sendable> {
     }
 
     /// Ends the item's appearance; returns the discard when it made no impression.
+    @inlinable
     mutating func disappeared(_ id: ItemID, at time: TimeInterval) -> ImpressionDiscard<ItemID>? {
         guard var item = items.removeValue(forKey: id) else {
             book.counters.unmatchedDisappearances += 1
@@ -120,26 +124,29 @@ struct VisibilityLedger<ItemID: Hashable & Sendable> {
 }
 
 /// One item between its appearance and its disappearance.
+@usableFromInline
 struct TrackedItem {
-    let appeared: TimeInterval
-    var context: EventArgs
-    var fraction: Double = 0
+    @usableFromInline let appeared: TimeInterval
+    @usableFromInline var context: EventArgs
+    @usableFromInline var fraction: Double = 0
     /// A visit is a continuous stretch at or above the area threshold while the app is active.
-    var isRunning = false
-    var visitStart: TimeInterval = 0
-    var visitMaxFraction: Double = 0
+    @usableFromInline var isRunning = false
+    @usableFromInline var visitStart: TimeInterval = 0
+    @usableFromInline var visitMaxFraction: Double = 0
     /// The running visit already qualified (committed while still visible, or suppressed).
-    var visitCounted = false
+    @usableFromInline var visitCounted = false
     /// Some visit of this appearance lasted the minimum time.
-    var qualifiedThisAppearance = false
-    var reachedArea = false
-    var longestVisit: TimeInterval = 0
+    @usableFromInline var qualifiedThisAppearance = false
+    @usableFromInline var reachedArea = false
+    @usableFromInline var longestVisit: TimeInterval = 0
 
+    @usableFromInline
     init(appeared: TimeInterval, context: EventArgs) {
         self.appeared = appeared
         self.context = context
     }
 
+    @inlinable
     mutating func startVisit(at time: TimeInterval) {
         isRunning = true
         visitStart = time
@@ -151,27 +158,29 @@ struct TrackedItem {
 
 /// The rules, the record of what counted, and the counters. Kept apart from the items so that
 /// an item can be updated in place while the book is written.
+@usableFromInline
 struct ImpressionBook<ItemID: Hashable & Sendable> {
     /// Durations this close below the minimum still count: clock readings are floating point.
-    static var tolerance: TimeInterval { 1e-6 }
+    @inlinable static var tolerance: TimeInterval { 1e-6 }
 
-    let minimumFraction: Double
-    let minimumDuration: TimeInterval
-    let policy: ReimpressionPolicy
+    @usableFromInline let minimumFraction: Double
+    @usableFromInline let minimumDuration: TimeInterval
+    @usableFromInline let policy: ReimpressionPolicy
     /// Items that made an impression and may not make another under the policy.
-    var counted: Set<ItemID> = []
+    @usableFromInline var counted: Set<ItemID> = []
     /// Impressions made since the last commit.
-    var finished: [Impression<ItemID>] = []
-    var counters = Counters()
+    @usableFromInline var finished: [Impression<ItemID>] = []
+    @usableFromInline var counters = Counters()
 
+    @usableFromInline
     struct Counters {
-        var discardedTooShort = 0
-        var discardedNeverViewable = 0
-        var repeatsSuppressed = 0
-        var invalidFractions = 0
-        var unmatchedDisappearances = 0
-        var repeatedAppearances = 0
-        var contentReloads = 0
+        @usableFromInline var discardedTooShort = 0
+        @usableFromInline var discardedNeverViewable = 0
+        @usableFromInline var repeatsSuppressed = 0
+        @usableFromInline var invalidFractions = 0
+        @usableFromInline var unmatchedDisappearances = 0
+        @usableFromInline var repeatedAppearances = 0
+        @usableFromInline var contentReloads = 0
     }
 
     init(configuration: ImpressionConfiguration) {
@@ -181,6 +190,7 @@ struct ImpressionBook<ItemID: Hashable & Sendable> {
     }
 
     /// The fraction clamped to 0…1, or `nil` (counted) when it is not a number.
+    @inlinable
     mutating func sanitized(_ fraction: Double) -> Double? {
         if fraction.isNaN {
             counters.invalidFractions += 1
@@ -190,6 +200,7 @@ struct ImpressionBook<ItemID: Hashable & Sendable> {
     }
 
     /// Applies a new visible fraction: starts, extends or ends the item's visit.
+    @inlinable
     mutating func update(
         _ id: ItemID, _ item: inout TrackedItem, fraction: Double, at time: TimeInterval, isInBackground: Bool
     ) {
@@ -205,6 +216,7 @@ struct ImpressionBook<ItemID: Hashable & Sendable> {
         }
     }
 
+    @inlinable
     mutating func endVisit(_ id: ItemID, _ item: inout TrackedItem, at time: TimeInterval) {
         item.isRunning = false
         let duration = max(0, time - item.visitStart)
@@ -222,7 +234,8 @@ struct ImpressionBook<ItemID: Hashable & Sendable> {
         }
     }
 
-    private mutating func qualify(_ id: ItemID, _ item: inout TrackedItem, end: TimeInterval?, duration: TimeInterval) {
+    @inlinable
+    mutating func qualify(_ id: ItemID, _ item: inout TrackedItem, end: TimeInterval?, duration: TimeInterval) {
         guard !item.visitCounted else { return }
         item.visitCounted = true
         item.qualifiedThisAppearance = true
@@ -235,6 +248,7 @@ struct ImpressionBook<ItemID: Hashable & Sendable> {
             maxVisibleFraction: item.visitMaxFraction, context: item.context))
     }
 
+    @inlinable
     mutating func discardIfNeeded(_ id: ItemID, _ item: TrackedItem, at time: TimeInterval) -> ImpressionDiscard<ItemID>? {
         guard !item.qualifiedThisAppearance else { return nil }
         let reason: ImpressionDiscard<ItemID>.Reason
