@@ -46,8 +46,23 @@ let triggerTargets: [Target] = []
 let triggerProducts: [Product] = []
 
 // MARK: HTTP delivery
-let httpTargets: [Target] = []
-let httpProducts: [Product] = []
+let httpTargets: [Target] = [
+    .target(name: "MeasurementEventsHTTP", dependencies: ["MeasurementEvents"]),
+    // A tiny HTTP/1.1 server on loopback with scripted replies: for the tests and the demo.
+    .target(name: "LoopbackCollector", path: "Tests/LoopbackCollector"),
+    .executableTarget(
+        name: "http-crash-child",
+        dependencies: ["MeasurementEventsHTTP"],
+        path: "Tests/HTTPCrashChild"
+    ),
+    .testTarget(
+        name: "MeasurementEventsHTTPTests",
+        dependencies: ["MeasurementEvents", "MeasurementEventsHTTP", "LoopbackCollector"]
+    ),
+]
+let httpProducts: [Product] = [
+    .library(name: "MeasurementEventsHTTP", targets: ["MeasurementEventsHTTP"]),
+]
 
 // MARK: Demo
 let demoTargets: [Target] = [
@@ -59,6 +74,7 @@ let demoTargets: [Target] = [
             "MeasurementEvents",
             "DemoFeed",
             "DemoSettings",
+            "MeasurementEventsHTTP", "LoopbackCollector",
             "ImpressionTracking",
         ]
     ),
