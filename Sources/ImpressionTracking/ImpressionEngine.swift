@@ -113,7 +113,8 @@ public final class ImpressionEngine<ItemID: Hashable & Sendable>: Sendable {
         ledger.withLock { $0.visibilityChanged(id, fraction: visibleFraction, at: time) }
     }
 
-    /// Replaces the context attached to an item on screen.
+    /// Replaces the context attached to an item on screen; does nothing for an item that is
+    /// not (its context would have nothing to travel with).
     public func setContext(_ context: [String: any EventValueConvertible], for id: ItemID) {
         let context = context.mapValues(\.eventValue)
         ledger.withLock { $0.setContext(context, for: id) }
