@@ -43,6 +43,12 @@ final class ImpressionEventServiceTests: XCTestCase {
             "started_at": 1_011.5,
         ])
         XCTAssertEqual(aggregator.diagnostics.malformed, 0)
+        // The generated typed event reads what the encoder wrote.
+        XCTAssertEqual(
+            events.first.flatMap(ImpressionTrackingEvents.ImpressionItemViewed.init),
+            ImpressionTrackingEvents.ImpressionItemViewed(
+                itemID: "42", durationMs: 1500, maxVisibleFraction: 0.75, stillVisible: false, startedAt: 1_010,
+                endedAt: 1_011.5))
     }
 
     func testEngineKeysWinOverContextKeys() throws {
