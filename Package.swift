@@ -61,8 +61,16 @@ let generatorProducts: [Product] = [
 ]
 
 // MARK: Impression tracking
-let impressionTargets: [Target] = []
-let impressionProducts: [Product] = []
+let impressionTargets: [Target] = [
+    .target(name: "ImpressionTracking", dependencies: ["MeasurementEvents"]),
+    .testTarget(
+        name: "ImpressionTrackingTests",
+        dependencies: ["ImpressionTracking", "MeasurementEvents"]
+    ),
+]
+let impressionProducts: [Product] = [
+    .library(name: "ImpressionTracking", targets: ["ImpressionTracking"]),
+]
 
 // MARK: Trigger-action events
 let triggerTargets: [Target] = [
@@ -102,8 +110,10 @@ let demoTargets: [Target] = [
             "MeasurementEvents",
             "DemoFeed",
             "DemoSettings",
-            "MeasurementEventsHTTP", "LoopbackCollector",
             "EventTriggers",
+            "LoopbackCollector",
+            "MeasurementEventsHTTP",
+            "ImpressionTracking",
         ],
         resources: [.copy("tracking-plan.json")]
     ),

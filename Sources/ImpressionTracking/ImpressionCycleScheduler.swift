@@ -1,0 +1,97 @@
+import Dispatch
+import Foundation
+import MeasurementEvents
+
+/// Runs the engine's commit-and-push cycle repeatedly.
+///
+/// ``DispatchCycleScheduler`` uses a timer; ``ManualCycleScheduler`` runs the cycle only when
+/// a test or a simulation calls ``ManualCycleScheduler/tick()``.
+public protocol ImpressionCycleScheduler: Sendable {
+    /// Calls `tick` every `interval` seconds until the returned token is cancelled.
+    func scheduleRepeating(every interval: TimeInterval, _ tick: @escaping @Sendable () -> Void) -> ScheduledCycle
+}
+
+/// A running schedule; ``cancel()`` stops it (calling it again does nothing).
+public struct ScheduledCycle: Sendable {
+    private let onCancel: @Sendable () -> Void
+
+    public init(onCancel: @escaping @Sendable () -> Void) {
+        self.onCancel = onCancel
+    }
+
+    public func cancel() { onCancel() }
+}
+
+/// Ticks from a `DispatchSourceTimer` on a serial queue, so cycles never overlap.
+public struct DispatchCycleScheduler: ImpressionCycleScheduler {
+    private let queue: DispatchQueue
+
+    public init(queue: DispatchQueue = DispatchQueue(label: "ImpressionTracking.cycle", qos: .utility)) {
+        self.queue = queue
+    }
+
+    public func scheduleRepeating(every interval: TimeInterval, _ tick: @escaping @Sendable () -> Void) -> ScheduledCycle {
+        let timer = TimerBox(DispatchSource.makeTimerSource(queue: queue))
+        let nanoseconds = Int(min(interval, 86_400) * 1_000_000_000)
+        // A tenth of the interval of leeway lets the system batch wake-ups.
+        timer.source.schedule(
+            deadline: .now() + .nanoseconds(nanoseconds), repeating: .nanoseconds(nanoseconds),
+            leeway: .nanoseconds(nanoseconds / 10))
+        timer.source.setEventHandler(handler: tick)
+        timer.source.resume()
+        return ScheduledCycle { timer.source.cancel() }
+    }
+
+    private final class TimerBox: @unchecked Sendable {
+        // @unchecked: DispatchSource is thread-safe; the box only carries it across the closure.
+        let source: any DispatchSourceTimer
+        init(_ source: any DispatchSourceTimer) { self.source = source }
+    }
+}
+
+/// Ticks only when told to: for tests and simulations.
+///
+/// ```swift
+/// let scheduler = ManualCycleScheduler()
+/// let engine = try ImpressionEngine<Int>(clock: clock, scheduler: scheduler)
+/// engine.startCycle()
+/// clock.advance(by: 5)
+/// scheduler.tick()          // one commit-and-push, on this thread
+/// ```
+public final class ManualCycleScheduler: ImpressionCycleScheduler {
+    private struct State {
+        var nextID = 0
+        var ticks: [Int: @Sendable () -> Void] = [:]
+        var intervals: [Int: TimeInterval] = [:]
+    }
+
+    private let state = LockedValue(State())
+
+    public init() {}
+
+    public func scheduleRepeating(every interval: TimeInterval, _ tick: @escaping @Sendable () -> Void) -> ScheduledCycle {
+        let id = state.withLock { state -> Int in
+            defer { state.nextID += 1 }
+            state.ticks[state.nextID] = tick
+            state.intervals[state.nextID] = interval
+            return state.nextID
+        }
+        return ScheduledCycle { [weak self] in
+            self?.state.withLock { state in
+                state.ticks[id] = nil
+                state.intervals[id] = nil
+            }
+        }
+    }
+
+    /// The intervals of the schedules not cancelled yet.
+    public var scheduledIntervals: [TimeInterval] {
+        state.withLock { state in state.intervals.sorted { $0.key < $1.key }.map(\.value) }
+    }
+
+    /// Runs every active schedule once, on the calling thread.
+    public func tick() {
+        let ticks = state.withLock { state in state.ticks.sorted { $0.key < $1.key }.map(\.value) }
+        for tick in ticks { tick() }
+    }
+}
