@@ -304,12 +304,13 @@ open class EventAggregator: @unchecked Sendable {
     }
 
     private func receive(_ notification: Notification, keys: NotificationKeys) {
-        let name: EventName
+        let fields: NotificationFields
         do {
-            name = try keys.readName(notification)
+            fields = try keys.readFields(notification)
         } catch {
             return reject(error)
         }
+        let name = fields.name
         let record = configuration.recordsFilteredOutNames
         let consent = state.withLock { state -> Consent? in
             state.diagnostics.received += 1
@@ -321,8 +322,7 @@ open class EventAggregator: @unchecked Sendable {
         guard let consent else { return }
         let event: MeasurementEvent
         do {
-            event = try MeasurementEvent(
-                notification: notification, name: name, keys: keys, receivedAt: Date(), assignsID: false)
+            event = try MeasurementEvent(fields: fields, receivedAt: Date(), assignsID: false)
         } catch {
             return reject(error, alreadyCounted: true)
         }
