@@ -241,7 +241,8 @@ final class EventAggregatorTests: XCTestCase {
         var aggregator: EventAggregator? = EventAggregator(center: center, filter: .allowAll, trackers: [tracker])
         aggregator?.start()
         aggregator?.waitUntilDelivered()
-        weak let released = aggregator
+        weak var released: EventAggregator?
+        released = aggregator
         aggregator = nil
         XCTAssertNil(released)
         MeasurementEvent.post("feed/opened", to: center)

@@ -1,0 +1,35 @@
+import Foundation
+import MeasurementEvents
+import XCTest
+
+final class EventIDGeneratorTests: XCTestCase {
+    func testIDsAreVersionFourRFC4122UUIDs() {
+        var generator = EventIDGenerator()
+        for _ in 0..<1_000 {
+            let bytes = generator.next().uuid
+            XCTAssertEqual(bytes.6 >> 4, 4)
+            XCTAssertEqual(bytes.8 >> 6, 0b10)
+        }
+    }
+
+    func testIDsDoNotRepeat() {
+        var generator = EventIDGenerator()
+        let ids = (0..<200_000).map { _ in generator.next() }
+        XCTAssertEqual(Set(ids).count, ids.count)
+    }
+
+    func testSeededGeneratorsAreReproducibleAndDistinctSeedsDiffer() {
+        var first = EventIDGenerator(seed: 7)
+        var second = EventIDGenerator(seed: 7)
+        var other = EventIDGenerator(seed: 8)
+        let a = (0..<5).map { _ in first.next() }
+        XCTAssertEqual(a, (0..<5).map { _ in second.next() })
+        XCTAssertNotEqual(a, (0..<5).map { _ in other.next() })
+    }
+
+    func testUnseededGeneratorsStartFromDifferentStates() {
+        var first = EventIDGenerator()
+        var second = EventIDGenerator()
+        XCTAssertNotEqual(first.next(), second.next())
+    }
+}
