@@ -2,7 +2,8 @@ import Benchmark
 import Foundation
 import MeasurementEvents
 
-// Every benchmark runs 1,000 operations per iteration (`scalingFactor: .kilo`); pass `--scale`
+// Names use underscores: `benchmark thresholds check` does not find the threshold files of
+// names with spaces. Every benchmark runs 1,000 operations per iteration (`scalingFactor: .kilo`); pass `--scale`
 // to see per-operation numbers. Each one sits next to the reference it is judged against.
 
 /// A regression of more than 10% of the recorded p90 fails `benchmark thresholds check`.
@@ -31,7 +32,7 @@ let benchmarks: @Sendable () -> Void = {
 
 /// 1. The floor and the physical limit.
 func registerReferences() {
-    Benchmark("Reference direct tracker call") { benchmark, track in
+    Benchmark("Reference_direct_tracker_call") { benchmark, track in
         for _ in benchmark.scaledIterations {
             track("feed/item_tapped", ["item_id": "42", "position": 3])
         }
@@ -39,7 +40,7 @@ func registerReferences() {
         { name, args in blackHole(name); blackHole(args) }
     }
 
-    Benchmark("Reference raw NotificationCenter post") { benchmark, center in
+    Benchmark("Reference_raw_NotificationCenter_post") { benchmark, center in
         for _ in benchmark.scaledIterations {
             SampleEvent.postRaw(to: center)
         }
@@ -51,7 +52,7 @@ func registerReferences() {
         return center
     }
 
-    Benchmark("Reference ObjC-style aggregator post") { benchmark, reference in
+    Benchmark("Reference_ObjC-style_aggregator_post") { benchmark, reference in
         for _ in benchmark.scaledIterations {
             SampleEvent.postRaw(to: reference.center)
         }
@@ -65,7 +66,7 @@ func registerReferences() {
 
 /// 2. and 3. Posting through an aggregator.
 func registerPosting() {
-    Benchmark("Post filtered out") { benchmark, fixture in
+    Benchmark("Post_filtered_out") { benchmark, fixture in
         for _ in benchmark.scaledIterations {
             SampleEvent.post(to: fixture.center)
         }
@@ -76,7 +77,7 @@ func registerPosting() {
         AggregatorFixture(allowsSample: false)
     }
 
-    Benchmark("Post allowed until post returns") { benchmark, fixture in
+    Benchmark("Post_allowed_until_post_returns") { benchmark, fixture in
         let before = fixture.tracker.count
         for _ in benchmark.scaledIterations {
             SampleEvent.post(to: fixture.center)
@@ -88,7 +89,7 @@ func registerPosting() {
         AggregatorFixture(allowsSample: true)
     }
 
-    Benchmark("Post allowed end to end") { benchmark, fixture in
+    Benchmark("Post_allowed_end_to_end") { benchmark, fixture in
         let before = fixture.tracker.count
         for _ in benchmark.scaledIterations {
             SampleEvent.post(to: fixture.center)
@@ -100,7 +101,7 @@ func registerPosting() {
         AggregatorFixture(allowsSample: true)
     }
 
-    Benchmark("Post allowed synchronous delivery") { benchmark, fixture in
+    Benchmark("Post_allowed_synchronous_delivery") { benchmark, fixture in
         let before = fixture.tracker.count
         for _ in benchmark.scaledIterations {
             SampleEvent.post(to: fixture.center)
@@ -115,7 +116,7 @@ func registerPosting() {
 /// 4. The filter alone, as the allow-list grows.
 func registerFilterCost() {
     for nameCount in [10, 1_000, 100_000] {
-        Benchmark("Filter \(nameCount) names and 100 wildcards") { benchmark, setup in
+        Benchmark("Filter_\(nameCount)_names_and_100_wildcards") { benchmark, setup in
             let (filter, lookups) = setup
             var kept = 0
             for iteration in benchmark.scaledIterations {
@@ -133,7 +134,7 @@ func registerFilterCost() {
 /// threads.
 func registerPostingThreads() {
     for threadCount in [1, 2, 4] {
-        Benchmark("Threads \(threadCount) post allowed end to end") { benchmark, setup in
+        Benchmark("Threads_\(threadCount)_post_allowed_end_to_end") { benchmark, setup in
             let (fixture, threads) = setup
             let before = fixture.tracker.count
             let perThread = benchmark.scaledIterations.count / threadCount
@@ -148,7 +149,7 @@ func registerPostingThreads() {
             (AggregatorFixture(allowsSample: true), PostingThreads(count: threadCount))
         }
 
-        Benchmark("Threads \(threadCount) reference raw post") { benchmark, setup in
+        Benchmark("Threads_\(threadCount)_reference_raw_post") { benchmark, setup in
             let (center, threads) = setup
             let perThread = benchmark.scaledIterations.count / threadCount
             threads.run { _ in
@@ -168,13 +169,13 @@ func registerPostingThreads() {
 func registerDecoding() {
     let notification = Notification(name: .measurementEvent, object: nil, userInfo: SampleEvent.rawUserInfo())
 
-    Benchmark("Decode notification") { benchmark in
+    Benchmark("Decode_notification") { benchmark in
         for _ in benchmark.scaledIterations {
             blackHole(try? MeasurementEvent(notification: notification))
         }
     }
 
-    Benchmark("Reference decode by hand") { benchmark in
+    Benchmark("Reference_decode_by_hand") { benchmark in
         for _ in benchmark.scaledIterations {
             let info = notification.userInfo
             blackHole(info?["name"] as? String)
