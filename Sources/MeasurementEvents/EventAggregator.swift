@@ -365,8 +365,30 @@ open class EventAggregator: @unchecked Sendable {
                 if batch.isEmpty { state.drainScheduled = false }
             }
             if batch.isEmpty { return }
-            for pending in batch { deliver(pending) }
+            if let trackers = admitWhole(&batch) {
+                for pending in batch { forward(pending.event, to: trackers) }
+            } else {
+                for pending in batch { deliver(pending) }
+            }
             batch.removeAll(keepingCapacity: true)
+        }
+    }
+
+    /// In the usual state (consent granted, ready, nothing held, no processors) admits a whole
+    /// batch under one lock, giving its events their ids, and returns the trackers; otherwise
+    /// returns nil and admits nothing. Locking per event made the delivery thread contend
+    /// with posting threads for the state lock four times per event.
+    private func admitWhole(_ batch: inout [Pending]) -> [any EventTracker]? {
+        state.withLock { state -> [any EventTracker]? in
+            guard state.processors.isEmpty, state.consent == .granted, state.ready, state.held.isEmpty,
+                !batch.contains(where: { $0.consentAtPost.discards })
+            else { return nil }
+            for index in batch.indices where batch[index].needsID {
+                batch[index].event.id = state.ids.next()
+                batch[index].needsID = false
+            }
+            state.diagnostics.forwarded += batch.count
+            return state.trackers
         }
     }
 
