@@ -26,8 +26,39 @@ let coreProducts: [Product] = [
 ]
 
 // MARK: Catalogs and the generator
-let generatorTargets: [Target] = []
-let generatorProducts: [Product] = []
+let generatorTargets: [Target] = [
+    // Parses, validates and writes; everything the CLI and the plugin do, testable in-process.
+    .target(name: "MeasurementEventsGenerator", dependencies: ["MeasurementEvents"]),
+    .executableTarget(name: "measurement-events", dependencies: ["MeasurementEventsGenerator"]),
+    .plugin(
+        name: "GenerateMeasurementEvents",
+        capability: .command(
+            intent: .custom(
+                verb: "generate-measurement-events",
+                description: "Writes Sources/<Module>/events_<Module>.swift from each catalog Events/<Module>.json"),
+            permissions: [
+                .writeToPackageDirectory(
+                    reason: "Writes the generated events_<Module>.swift files, from the catalogs in Events/, into Sources/<Module>/ so that they are committed and compiled with the module")
+            ]),
+        dependencies: ["measurement-events"]
+    ),
+    // The golden files: a package layout (Events/, Sources/<Module>/) whose generated files are
+    // compiled here, so a golden that is not valid Swift fails the build.
+    .target(
+        name: "MeasurementEventsGeneratorGolden",
+        dependencies: ["MeasurementEvents"],
+        path: "Tests/MeasurementEventsGeneratorGolden/Sources"
+    ),
+    .testTarget(
+        name: "MeasurementEventsGeneratorTests",
+        dependencies: ["MeasurementEventsGenerator", "MeasurementEvents", "MeasurementEventsGeneratorGolden", "DemoFeed", "DemoSettings"]
+    ),
+]
+let generatorProducts: [Product] = [
+    .library(name: "MeasurementEventsGenerator", targets: ["MeasurementEventsGenerator"]),
+    .executable(name: "measurement-events", targets: ["measurement-events"]),
+    .plugin(name: "GenerateMeasurementEvents", targets: ["GenerateMeasurementEvents"]),
+]
 
 // MARK: Impression tracking
 let impressionTargets: [Target] = []
@@ -38,8 +69,23 @@ let triggerTargets: [Target] = []
 let triggerProducts: [Product] = []
 
 // MARK: HTTP delivery
-let httpTargets: [Target] = []
-let httpProducts: [Product] = []
+let httpTargets: [Target] = [
+    .target(name: "MeasurementEventsHTTP", dependencies: ["MeasurementEvents"]),
+    // A tiny HTTP/1.1 server on loopback with scripted replies: for the tests and the demo.
+    .target(name: "LoopbackCollector", path: "Tests/LoopbackCollector"),
+    .executableTarget(
+        name: "http-crash-child",
+        dependencies: ["MeasurementEventsHTTP"],
+        path: "Tests/HTTPCrashChild"
+    ),
+    .testTarget(
+        name: "MeasurementEventsHTTPTests",
+        dependencies: ["MeasurementEvents", "MeasurementEventsHTTP", "LoopbackCollector"]
+    ),
+]
+let httpProducts: [Product] = [
+    .library(name: "MeasurementEventsHTTP", targets: ["MeasurementEventsHTTP"]),
+]
 
 // MARK: Demo
 let demoTargets: [Target] = [
@@ -51,6 +97,7 @@ let demoTargets: [Target] = [
             "MeasurementEvents",
             "DemoFeed",
             "DemoSettings",
+            "MeasurementEventsHTTP", "LoopbackCollector",
         ]
     ),
 ]

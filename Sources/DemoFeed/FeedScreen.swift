@@ -12,9 +12,9 @@ public struct FeedScreen: Sendable {
 
     /// What a short visit to the feed posts.
     public func simulateVisit() {
-        MeasurementEvent.post("feed/opened", type: .activity, args: ["source": "launch"], to: center)
-        MeasurementEvent.post("feed/debug/layout_pass", type: .activity, args: ["cells": 12], to: center)
-        MeasurementEvent.post("feed/item_tapped", type: .click, args: ["item_id": "42", "position": 3], to: center)
-        MeasurementEvent.post("feed/item_shared", args: ["item_id": "42", "channel": "messages"], to: center)
+        DemoFeedEvents.postFeedOpened(source: "launch", to: center)
+        DemoFeedEvents.postFeedDebugLayoutPass(cells: 12, to: center)
+        DemoFeedEvents.postFeedItemTapped(itemID: "42", position: 3, to: center)
+        DemoFeedEvents.postFeedItemShared(itemID: "42", channel: "messages", to: center)
     }
 }

@@ -10,8 +10,8 @@ public struct SettingsScreen: Sendable {
     }
 
     public func simulateVisit() {
-        MeasurementEvent.post("settings/opened", type: .activity, to: center)
-        MeasurementEvent.post("settings/theme_changed", args: ["theme": "dark"], to: center)
-        MeasurementEvent.post("app/permission/photo_library/granted", args: ["prompted": true], to: center)
+        DemoSettingsEvents.postSettingsOpened(to: center)
+        DemoSettingsEvents.postSettingsThemeChanged(theme: "dark", to: center)
+        DemoSettingsEvents.postAppPermissionPhotoLibraryGranted(prompted: true, to: center)
     }
 }

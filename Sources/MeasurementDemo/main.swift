@@ -3,6 +3,7 @@ import Foundation
 // `swift run measurement-demo [section…]`: the bus loop by default, `all` for every section.
 let sections: KeyValuePairs<String, () throws -> Void> = [
     "bus": runBusDemo,
+    "delivery": runDeliveryDemo,
     // Each module's demo adds its line here.
 ]
 

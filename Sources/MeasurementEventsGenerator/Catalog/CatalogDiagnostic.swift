@@ -1,0 +1,37 @@
+/// One problem found in a catalog: where it is, what was found and what was expected.
+///
+/// Its description is one line in the compilers' format, so editors can jump to it:
+///
+/// ```
+/// Events/Feed.json:14:21: error: events[3].args.position.type: found "integer", expected one of "string", "int", "double", "bool"
+/// ```
+public struct CatalogDiagnostic: Error, Hashable, Sendable, Comparable, CustomStringConvertible {
+    /// Relative to the package root: `Events/Feed.json`.
+    public var file: String
+    public var position: SourcePosition
+    /// The JSON path: `events[3].args.position.type`, `(top level)`, or `JSON syntax`.
+    public var path: String
+    public var found: String
+    public var expected: String
+
+    public init(file: String, position: SourcePosition, path: String, found: String, expected: String) {
+        self.file = file
+        self.position = position
+        self.path = path
+        self.found = found
+        self.expected = expected
+    }
+
+    init(file: String, position: SourcePosition, path: [JSONPathComponent], found: String, expected: String) {
+        self.init(file: file, position: position, path: path.rendered, found: found, expected: expected)
+    }
+
+    public var description: String {
+        "\(file):\(position): error: \(path): found \(found), expected \(expected)"
+    }
+
+    /// By file, then position, so that a run's list reads top to bottom.
+    public static func < (lhs: CatalogDiagnostic, rhs: CatalogDiagnostic) -> Bool {
+        (lhs.file, lhs.position.line, lhs.position.column, lhs.path) < (rhs.file, rhs.position.line, rhs.position.column, rhs.path)
+    }
+}

@@ -1,0 +1,92 @@
+import Foundation
+
+/// All catalogs of a package, validated together: each file on its own (``CatalogReader``),
+/// then the rules that span files — event names unique across modules, and a
+/// `Sources/<Module>/` folder for every module.
+///
+/// ```swift
+/// let set = try CatalogSet.load(packageRoot: URL(fileURLWithPath: "."))
+/// for problem in set.diagnostics { print(problem) }
+/// ```
+public struct CatalogSet: Sendable {
+    /// Every catalog that could be read, sorted by module name.
+    public var catalogs: [Catalog]
+    /// Every problem of every catalog, by file and position. Empty means valid.
+    public var diagnostics: [CatalogDiagnostic]
+
+    /// The folder of catalogs, relative to the package root.
+    public static let catalogFolder = "Events"
+
+    /// Reads `Events/*.json` under `packageRoot`.
+    public static func load(packageRoot: URL) throws(GeneratorError) -> CatalogSet {
+        let folder = packageRoot.appendingPathComponent(catalogFolder, isDirectory: true)
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: folder.path, isDirectory: &isDirectory), isDirectory.boolValue else {
+            throw GeneratorError(
+                "found no \(catalogFolder)/ folder in \(packageRoot.path), expected catalogs as \(catalogFolder)/<Module>.json (is --package-path the package root?)")
+        }
+        let names: [String]
+        do {
+            names = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".json") }.sorted()
+        } catch {
+            throw GeneratorError("cannot list \(folder.path): \(error.localizedDescription)")
+        }
+        var sources: [(path: String, bytes: [UInt8])] = []
+        for name in names {
+            let url = folder.appendingPathComponent(name)
+            guard let data = FileManager.default.contents(atPath: url.path) else {
+                throw GeneratorError("cannot read \(catalogFolder)/\(name)")
+            }
+            sources.append(("\(catalogFolder)/\(name)", Array(data)))
+        }
+        return validate(sources: sources) { module in
+            var isDirectory: ObjCBool = false
+            let path = packageRoot.appendingPathComponent("Sources/\(module)", isDirectory: true).path
+            return FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && isDirectory.boolValue
+        }
+    }
+
+    /// Validates catalogs given as bytes; `hasModuleFolder` says whether `Sources/<Module>/` exists.
+    public static func validate(sources: [(path: String, bytes: [UInt8])], hasModuleFolder: (String) -> Bool) -> CatalogSet {
+        var catalogs: [Catalog] = []
+        var diagnostics: [CatalogDiagnostic] = []
+        for source in sources.sorted(by: { $0.path < $1.path }) {
+            let result = CatalogReader.read(path: source.path, bytes: source.bytes)
+            diagnostics += result.diagnostics
+            if let catalog = result.catalog { catalogs.append(catalog) }
+        }
+        var declared: [String: (file: String, event: CatalogEvent)] = [:]
+        for catalog in catalogs {
+            if isSwiftIdentifier(catalog.module), !hasModuleFolder(catalog.module) {
+                diagnostics.append(CatalogDiagnostic(
+                    file: catalog.path, position: catalog.modulePosition, path: "module",
+                    found: "\(quoted(catalog.module)), but the package has no folder Sources/\(catalog.module)/",
+                    expected: "a module with a Sources/\(catalog.module)/ folder to write events_\(catalog.module).swift into"))
+            }
+            var seenInThisFile: Set<String> = []
+            for event in catalog.events where seenInThisFile.insert(event.name).inserted {
+                if let first = declared[event.name], first.file != catalog.path {
+                    diagnostics.append(CatalogDiagnostic(
+                        file: catalog.path, position: event.namePosition,
+                        path: [.key("events"), .index(event.indexInCatalog), .key("name")],
+                        found: "\(quoted(event.name)), which \(first.file):\(first.event.namePosition) (events[\(first.event.indexInCatalog)].name) declares too",
+                        expected: "each event declared in one catalog only"))
+                } else if declared[event.name] == nil {
+                    declared[event.name] = (catalog.path, event)
+                }
+            }
+        }
+        return CatalogSet(catalogs: catalogs.sorted { $0.module < $1.module }, diagnostics: diagnostics.sorted())
+    }
+}
+
+/// A problem outside the catalogs' content: a missing folder, an unreadable or unwritable file.
+public struct GeneratorError: Error, Hashable, Sendable, CustomStringConvertible {
+    public var message: String
+
+    public init(_ message: String) {
+        self.message = message
+    }
+
+    public var description: String { message }
+}

@@ -1,0 +1,182 @@
+import Foundation
+
+/// The `measurement-events` command line, parsed and run in-process so that tests need no process.
+///
+/// ```swift
+/// let command = try GeneratorCommand.parse(["plan", "--format", "json", "--package-path", "App"])
+/// exit(command.run(output: { print($0) }, errorOutput: { FileHandle.standardError.write(Data(($0 + "\n").utf8)) }))
+/// ```
+public struct GeneratorCommand: Hashable, Sendable {
+    public enum Subcommand: Hashable, Sendable {
+        /// Generate all catalogs, or the named ones.
+        case generate([String])
+        case check
+        case plan(TrackingPlanWriter.Format)
+        case help
+    }
+
+    public var subcommand: Subcommand
+    /// The package root: holds `Events/` and `Sources/`. Defaults to the current directory.
+    public var packagePath: String
+
+    public init(subcommand: Subcommand, packagePath: String = ".") {
+        self.subcommand = subcommand
+        self.packagePath = packagePath
+    }
+
+    /// Exit codes: success, a failure of the input (invalid or stale catalogs), a usage error.
+    public static let exitSuccess: Int32 = 0
+    public static let exitFailure: Int32 = 1
+    public static let exitUsage: Int32 = 64
+
+    public static let usage = """
+        usage: measurement-events <subcommand> [--package-path <root>]
+
+        subcommands:
+          generate [catalog…]             write Sources/<Module>/events_<Module>.swift for every catalog in
+                                          Events/, or for the named ones (DemoFeed or Events/DemoFeed.json)
+          check                           exit 1 and list the generated files that are stale or missing; writes nothing
+          plan [--format markdown|json]   print every event of every catalog
+
+        options:
+          --package-path <root>           the package holding Events/ and Sources/ (default: the current directory)
+          -h, --help                      show this help
+        """
+
+    static let subcommandNames = ["generate", "check", "plan", "help"]
+
+    /// Reads the arguments after the program name.
+    public static func parse(_ arguments: [String]) throws(UsageError) -> GeneratorCommand {
+        var packagePath = "."
+        var format: TrackingPlanWriter.Format?
+        var positionals: [String] = []
+        var remaining = arguments[...]
+        while let argument = remaining.popFirst() {
+            let (option, inlineValue) = splitOption(argument)
+            switch option {
+            case "-h", "--help":
+                return GeneratorCommand(subcommand: .help, packagePath: packagePath)
+            case "--package-path":
+                packagePath = try value(inlineValue, &remaining, for: "--package-path <root>")
+            case "--format":
+                let text = try value(inlineValue, &remaining, for: "--format <markdown|json>")
+                guard let parsed = TrackingPlanWriter.Format(rawValue: text) else {
+                    throw UsageError(
+                        "the value '\(text)' is invalid for '--format <markdown|json>'",
+                        suggestion: closestMatch(to: text, among: TrackingPlanWriter.Format.allCases.map(\.rawValue)))
+                }
+                format = parsed
+            case "--":
+                positionals += remaining
+                remaining = []
+            default:
+                if argument.hasPrefix("-") && argument.count > 1 {
+                    throw UsageError("unknown option '\(argument)'", suggestion: closestMatch(to: option, among: ["--package-path", "--format", "--help"]))
+                }
+                positionals.append(argument)
+            }
+        }
+        guard let name = positionals.first else { throw UsageError("missing subcommand") }
+        let operands = Array(positionals.dropFirst())
+        let subcommand: Subcommand
+        switch name {
+        case "generate":
+            subcommand = .generate(operands)
+        case "check":
+            try expectNoOperands(operands, for: "check")
+            subcommand = .check
+        case "plan":
+            try expectNoOperands(operands, for: "plan")
+            subcommand = .plan(format ?? .markdown)
+        case "help":
+            subcommand = .help
+        default:
+            throw UsageError("unknown subcommand '\(name)'", suggestion: closestMatch(to: name, among: subcommandNames))
+        }
+        if format != nil, name != "plan" {
+            throw UsageError("'--format' applies to 'plan' only")
+        }
+        return GeneratorCommand(subcommand: subcommand, packagePath: packagePath)
+    }
+
+    private static func splitOption(_ argument: String) -> (String, String?) {
+        guard argument.hasPrefix("--"), let equals = argument.firstIndex(of: "=") else { return (argument, nil) }
+        return (String(argument[..<equals]), String(argument[argument.index(after: equals)...]))
+    }
+
+    private static func value(_ inline: String?, _ remaining: inout ArraySlice<String>, for option: String) throws(UsageError) -> String {
+        if let inline { return inline }
+        guard let next = remaining.popFirst(), !next.hasPrefix("--") else { throw UsageError("missing value for '\(option)'") }
+        return next
+    }
+
+    private static func expectNoOperands(_ operands: [String], for subcommand: String) throws(UsageError) {
+        if let first = operands.first { throw UsageError("unexpected argument '\(first)' for '\(subcommand)'") }
+    }
+
+    // MARK: Running
+
+    /// Runs the command; `output` gets results, `errorOutput` problems. Returns the exit code.
+    public func run(currentDirectory: URL = URL(fileURLWithPath: FileManager.default.currentDirectoryPath), output: (String) -> Void, errorOutput: (String) -> Void) -> Int32 {
+        let root = URL(fileURLWithPath: packagePath, relativeTo: currentDirectory).standardizedFileURL
+        let generator = PackageGenerator(packageRoot: root)
+        do {
+            switch subcommand {
+            case .help:
+                output(Self.usage)
+            case .generate(let modules):
+                let report = try generator.generate(modules: modules)
+                for path in report.written { output("wrote \(path)") }
+                output("\(report.written.count + report.unchanged.count) generated files: \(report.written.count) written, \(report.unchanged.count) unchanged")
+            case .check:
+                let report = try generator.check()
+                for path in report.stale { errorOutput("stale: \(path) differs from what generate would write") }
+                for path in report.missing { errorOutput("missing: \(path)") }
+                guard report.isUpToDate else {
+                    errorOutput("\(report.outdated.count) generated file\(report.outdated.count == 1 ? " is" : "s are") out of date; run: swift run measurement-events generate")
+                    return Self.exitFailure
+                }
+                output("\(report.upToDate.count) generated files are up to date")
+            case .plan(let format):
+                output(try generator.plan(format: format).trimmingCharacters(in: .newlines))
+            }
+            return Self.exitSuccess
+        } catch {
+            switch error {
+            case .invalidCatalogs:
+                // Diagnostics are already in the compilers' `file:line:column: error:` form.
+                errorOutput(error.description.split(separator: "\n").map { $0.contains(": error: ") ? String($0) : "error: \($0)" }.joined(separator: "\n"))
+                return Self.exitFailure
+            case .unknownCatalog(let name, let known):
+                let list = known.isEmpty ? "none" : known.joined(separator: ", ")
+                errorOutput(UsageError(
+                    "found no catalog '\(name)', expected one of the package's catalogs (\(list))",
+                    suggestion: closestMatch(to: moduleName(fromPath: name), among: known)).description)
+                return Self.exitUsage
+            case .environment(let problem):
+                errorOutput("error: \(problem)")
+                return Self.exitFailure
+            }
+        }
+    }
+}
+
+/// A command line that cannot be run as written: exit code 64, with a usage line.
+public struct UsageError: Error, Hashable, Sendable, CustomStringConvertible {
+    public var message: String
+    public var suggestion: String?
+
+    public init(_ message: String, suggestion: String? = nil) {
+        self.message = message
+        self.suggestion = suggestion
+    }
+
+    /// `error: unknown subcommand 'genrate'`, `Did you mean 'generate'?`, and the usage line.
+    public var description: String {
+        var lines = ["error: \(message)"]
+        if let suggestion { lines.append("Did you mean '\(suggestion)'?") }
+        lines.append(String(GeneratorCommand.usage.prefix { $0 != "\n" }))
+        lines.append("Run 'measurement-events --help' for more.")
+        return lines.joined(separator: "\n")
+    }
+}

@@ -1,0 +1,127 @@
+import Foundation
+
+/// The three operations of `measurement-events` on one package: `generate`, `check` and `plan`.
+///
+/// ```swift
+/// let generator = PackageGenerator(packageRoot: URL(fileURLWithPath: "/path/to/App"))
+/// let report = try generator.generate()      // writes Sources/<Module>/events_<Module>.swift
+/// let stale = try generator.check().outdated // what generate would change; writes nothing
+/// print(try generator.plan(format: .markdown))
+/// ```
+///
+/// Every catalog is validated before anything is written: when any catalog is invalid, the
+/// operation throws ``GeneratorFailure/invalidCatalogs(_:)`` with every problem and no file is touched.
+public struct PackageGenerator: Sendable {
+    public var packageRoot: URL
+
+    public init(packageRoot: URL) {
+        self.packageRoot = packageRoot
+    }
+
+    /// What `generate` did to each file, by path relative to the package root.
+    public struct GenerateReport: Hashable, Sendable {
+        public var written: [String] = []
+        public var unchanged: [String] = []
+    }
+
+    /// What `check` found.
+    public struct CheckReport: Hashable, Sendable {
+        /// Generated files whose content differs from what `generate` would write.
+        public var stale: [String] = []
+        /// Generated files that do not exist yet.
+        public var missing: [String] = []
+        public var upToDate: [String] = []
+
+        public var outdated: [String] { (stale + missing).sorted() }
+        public var isUpToDate: Bool { stale.isEmpty && missing.isEmpty }
+    }
+
+    /// Validates every catalog; writes the generated file of each catalog in `modules` (all when
+    /// `nil`) whose content changed.
+    ///
+    /// `modules` may name a catalog by module (`DemoFeed`), file name (`DemoFeed.json`) or path
+    /// (`Events/DemoFeed.json`).
+    public func generate(modules: [String]? = nil) throws(GeneratorFailure) -> GenerateReport {
+        let catalogs = try validCatalogs(selecting: modules)
+        var report = GenerateReport()
+        for catalog in catalogs {
+            let url = packageRoot.appendingPathComponent(catalog.generatedFilePath)
+            let contents = Data(EventsFileWriter.source(for: catalog).utf8)
+            if FileManager.default.contents(atPath: url.path) == contents {
+                report.unchanged.append(catalog.generatedFilePath)
+                continue
+            }
+            do {
+                try contents.write(to: url, options: .atomic)
+            } catch {
+                throw .environment(GeneratorError("cannot write \(catalog.generatedFilePath): \(error.localizedDescription)"))
+            }
+            report.written.append(catalog.generatedFilePath)
+        }
+        return report
+    }
+
+    /// Compares every generated file with what `generate` would write. Writes nothing.
+    public func check() throws(GeneratorFailure) -> CheckReport {
+        var report = CheckReport()
+        for catalog in try validCatalogs(selecting: nil) {
+            let url = packageRoot.appendingPathComponent(catalog.generatedFilePath)
+            guard let existing = FileManager.default.contents(atPath: url.path) else {
+                report.missing.append(catalog.generatedFilePath)
+                continue
+            }
+            if existing == Data(EventsFileWriter.source(for: catalog).utf8) {
+                report.upToDate.append(catalog.generatedFilePath)
+            } else {
+                report.stale.append(catalog.generatedFilePath)
+            }
+        }
+        return report
+    }
+
+    /// The tracking plan of every catalog.
+    public func plan(format: TrackingPlanWriter.Format) throws(GeneratorFailure) -> String {
+        TrackingPlanWriter.plan(try validCatalogs(selecting: nil), format: format)
+    }
+
+    private func validCatalogs(selecting names: [String]?) throws(GeneratorFailure) -> [Catalog] {
+        let set: CatalogSet
+        do { set = try CatalogSet.load(packageRoot: packageRoot) } catch { throw .environment(error) }
+        guard set.diagnostics.isEmpty else { throw .invalidCatalogs(set.diagnostics) }
+        guard let names, !names.isEmpty else { return set.catalogs }
+        var selected: [Catalog] = []
+        for name in names {
+            guard let catalog = set.catalogs.first(where: { $0.module == moduleName(fromPath: name) }) else {
+                throw .unknownCatalog(name, known: set.catalogs.map(\.module))
+            }
+            if !selected.contains(catalog) { selected.append(catalog) }
+        }
+        return selected
+    }
+}
+
+/// Why an operation of ``PackageGenerator`` did not complete.
+public enum GeneratorFailure: Error, Hashable, Sendable, CustomStringConvertible {
+    /// Every problem of every catalog; nothing was written.
+    case invalidCatalogs([CatalogDiagnostic])
+    /// A catalog was named that the package does not have.
+    case unknownCatalog(String, known: [String])
+    case environment(GeneratorError)
+
+    public var description: String {
+        switch self {
+        case .invalidCatalogs(let diagnostics):
+            let files = Set(diagnostics.map(\.file)).count
+            let lines = diagnostics.map(\.description)
+            return (lines + [
+                "\(diagnostics.count) problem\(diagnostics.count == 1 ? "" : "s") in \(files) catalog\(files == 1 ? "" : "s"); no file was written"
+            ]).joined(separator: "\n")
+        case .unknownCatalog(let name, let known):
+            let hint = closestMatch(to: moduleName(fromPath: name), among: known).map { " (did you mean '\($0)'?)" } ?? ""
+            let list = known.isEmpty ? "none" : known.joined(separator: ", ")
+            return "found no catalog '\(name)', expected one of the package's catalogs (\(list))\(hint)"
+        case .environment(let error):
+            return error.description
+        }
+    }
+}

@@ -1,0 +1,65 @@
+/// How catalog names become Swift identifiers. The rules, applied everywhere:
+///
+/// - A name is split into words at `/` and `_`: `feed/item_tapped` → `feed`, `item`, `tapped`.
+/// - The first word is lowercased at its first letter (`lowerCamelCase`), every later word is
+///   capitalized at its first letter; the rest of each word is kept as written.
+/// - Known acronyms (``acronyms``: `id`, `url`, `http`, `json`, `ui`, …) are written all in
+///   capitals when they are not the first word: `item_id` → `itemID`, `image_url` → `imageURL`;
+///   as the first word they are all lowercase: `url_opened` → `urlOpened`.
+/// - Type names capitalize every word: `feed/item_tapped` → `FeedItemTapped`, `id/changed` → `IDChanged`.
+/// - Swift keywords are escaped with backticks: `default` → `` `default` ``.
+///
+/// ```swift
+/// SwiftNaming.lowerCamelCase("feed/item_tapped")   // "feedItemTapped"
+/// SwiftNaming.lowerCamelCase("item_id")            // "itemID"
+/// SwiftNaming.upperCamelCase("feed/item_tapped")   // "FeedItemTapped"
+/// ```
+public enum SwiftNaming {
+    /// Words written all in capitals when they are not the first word of an identifier.
+    public static let acronyms: [String: String] = [
+        "api": "API", "html": "HTML", "http": "HTTP", "https": "HTTPS", "id": "ID", "ids": "IDs", "ip": "IP",
+        "json": "JSON", "sdk": "SDK", "ui": "UI", "uri": "URI", "uris": "URIs", "url": "URL", "urls": "URLs",
+        "uuid": "UUID", "xml": "XML",
+    ]
+
+    /// Swift's reserved words, which need backticks as identifiers.
+    public static let keywords: Set<String> = [
+        "associatedtype", "class", "deinit", "enum", "extension", "fileprivate", "func", "import", "init", "inout",
+        "internal", "let", "open", "operator", "private", "precedencegroup", "protocol", "public", "rethrows",
+        "static", "struct", "subscript", "typealias", "var", "break", "case", "catch", "continue", "default",
+        "defer", "do", "else", "fallthrough", "for", "guard", "if", "in", "repeat", "return", "throw", "switch",
+        "where", "while", "Any", "as", "await", "false", "is", "nil", "self", "Self", "super", "throws", "true",
+        "try", "_",
+    ]
+
+    public static func words(_ name: String) -> [Substring] {
+        name.split(whereSeparator: { $0 == "/" || $0 == "_" })
+    }
+
+    /// `feed/item_tapped` → `feedItemTapped`, `item_id` → `itemID`; not escaped.
+    public static func lowerCamelCase(_ name: String) -> String {
+        let parts = words(name)
+        guard let first = parts.first else { return "" }
+        let head = acronyms[first.lowercased()] != nil ? first.lowercased() : lowercasingFirstLetter(first)
+        return head + parts.dropFirst().map(capitalized).joined()
+    }
+
+    /// `feed/item_tapped` → `FeedItemTapped`.
+    public static func upperCamelCase(_ name: String) -> String {
+        words(name).map(capitalized).joined()
+    }
+
+    /// The identifier as it must be written in code: backticks around keywords.
+    public static func escaped(_ identifier: String) -> String {
+        keywords.contains(identifier) ? "`\(identifier)`" : identifier
+    }
+
+    private static func capitalized(_ word: Substring) -> String {
+        if let acronym = acronyms[word.lowercased()] { return acronym }
+        return word.prefix(1).uppercased() + word.dropFirst()
+    }
+
+    private static func lowercasingFirstLetter(_ word: Substring) -> String {
+        word.prefix(1).lowercased() + word.dropFirst()
+    }
+}

@@ -1,0 +1,74 @@
+import Foundation
+import MeasurementEvents
+
+/// Encodes for Amplitude's HTTP V2 API (`POST https://api2.amplitude.com/2/httpapi`).
+///
+/// ```swift
+/// let tracker = try HTTPTracker(
+///     encoder: AmplitudeEncoder(apiKey: "YOUR_API_KEY"),
+///     directory: applicationSupport.appendingPathComponent("analytics/amplitude"))
+/// ```
+///
+/// The body is `{"api_key": …, "events": […]}`; each event has `event_type` (the plan label
+/// when set, else the event name), `event_properties` (args plus `event_type` and
+/// `category`), `time` in milliseconds, `insert_id` (the event id: Amplitude ignores a
+/// repeated insert id for 7 days, so retried uploads do not double count), `device_id` (the
+/// anonymous id) and `user_id` when set. Amplitude ignores ids shorter than 5 characters;
+/// such a user id is left out, counted and logged as an adaptation.
+///
+/// Limits: Amplitude asks for requests under 1 MB and fewer than 2,000 events; this encoder
+/// sends at most 100 events per request. A `413 Payload Too Large` halves the batch.
+/// EU projects: `baseURL: URL(string: "https://api.eu.amplitude.com")!`.
+public struct AmplitudeEncoder: BatchEncoder {
+    public static let defaultBaseURL = URL(string: "https://api2.amplitude.com")!
+    public static let minimumIDLength = 5
+
+    public let apiKey: String
+    public let endpoint: URL
+    public let limits: BatchLimits
+    public let eventName: VendorEventName
+
+    public init(
+        apiKey: String,
+        baseURL: URL = AmplitudeEncoder.defaultBaseURL,
+        eventName: VendorEventName = .labelWhenSet,
+        limits: BatchLimits = BatchLimits(maximumEvents: 100, maximumBytes: 1_000_000)
+    ) {
+        self.apiKey = apiKey
+        self.endpoint = WireFormats.url(baseURL, path: "/2/httpapi")
+        self.eventName = eventName
+        self.limits = limits
+    }
+
+    public func encode(_ events: [QueuedEvent], context: BatchContext) -> EncodedBatch {
+        guard !events.isEmpty else { return EncodedBatch(request: nil) }
+        var adaptations: [EncodedBatch.Rejection] = []
+        var body = JSONWriter()
+        body.object { object in
+            object.field("api_key") { $0.string(apiKey) }
+            object.field("events") {
+                $0.array(events) { json, queued in
+                    let event = queued.event
+                    var userID = queued.userID
+                    if let id = userID, id.count < Self.minimumIDLength {
+                        userID = nil
+                        adaptations.append(.init(
+                            event: event.name,
+                            reason: "user id left out: Amplitude ignores ids shorter than \(Self.minimumIDLength) characters"))
+                    }
+                    json.object { fields in
+                        fields.field("device_id") { $0.string(context.anonymousID) }
+                        fields.field("event_properties") { $0.object(event.vendorProperties) }
+                        fields.field("event_type") { $0.string(eventName.pick(event)) }
+                        fields.field("insert_id") { $0.string(event.id.uuidString) }
+                        fields.field("time") { $0.int64(WireFormats.milliseconds(event.timestamp)) }
+                        if let userID { fields.field("user_id") { $0.string(userID) } }
+                    }
+                }
+            }
+        }
+        let request = HTTPRequest(
+            url: endpoint, headers: ["Accept": "*/*", "Content-Type": "application/json"], body: body.bytes)
+        return EncodedBatch(request: request, adaptations: adaptations)
+    }
+}

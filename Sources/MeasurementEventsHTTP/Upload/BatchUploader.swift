@@ -1,0 +1,218 @@
+import Dispatch
+import Foundation
+import MeasurementEvents
+
+/// Sends sealed batches, oldest first, one request at a time, on its own serial queue.
+///
+/// Per request: 2xx deletes the events; 408, 429, 5xx and network errors retry after a backoff
+/// (or `Retry-After`); 413 halves the batch down to single events (a single event refused
+/// with 413 is dropped); any other 4xx drops that batch. Every drop is counted and logged.
+final class BatchUploader: @unchecked Sendable {
+    // @unchecked: the mutable properties below are only touched on `queue`; `counters` has
+    // its own lock.
+
+    struct Counters: Sendable, Equatable {
+        var delivered = 0
+        var requests = 0
+        var retries = 0
+        var rejectedByEncoder = 0
+        var adaptedByEncoder = 0
+        var rejectedByServer = 0
+        var recentProblems: [String] = []
+    }
+
+    private struct Current {
+        let batch: DiskQueue.Batch
+        let events: [QueuedEvent]
+        var ranges: [Range<Int>]
+    }
+
+    let counters = LockedValue(Counters())
+    private let queue = DispatchQueue(label: "MeasurementEventsHTTP.BatchUploader")
+    private let diskQueue: DiskQueue
+    private let encoder: any BatchEncoder
+    private let transport: any HTTPTransport
+    private let clock: any DeliveryClock
+    private let policy: RetryPolicy
+    private let timeout: TimeInterval
+    private let flushAt: Int
+    private let anonymousID: String
+    private let log: @Sendable (String) -> Void
+
+    private var current: Current?
+    private var requestInFlight = false
+    private var retry: (any ScheduledWork)?
+    private var attempt = 0
+    private var flushRequested = false
+    private var generation = 0
+
+    init(
+        diskQueue: DiskQueue, encoder: any BatchEncoder, transport: any HTTPTransport, clock: any DeliveryClock,
+        policy: RetryPolicy, timeout: TimeInterval, flushAt: Int, anonymousID: String,
+        log: @escaping @Sendable (String) -> Void
+    ) {
+        self.diskQueue = diskQueue
+        self.encoder = encoder
+        self.transport = transport
+        self.clock = clock
+        self.policy = policy
+        self.timeout = timeout
+        self.flushAt = flushAt
+        self.anonymousID = anonymousID
+        self.log = log
+    }
+
+    /// Starts sending if idle. `flush` sends even a partly filled segment.
+    func trigger(flush: Bool) {
+        queue.async {
+            if flush { self.flushRequested = true }
+            self.pump()
+        }
+    }
+
+    /// Forgets the batch being sent and any pending retry (consent was revoked).
+    func discard() {
+        queue.sync {
+            generation += 1
+            current = nil
+            retry?.cancel()
+            retry = nil
+            attempt = 0
+            flushRequested = false
+        }
+    }
+
+    /// Nothing loaded, sending or waiting to retry.
+    var isIdle: Bool { queue.sync { current == nil && !requestInFlight && retry == nil } }
+
+    // MARK: On the queue
+
+    private func pump() {
+        guard !requestInFlight, retry == nil else { return }
+        while true {
+            if current == nil {
+                guard let batch = diskQueue.nextBatch(sealingOpenSegmentWithAtLeast: flushRequested ? 1 : flushAt)
+                else {
+                    flushRequested = false
+                    return
+                }
+                let events = diskQueue.read(batch)
+                current = Current(batch: batch, events: events, ranges: requestRanges(events))
+            }
+            guard let range = current!.ranges.first else {
+                diskQueue.remove(current!.batch)
+                current = nil
+                continue
+            }
+            let events = Array(current!.events[range])
+            let encoded = encoder.encode(events, context: BatchContext(anonymousID: anonymousID, sentAt: clock.now()))
+            note(encoded)
+            guard let request = encoded.request else {
+                current!.ranges.removeFirst()
+                continue
+            }
+            if request.body.count > encoder.limits.maximumBytes, range.count > 1 {
+                current!.ranges.replaceSubrange(0..<1, with: halves(range))
+                continue
+            }
+            send(request, range: range, eventCount: events.count - encoded.rejected.count)
+            return
+        }
+    }
+
+    /// Request-sized ranges that never mix user ids (a request carries one user).
+    private func requestRanges(_ events: [QueuedEvent]) -> [Range<Int>] {
+        var ranges: [Range<Int>] = []
+        var start = 0
+        for index in Array(events.indices.dropFirst()) + [events.count] {
+            if index == events.count || events[index].userID != events[start].userID
+                || index - start >= encoder.limits.maximumEvents
+            {
+                if index > start { ranges.append(start..<index) }
+                start = index
+            }
+        }
+        return ranges
+    }
+
+    private func halves(_ range: Range<Int>) -> [Range<Int>] {
+        let middle = range.lowerBound + range.count / 2
+        return [range.lowerBound..<middle, middle..<range.upperBound]
+    }
+
+    private func note(_ encoded: EncodedBatch) {
+        guard !encoded.rejected.isEmpty || !encoded.adaptations.isEmpty else { return }
+        for rejection in encoded.rejected { problem("rejected \(rejection)") }
+        for adaptation in encoded.adaptations { log("adapted \(adaptation)") }
+        counters.withLock {
+            $0.rejectedByEncoder += encoded.rejected.count
+            $0.adaptedByEncoder += encoded.adaptations.count
+        }
+    }
+
+    private func send(_ request: HTTPRequest, range: Range<Int>, eventCount: Int) {
+        requestInFlight = true
+        counters.withLock { $0.requests += 1 }
+        let sentGeneration = generation
+        transport.send(request, timeout: timeout) { result in
+            self.queue.async {
+                self.requestInFlight = false
+                self.handle(result, range: range, eventCount: eventCount, generation: sentGeneration)
+                self.pump()
+            }
+        }
+    }
+
+    private func handle(
+        _ result: Result<HTTPResponse, any Error>, range: Range<Int>, eventCount: Int, generation sentGeneration: Int
+    ) {
+        guard sentGeneration == generation, current?.ranges.first == range else { return }
+        let response: HTTPResponse
+        switch result {
+        case .failure(let error):
+            return scheduleRetry(after: nil, reason: "network error: \(error.localizedDescription)")
+        case .success(let value):
+            response = value
+        }
+        switch response.status {
+        case 200..<300:
+            attempt = 0
+            current!.ranges.removeFirst()
+            counters.withLock { $0.delivered += eventCount }
+        case 413 where range.count > 1:
+            log("HTTP 413: batch of \(range.count) events halved")
+            current!.ranges.replaceSubrange(0..<1, with: halves(range))
+        case 408, 429, 500..<600, 100..<200, 300..<400:
+            let retryAfter = RetryPolicy.retryAfter(response.headers["retry-after"], now: clock.now())
+            scheduleRetry(after: retryAfter, reason: "HTTP \(response.status)")
+        default:
+            attempt = 0
+            current!.ranges.removeFirst()
+            counters.withLock { $0.rejectedByServer += eventCount }
+            let message = String(decoding: response.body.prefix(500), as: UTF8.self)
+            problem("HTTP \(response.status): the server refused \(eventCount) events; dropped. Server said: \(message)")
+        }
+    }
+
+    private func scheduleRetry(after retryAfter: TimeInterval?, reason: String) {
+        attempt += 1
+        let delay = policy.delay(forAttempt: attempt, retryAfter: retryAfter)
+        counters.withLock { $0.retries += 1 }
+        log("\(reason); retry \(attempt) in \(String(format: "%.1f", delay)) s")
+        retry = clock.schedule(after: delay) { [weak self] in
+            guard let self else { return }
+            self.queue.async {
+                self.retry = nil
+                self.pump()
+            }
+        }
+    }
+
+    private func problem(_ message: String) {
+        log(message)
+        counters.withLock {
+            $0.recentProblems.append(message)
+            if $0.recentProblems.count > 20 { $0.recentProblems.removeFirst() }
+        }
+    }
+}

@@ -1,0 +1,65 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Sends one request. The default is ``URLSessionTransport``; the tests use it against a real
+/// server on loopback.
+public protocol HTTPTransport: Sendable {
+    /// Calls `completion` once, on any thread, with the response or the network error.
+    func send(
+        _ request: HTTPRequest, timeout: TimeInterval,
+        completion: @escaping @Sendable (Result<HTTPResponse, any Error>) -> Void)
+}
+
+/// A server's answer. Header names are lowercased.
+public struct HTTPResponse: Sendable, Equatable {
+    public var status: Int
+    public var headers: [String: String]
+    public var body: [UInt8]
+
+    public init(status: Int, headers: [String: String] = [:], body: [UInt8] = []) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+    }
+}
+
+/// Sends requests with an ephemeral `URLSession` (no cookies, no cache).
+public final class URLSessionTransport: HTTPTransport, @unchecked Sendable {
+    // @unchecked: URLSession is thread-safe; it is not marked Sendable on Linux.
+    private let session: URLSession
+
+    /// `requestTimeout` is also set on the session: swift-corelibs-foundation ignores a
+    /// request's own `timeoutInterval`.
+    public init(configuration: URLSessionConfiguration = .ephemeral, requestTimeout: TimeInterval = 30) {
+        configuration.timeoutIntervalForRequest = requestTimeout
+        configuration.httpCookieStorage = nil
+        configuration.urlCache = nil
+        session = URLSession(configuration: configuration)
+    }
+
+    deinit { session.finishTasksAndInvalidate() }
+
+    public func send(
+        _ request: HTTPRequest, timeout: TimeInterval,
+        completion: @escaping @Sendable (Result<HTTPResponse, any Error>) -> Void
+    ) {
+        var urlRequest = URLRequest(url: request.url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: timeout)
+        urlRequest.httpMethod = request.method
+        for (name, value) in request.headers { urlRequest.setValue(value, forHTTPHeaderField: name) }
+        urlRequest.httpBody = Data(request.body)
+        session.dataTask(with: urlRequest) { data, response, error in
+            if let error { return completion(.failure(error)) }
+            guard let http = response as? HTTPURLResponse else {
+                return completion(.failure(URLError(.badServerResponse)))
+            }
+            var headers: [String: String] = [:]
+            for (name, value) in http.allHeaderFields {
+                headers[String(describing: name).lowercased()] = String(describing: value)
+            }
+            completion(.success(HTTPResponse(status: http.statusCode, headers: headers, body: [UInt8](data ?? Data()))))
+        }.resume()
+    }
+}

@@ -1,0 +1,20 @@
+import Checkout
+import Foundation
+import MeasurementEvents
+import XCTest
+
+final class CheckoutTests: XCTestCase {
+    func testPayPostsTheCatalogEvents() throws {
+        let center = NotificationCenter()
+        let received = LockedValue<[MeasurementEvent]>([])
+        let token = center.addObserver(forName: .measurementEvent, object: nil, queue: nil) { note in
+            if let event = try? MeasurementEvent(notification: note) { received.withLock { $0.append(event) } }
+        }
+        CheckoutScreen(center: center).pay(cartID: "c1", email: "a@example.com")
+        center.removeObserver(token)
+        let events = received.withLock { $0 }
+        XCTAssertEqual(events.map(\.name), CheckoutEvents.allNames)
+        XCTAssertEqual(CheckoutEvents.CheckoutPaid(events[1]), CheckoutEvents.CheckoutPaid(cartID: "c1", email: "a@example.com", express: true))
+        XCTAssertEqual(CheckoutEvents.personalDataArgs, ["checkout/paid": ["email"]])
+    }
+}

@@ -1,0 +1,315 @@
+import Foundation
+
+#if canImport(Darwin)
+import Darwin
+#elseif canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// A small HTTP/1.1 server on 127.0.0.1 (BSD sockets, one thread per connection) that records
+/// every request and answers from a script: for tests of the HTTP trackers, and as the local
+/// collector of the demo.
+///
+/// ```swift
+/// let collector = LoopbackCollector()
+/// collector.script([.status(500), .ok])       // then `defaultReply` (200) for the rest
+/// try collector.start()
+/// // … point an encoder at collector.baseURL …
+/// collector.waitForRequests(2, timeout: 10)
+/// ```
+public final class LoopbackCollector: @unchecked Sendable {
+    // @unchecked: mutable state is in `state`, behind `lock`; sockets are only closed under it.
+
+    public struct Request: Sendable {
+        public var method: String
+        /// Path and query, as sent: `/v1/batch`, `/mp/collect?measurement_id=…`.
+        public var target: String
+        /// Lowercased names.
+        public var headers: [String: String]
+        public var body: [UInt8]
+        public var bodyText: String { String(decoding: body, as: UTF8.self) }
+    }
+
+    public struct Reply: Sendable {
+        public var status: Int
+        public var headers: [String: String]
+        public var body: String
+        /// Seconds to wait before answering (to make the client time out).
+        public var delay: TimeInterval
+
+        public init(status: Int, headers: [String: String] = [:], body: String = "", delay: TimeInterval = 0) {
+            self.status = status
+            self.headers = headers
+            self.body = body
+            self.delay = delay
+        }
+
+        public static let ok = Reply(status: 200, body: "{\"code\":200}")
+        public static func status(_ status: Int, body: String = "") -> Reply { Reply(status: status, body: body) }
+        public static func tooManyRequests(retryAfter seconds: Int) -> Reply {
+            Reply(status: 429, headers: ["Retry-After": String(seconds)], body: "slow down")
+        }
+        public static func slow(_ delay: TimeInterval) -> Reply { Reply(status: 200, delay: delay) }
+    }
+
+    private struct State {
+        var listener: Int32 = -1
+        var clients: Set<Int32> = []
+        var requests: [Request] = []
+        var script: [Reply] = []
+        var defaultReply = Reply.ok
+        var port: UInt16
+    }
+
+    private let lock = NSCondition()
+    private var state: State
+
+    /// `port` 0 picks a free port at ``start()``.
+    public init(port: UInt16 = 0) {
+        state = State(port: port)
+    }
+
+    deinit { stop() }
+
+    private func withState<Result>(_ body: (inout State) throws -> Result) rethrows -> Result {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body(&state)
+    }
+
+    public var port: UInt16 { withState { $0.port } }
+    public var baseURL: URL { URL(string: "http://127.0.0.1:\(port)")! }
+    public var requests: [Request] { withState { $0.requests } }
+
+    /// Replies used, in order, for the next requests; afterwards ``setDefaultReply(_:)``'s.
+    public func script(_ replies: [Reply]) { withState { $0.script.append(contentsOf: replies) } }
+    public func setDefaultReply(_ reply: Reply) { withState { $0.defaultReply = reply } }
+
+    /// Blocks until at least `count` requests arrived or `timeout` seconds passed.
+    @discardableResult
+    public func waitForRequests(_ count: Int, timeout: TimeInterval) -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        lock.lock()
+        defer { lock.unlock() }
+        while state.requests.count < count {
+            if !lock.wait(until: deadline) { return state.requests.count >= count }
+        }
+        return true
+    }
+
+    /// A port that was free a moment ago: for "refused until the server comes up".
+    public static func unusedPort() throws -> UInt16 {
+        let probe = LoopbackCollector()
+        try probe.start()
+        let port = probe.port
+        probe.stop()
+        return port
+    }
+
+    public struct SocketError: Error, CustomStringConvertible {
+        public let call: String
+        public let code: Int32
+        public var description: String { "\(call) failed: \(String(cString: strerror(code)))" }
+    }
+
+    public func start() throws {
+        #if canImport(Darwin)
+        let listener = socket(AF_INET, SOCK_STREAM, 0)
+        #else
+        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        #endif
+        guard listener >= 0 else { throw SocketError(call: "socket", code: errno) }
+        var yes: Int32 = 1
+        setsockopt(listener, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = port.bigEndian
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard bound == 0, listen(listener, 64) == 0 else {
+            let code = errno
+            close(listener)
+            throw SocketError(call: "bind/listen on port \(port)", code: code)
+        }
+        var actual = sockaddr_in()
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &actual) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(listener, $0, &length) }
+        }
+        withState {
+            $0.listener = listener
+            $0.port = UInt16(bigEndian: actual.sin_port)
+        }
+        let thread = Thread { [self] in acceptLoop(listener) }
+        thread.name = "LoopbackCollector.accept"
+        thread.start()
+    }
+
+    /// Closes the listener and every connection. Requests already recorded stay readable.
+    public func stop() {
+        let sockets = withState { state -> [Int32] in
+            defer {
+                state.listener = -1
+                state.clients = []
+            }
+            return (state.listener >= 0 ? [state.listener] : []) + Array(state.clients)
+        }
+        for socket in sockets {
+            shutdown(socket, Int32(SHUT_RDWR))
+            close(socket)
+        }
+    }
+
+    private func acceptLoop(_ listener: Int32) {
+        while true {
+            let client = accept(listener, nil, nil)
+            if client < 0 {
+                if errno == EINTR { continue }
+                return
+            }
+            #if canImport(Darwin)
+            var yes: Int32 = 1
+            setsockopt(client, SOL_SOCKET, SO_NOSIGPIPE, &yes, socklen_t(MemoryLayout<Int32>.size))
+            #endif
+            let accepted = withState { state -> Bool in
+                guard state.listener == listener else { return false }
+                state.clients.insert(client)
+                return true
+            }
+            guard accepted else {
+                close(client)
+                return
+            }
+            let thread = Thread { [self] in serve(client) }
+            thread.start()
+        }
+    }
+
+    private func serve(_ client: Int32) {
+        var buffer: [UInt8] = []
+        defer {
+            let owned = withState { $0.clients.remove(client) != nil }
+            if owned { close(client) }
+        }
+        while true {
+            guard let request = readRequest(client, buffer: &buffer) else { return }
+            let reply = withState { state -> Reply in
+                state.requests.append(request)
+                return state.script.isEmpty ? state.defaultReply : state.script.removeFirst()
+            }
+            lock.broadcast()
+            if reply.delay > 0 { Thread.sleep(forTimeInterval: reply.delay) }
+            guard write(reply, to: client) else { return }
+        }
+    }
+
+    private func readRequest(_ client: Int32, buffer: inout [UInt8]) -> Request? {
+        let separator: [UInt8] = Array("\r\n\r\n".utf8)
+        var headerEnd: Int?
+        while true {
+            if let end = find(separator, in: buffer) {
+                headerEnd = end
+                break
+            }
+            guard receive(client, into: &buffer) else { return nil }
+        }
+        let head = String(decoding: buffer[..<headerEnd!], as: UTF8.self)
+        buffer.removeSubrange(..<(headerEnd! + 4))
+        var lines = head.components(separatedBy: "\r\n")
+        let requestLine = lines.removeFirst().split(separator: " ")
+        guard requestLine.count >= 2 else { return nil }
+        var headers: [String: String] = [:]
+        for line in lines {
+            guard let colon = line.firstIndex(of: ":") else { continue }
+            headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+        }
+        if headers["expect"]?.lowercased() == "100-continue" {
+            _ = sendAll(Array("HTTP/1.1 100 Continue\r\n\r\n".utf8), to: client)
+        }
+        var body: [UInt8] = []
+        if headers["transfer-encoding"]?.lowercased() == "chunked" {
+            while true {
+                while find(Array("\r\n".utf8), in: buffer) == nil {
+                    guard receive(client, into: &buffer) else { return nil }
+                }
+                let lineEnd = find(Array("\r\n".utf8), in: buffer)!
+                let size = Int(String(decoding: buffer[..<lineEnd], as: UTF8.self).split(separator: ";")[0], radix: 16) ?? 0
+                buffer.removeSubrange(..<(lineEnd + 2))
+                while buffer.count < size + 2 {
+                    guard receive(client, into: &buffer) else { return nil }
+                }
+                body.append(contentsOf: buffer[..<size])
+                buffer.removeSubrange(..<(size + 2))
+                if size == 0 { break }
+            }
+        } else {
+            let length = Int(headers["content-length"] ?? "0") ?? 0
+            while buffer.count < length {
+                guard receive(client, into: &buffer) else { return nil }
+            }
+            body = Array(buffer[..<length])
+            buffer.removeSubrange(..<length)
+        }
+        return Request(method: String(requestLine[0]), target: String(requestLine[1]), headers: headers, body: body)
+    }
+
+    private func receive(_ client: Int32, into buffer: inout [UInt8]) -> Bool {
+        var chunk = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let count = recv(client, &chunk, chunk.count, 0)
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else { return false }
+            buffer.append(contentsOf: chunk[..<count])
+            return true
+        }
+    }
+
+    private func write(_ reply: Reply, to client: Int32) -> Bool {
+        let body = Array(reply.body.utf8)
+        var head = "HTTP/1.1 \(reply.status) \(Self.reason(reply.status))\r\n"
+        head += "Content-Length: \(body.count)\r\nContent-Type: application/json\r\nConnection: keep-alive\r\n"
+        for (name, value) in reply.headers.sorted(by: { $0.key < $1.key }) { head += "\(name): \(value)\r\n" }
+        head += "\r\n"
+        return sendAll(Array(head.utf8) + body, to: client)
+    }
+
+    private func sendAll(_ bytes: [UInt8], to client: Int32) -> Bool {
+        var offset = 0
+        while offset < bytes.count {
+            #if canImport(Darwin)
+            let sent = bytes[offset...].withUnsafeBytes { send(client, $0.baseAddress, $0.count, 0) }
+            #else
+            let sent = bytes[offset...].withUnsafeBytes { send(client, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            #endif
+            if sent < 0 && errno == EINTR { continue }
+            guard sent > 0 else { return false }
+            offset += sent
+        }
+        return true
+    }
+
+    private func find(_ needle: [UInt8], in haystack: [UInt8]) -> Int? {
+        guard haystack.count >= needle.count else { return nil }
+        for start in 0...(haystack.count - needle.count) where haystack[start] == needle[0] {
+            if Array(haystack[start..<start + needle.count]) == needle { return start }
+        }
+        return nil
+    }
+
+    private static func reason(_ status: Int) -> String {
+        switch status {
+        case 200: return "OK"
+        case 400: return "Bad Request"
+        case 408: return "Request Timeout"
+        case 413: return "Payload Too Large"
+        case 429: return "Too Many Requests"
+        case 500: return "Internal Server Error"
+        case 503: return "Service Unavailable"
+        default: return "Status"
+        }
+    }
+}

@@ -1,0 +1,80 @@
+import MeasurementEventsGenerator
+import XCTest
+
+final class JSONParserTests: XCTestCase {
+    private func parse(_ text: String) throws -> (JSONNode, [JSONParser.DuplicateKey]) {
+        var parser = JSONParser(bytes: Array(text.utf8))
+        let root = try parser.parse()
+        return (root, parser.duplicateKeys)
+    }
+
+    private func syntaxError(_ text: String) -> JSONSyntaxError? {
+        var parser = JSONParser(bytes: Array(text.utf8))
+        do {
+            _ = try parser.parse()
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    func testObjectsKeepKeyOrderAndPositions() throws {
+        let (root, _) = try parse("{\n  \"zeta\": 1,\n  \"alpha\": [true, null],\n  \"mid\": \"é\"\n}")
+        guard case .object(let members) = root.value else { return XCTFail("not an object") }
+        XCTAssertEqual(members.map(\.key), ["zeta", "alpha", "mid"])
+        XCTAssertEqual(members.map(\.keyPosition), [SourcePosition(line: 2, column: 3), SourcePosition(line: 3, column: 3), SourcePosition(line: 4, column: 3)])
+        XCTAssertEqual(members[0].value, JSONNode(value: .number("1"), position: SourcePosition(line: 2, column: 11)))
+        XCTAssertEqual(members[2].value.value, .string("é"))
+    }
+
+    func testColumnsCountCharactersNotBytes() throws {
+        let (root, _) = try parse(#"{"é": "ü", "x": 1}"#)
+        guard case .object(let members) = root.value else { return XCTFail("not an object") }
+        XCTAssertEqual(members[1].keyPosition, SourcePosition(line: 1, column: 12))
+    }
+
+    func testEscapesIncludingSurrogatePairs() throws {
+        let (root, _) = try parse(#"["a\"b\\c\/d\n\t", "\u00e9\ud83d\ude00"]"#)
+        XCTAssertEqual(root.value, .array([
+            JSONNode(value: .string("a\"b\\c/d\n\t"), position: SourcePosition(line: 1, column: 2)),
+            JSONNode(value: .string("é😀"), position: SourcePosition(line: 1, column: 20)),
+        ]))
+    }
+
+    func testDuplicateKeysAreReportedWithBothPositions() throws {
+        let (root, duplicates) = try parse(#"{"a": {"k": 1, "k": 2}, "b": 3, "b": 4}"#)
+        XCTAssertEqual(duplicates, [
+            JSONParser.DuplicateKey(objectPath: [.key("a")], key: "k", position: SourcePosition(line: 1, column: 16), firstPosition: SourcePosition(line: 1, column: 8)),
+            JSONParser.DuplicateKey(objectPath: [], key: "b", position: SourcePosition(line: 1, column: 33), firstPosition: SourcePosition(line: 1, column: 25)),
+        ])
+        guard case .object(let members) = root.value else { return XCTFail("not an object") }
+        XCTAssertEqual(members.map(\.key), ["a", "b"], "the first value is kept")
+    }
+
+    func testSyntaxErrorsSayWhereWhatAndWhatWasExpected() {
+        let trailingComma = syntaxError("{\"a\": 1,}")
+        XCTAssertEqual(trailingComma?.position, SourcePosition(line: 1, column: 9))
+        XCTAssertEqual(trailingComma?.found, "\"}\"")
+        XCTAssertEqual(trailingComma?.expected, "a string key")
+
+        XCTAssertEqual(syntaxError("[1, 2")?.expected, "\",\" or \"]\" (the array opened at 1:1 is never closed)")
+        XCTAssertEqual(syntaxError("\"open")?.found, "the end of the file")
+        XCTAssertEqual(syntaxError("{\"a\": tru}")?.found, "\"tru\"")
+        XCTAssertEqual(syntaxError("01")?.expected, "the end of the file after the top-level value")
+        XCTAssertEqual(syntaxError("{} x")?.position, SourcePosition(line: 1, column: 4))
+        XCTAssertEqual(syntaxError("\"a\u{01}\"")?.found, "a control character (U+0001)")
+        XCTAssertEqual(syntaxError(#""\ud800x""#)?.found, #"a lone high surrogate \uD800"#)
+        XCTAssertEqual(syntaxError("")?.found, "the end of the file")
+    }
+
+    func testDeepNestingIsAnErrorNotACrash() {
+        let deep = String(repeating: "[", count: 100_000)
+        XCTAssertEqual(syntaxError(deep)?.found, "more than 512 nested arrays or objects")
+    }
+
+    func testNumbersKeepTheirText() throws {
+        let (root, _) = try parse("[-0, 1.50, 2e10, 3E-2]")
+        guard case .array(let elements) = root.value else { return XCTFail("not an array") }
+        XCTAssertEqual(elements.map(\.value), [.number("-0"), .number("1.50"), .number("2e10"), .number("3E-2")])
+    }
+}

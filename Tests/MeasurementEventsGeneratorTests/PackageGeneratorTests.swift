@@ -1,0 +1,95 @@
+import Foundation
+import MeasurementEventsGenerator
+import XCTest
+
+final class PackageGeneratorTests: XCTestCase {
+    private var package: TemporaryPackage!
+    private var generator: PackageGenerator { PackageGenerator(packageRoot: package.root) }
+
+    override func setUpWithError() throws {
+        package = try TemporaryPackage(copying: Repository.golden)
+    }
+
+    override func tearDown() {
+        package.remove()
+    }
+
+    func testCheckPassesOnTheCommittedGoldenPackage() throws {
+        let report = try generator.check()
+        XCTAssertTrue(report.isUpToDate)
+        XCTAssertEqual(report.upToDate, ["Sources/Empty/events_Empty.swift", "Sources/Minimal/events_Minimal.swift", "Sources/Shop/events_Shop.swift"])
+    }
+
+    func testCheckFailsOnAHandEditedGeneratedFileAndPassesAfterGenerate() throws {
+        let path = "Sources/Shop/events_Shop.swift"
+        try package.write(path, try XCTUnwrap(package.read(path)).replacingOccurrences(of: "shop/opened", with: "shop/opend"))
+        let before = try package.snapshot()
+
+        let report = try generator.check()
+        XCTAssertEqual(report.stale, [path])
+        XCTAssertFalse(report.isUpToDate)
+        XCTAssertEqual(try package.snapshot(), before, "check writes nothing")
+
+        XCTAssertEqual(try generator.generate().written, [path])
+        XCTAssertTrue(try generator.check().isUpToDate)
+    }
+
+    func testCheckFailsOnACatalogChangedWithoutRegenerating() throws {
+        let catalog = try XCTUnwrap(package.read("Events/Minimal.json"))
+        try package.write("Events/Minimal.json", catalog.replacingOccurrences(of: "A deep link was opened.", with: "A universal link was opened."))
+        XCTAssertEqual(try generator.check().stale, ["Sources/Minimal/events_Minimal.swift"])
+        _ = try generator.generate()
+        XCTAssertTrue(try generator.check().isUpToDate)
+    }
+
+    func testCheckListsMissingGeneratedFiles() throws {
+        try FileManager.default.removeItem(at: package.root.appendingPathComponent("Sources/Empty/events_Empty.swift"))
+        let report = try generator.check()
+        XCTAssertEqual(report.missing, ["Sources/Empty/events_Empty.swift"])
+        XCTAssertEqual(report.outdated, ["Sources/Empty/events_Empty.swift"])
+    }
+
+    func testGenerateWritesOnlyFilesWhoseContentChanged() throws {
+        let path = "Sources/Minimal/events_Minimal.swift"
+        try package.write(path, "// stale\n")
+        let before = try package.snapshot()
+
+        let report = try generator.generate()
+        XCTAssertEqual(report.written, [path])
+        XCTAssertEqual(report.unchanged, ["Sources/Empty/events_Empty.swift", "Sources/Shop/events_Shop.swift"])
+        let after = try package.snapshot()
+        for (file, state) in before where file != path {
+            XCTAssertEqual(after[file], state, "\(file) was rewritten")
+        }
+        XCTAssertNotEqual(after[path], before[path])
+    }
+
+    func testGenerateNamedCatalogsOnly() throws {
+        for module in ["Empty", "Shop"] { try package.write("Sources/\(module)/events_\(module).swift", "// stale\n") }
+        let report = try generator.generate(modules: ["Events/Shop.json"])
+        XCTAssertEqual(report.written, ["Sources/Shop/events_Shop.swift"])
+        XCTAssertEqual(package.read("Sources/Empty/events_Empty.swift"), "// stale\n")
+    }
+
+    func testGenerateRejectsAnUnknownCatalogName() {
+        XCTAssertThrowsError(try generator.generate(modules: ["Shp"])) { error in
+            XCTAssertEqual(error as? GeneratorFailure, .unknownCatalog("Shp", known: ["Empty", "Minimal", "Shop"]))
+        }
+    }
+
+    func testAPackageWithoutAnEventsFolderIsAClearError() throws {
+        try FileManager.default.removeItem(at: package.root.appendingPathComponent("Events"))
+        XCTAssertThrowsError(try generator.check()) { error in
+            XCTAssertEqual(
+                (error as? GeneratorFailure)?.description,
+                "found no Events/ folder in \(package.root.path), expected catalogs as Events/<Module>.json (is --package-path the package root?)")
+        }
+    }
+
+    func testTheDemoPackageIsUpToDate() throws {
+        // The repository's own catalogs (Events/DemoFeed.json, …) against their committed files.
+        let report = try PackageGenerator(packageRoot: Repository.root).check()
+        XCTAssertEqual(report.outdated, [])
+        XCTAssertTrue(report.upToDate.contains("Sources/DemoFeed/events_DemoFeed.swift"))
+    }
+}

@@ -1,0 +1,125 @@
+import Foundation
+import LoopbackCollector
+import MeasurementEvents
+@testable import MeasurementEventsHTTP
+import XCTest
+
+final class DiskQueueTests: XCTestCase {
+    private var directory: URL!
+
+    override func setUp() { directory = makeTemporaryDirectory(name) }
+    override func tearDown() { try? FileManager.default.removeItem(at: directory) }
+
+    private func makeQueue(eventsPerBatch: Int = 10, maximumEvents: Int = 1_000) throws -> DiskQueue {
+        try DiskQueue(
+            directory: directory,
+            limits: .init(eventsPerBatch: eventsPerBatch, bytesPerBatch: 1 << 20, maximumEvents: maximumEvents,
+                          maximumBytes: 1 << 30),
+            log: { _ in })
+    }
+
+    private func indices(_ events: [QueuedEvent]) -> [Int] { events.compactMap { $0.event.args["index"]?.intValue } }
+
+    func testRecordsRoundTripWithEveryValueKind() throws {
+        let event = MeasurementEvent(
+            "a/b", type: .impression, category: "c", args: ["s": "é☃", "i": -7, "d": 0.25, "b": false], label: "L")
+        var bytes: [UInt8] = []
+        EventRecordCodec.encode(QueuedEvent(event: event, userID: "u1"), into: &bytes)
+        XCTAssertEqual(try EventRecordCodec.decode(bytes[...]), QueuedEvent(event: event, userID: "u1"))
+    }
+
+    func testOpenSegmentLeftByACrashIsCutToItsLastCompleteRecordAndSent() throws {
+        do {
+            let queue = try makeQueue(eventsPerBatch: 100)
+            for event in numbered(5) { _ = try queue.append(QueuedEvent(event: event)) }
+        }
+        let open = try XCTUnwrap(try FileManager.default.contentsOfDirectory(atPath: directory.path).first)
+        XCTAssertTrue(open.hasSuffix(".open"))
+        // A torn last write: half a record.
+        let handle = try FileHandle(forWritingTo: directory.appendingPathComponent(open))
+        handle.seekToEndOfFile()
+        handle.write(Data([0x4D, 0x45, 0x40, 0, 0, 0, 1, 2]))
+        handle.closeFile()
+        let queue = try makeQueue()
+        XCTAssertEqual(queue.counters.tornRecordsRepaired, 1)
+        let batch = try XCTUnwrap(queue.nextBatch(sealingOpenSegmentWithAtLeast: 1))
+        XCTAssertEqual(indices(queue.read(batch)), [0, 1, 2, 3, 4])
+    }
+
+    func testTruncatedBatchAndRandomBytesAreSkippedCountedAndDoNotBlockOthers() throws {
+        do {
+            let queue = try makeQueue(eventsPerBatch: 10)
+            for event in numbered(30) { _ = try queue.append(QueuedEvent(event: event)) }
+        }
+        let names = try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted()
+        XCTAssertEqual(names.count, 3)
+        // The first batch loses its tail mid-record; the second becomes random bytes.
+        let first = directory.appendingPathComponent(names[0])
+        let firstData = try Data(contentsOf: first)
+        try firstData.prefix(firstData.count - 20).write(to: first)
+        var generator = SystemRandomNumberGenerator()
+        try Data((0..<4_000).map { _ in UInt8.random(in: 0...255, using: &generator) })
+            .write(to: directory.appendingPathComponent(names[1]))
+        try Data("not ours".utf8).write(to: directory.appendingPathComponent("notes.txt"))
+
+        let queue = try makeQueue()
+        var delivered: [Int] = []
+        while let batch = queue.nextBatch(sealingOpenSegmentWithAtLeast: 1) {
+            delivered += indices(queue.read(batch))
+            queue.remove(batch)
+        }
+        XCTAssertEqual(delivered, Array(0..<9) + Array(20..<30))
+        XCTAssertEqual(queue.counters.tornRecordsRepaired, 1)
+        XCTAssertEqual(queue.counters.unreadableFiles, 1)
+        XCTAssertEqual(queue.queuedEvents, 0)
+    }
+
+    func testCorruptRecordInTheMiddleIsSkippedAndCounted() throws {
+        do {
+            let queue = try makeQueue(eventsPerBatch: 100)
+            for event in numbered(3) { _ = try queue.append(QueuedEvent(event: event)) }
+            queue.sealOpenSegment(durable: false)
+        }
+        let name = try XCTUnwrap(try FileManager.default.contentsOfDirectory(atPath: directory.path).first)
+        let url = directory.appendingPathComponent(name)
+        var bytes = [UInt8](try Data(contentsOf: url))
+        let recordLength = bytes.count / 3
+        bytes[recordLength + 20] ^= 0xFF   // inside the second record's payload
+        try Data(bytes).write(to: url)
+        let queue = try makeQueue()
+        let batch = try XCTUnwrap(queue.nextBatch(sealingOpenSegmentWithAtLeast: 1))
+        XCTAssertEqual(indices(queue.read(batch)), [0, 2])
+        XCTAssertEqual(queue.counters.corruptRecords, 1)
+    }
+
+    func testAtTheCapTheOldestBatchIsDroppedAndCounted() throws {
+        let queue = try makeQueue(eventsPerBatch: 10, maximumEvents: 50)
+        for event in numbered(75) { _ = try queue.append(QueuedEvent(event: event)) }
+        XCTAssertLessThanOrEqual(queue.queuedEvents, 50)
+        XCTAssertEqual(queue.counters.droppedAtCap, 75 - queue.queuedEvents)
+        let batch = try XCTUnwrap(queue.nextBatch(sealingOpenSegmentWithAtLeast: 1))
+        XCTAssertEqual(indices(queue.read(batch)).first, queue.counters.droppedAtCap)
+    }
+
+    func testTrackerRecoversBadFilesAndDeliversTheRest() throws {
+        let collector = LoopbackCollector()
+        try collector.start()
+        defer { collector.stop() }
+        let queueDirectory = directory.appendingPathComponent("queue")
+        do {
+            let queue = try DiskQueue(
+                directory: queueDirectory,
+                limits: .init(eventsPerBatch: 10, bytesPerBatch: 1 << 20, maximumEvents: 1_000, maximumBytes: 1 << 30),
+                log: { _ in })
+            for event in numbered(20) { _ = try queue.append(QueuedEvent(event: event)) }
+        }
+        try Data(repeating: 0xAB, count: 500).write(to: queueDirectory.appendingPathComponent("000000000000-10.batch"))
+        let tracker = try HTTPTracker(
+            encoder: SegmentEncoder(writeKey: "k", baseURL: collector.baseURL), directory: directory,
+            configuration: testConfiguration())
+        XCTAssertTrue(tracker.waitUntilDelivered(timeout: 10))
+        XCTAssertEqual(receivedIndices(collector.requests), Array(0..<20))
+        XCTAssertEqual(tracker.diagnostics.unreadableFiles, 1)
+        XCTAssertEqual(queueFiles(directory), [])
+    }
+}

@@ -1,0 +1,193 @@
+import Foundation
+import LoopbackCollector
+import MeasurementEvents
+@testable import MeasurementEventsHTTP
+import XCTest
+
+/// Delivery through a real HTTP server on loopback, in the normal case and under faults.
+final class HTTPTrackerDeliveryTests: XCTestCase {
+    private var collector: LoopbackCollector!
+    private var directory: URL!
+
+    override func setUpWithError() throws {
+        collector = LoopbackCollector()
+        try collector.start()
+        directory = makeTemporaryDirectory(name)
+    }
+
+    override func tearDown() {
+        collector.stop()
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    private func makeTracker(
+        _ configuration: HTTPTracker.Configuration = testConfiguration(), maximumEvents: Int = 100
+    ) throws -> HTTPTracker {
+        try HTTPTracker(
+            encoder: SegmentEncoder(
+                writeKey: "key", baseURL: collector.baseURL,
+                limits: BatchLimits(maximumEvents: maximumEvents, maximumBytes: 500_000)),
+            directory: directory, configuration: configuration)
+    }
+
+    private func assertEachDeliveredAtLeastOnce(_ count: Int, file: StaticString = #filePath, line: UInt = #line) {
+        let indices = receivedIndices(collector.requests)
+        XCTAssertEqual(Set(indices), Set(0..<count), "missing: \(Set(0..<count).subtracting(indices).sorted().prefix(10))",
+                       file: file, line: line)
+    }
+
+    func testEveryEventIsReceivedExactlyOnce() throws {
+        let tracker = try makeTracker()
+        for event in numbered(1_000) { try tracker.track(event) }
+        XCTAssertTrue(tracker.waitUntilDelivered(timeout: 30))
+        XCTAssertEqual(receivedIndices(collector.requests).sorted(), Array(0..<1_000))
+        XCTAssertEqual(tracker.diagnostics.delivered, 1_000)
+        XCTAssertEqual(queueFiles(directory), [])
+        let first = collector.requests[0]
+        XCTAssertEqual(first.method, "POST")
+        XCTAssertEqual(first.target, "/v1/batch")
+        XCTAssertEqual(first.headers["authorization"], "Basic a2V5Og==")
+    }
+
+    func testEventsKeepTheirOrderAcrossBatches() throws {
+        let tracker = try makeTracker(maximumEvents: 7)
+        for event in numbered(100) { try tracker.track(event) }
+        XCTAssertTrue(tracker.waitUntilDelivered(timeout: 30))
+        XCTAssertEqual(receivedIndices(collector.requests), Array(0..<100))
+    }
+
+    func testUploadStartsAtFlushAtWithoutAnExplicitFlush() throws {
+        let tracker = try makeTracker(testConfiguration(flushAt: 10))
+        for event in numbered(9) { try tracker.track(event) }
+        XCTAssertFalse(collector.waitForRequests(1, timeout: 0.3))
+        try tracker.track(numbered(1, from: 9)[0])
+        XCTAssertTrue(collector.waitForRequests(1, timeout: 10))
+        XCTAssertEqual(receivedIndices(collector.requests), Array(0..<10))
+    }
+
+    func testTimerFlushesWhatIsQueued() throws {
+        let clock = TestClock(runsImmediately: false)
+        var configuration = testConfiguration(clock: clock)
+        configuration.flushInterval = 30
+        let tracker = try makeTracker(configuration)
+        for event in numbered(3) { try tracker.track(event) }
+        clock.advance(by: 29)
+        XCTAssertFalse(collector.waitForRequests(1, timeout: 0.3))
+        clock.advance(by: 1)
+        XCTAssertTrue(collector.waitForRequests(1, timeout: 10))
+        XCTAssertEqual(receivedIndices(collector.requests), [0, 1, 2])
+        _ = tracker
+    }
+
+    func testServerErrorThenSuccessLosesNothing() throws {
+        collector.script([.status(500), .status(503)])
+        let clock = TestClock(runsImmediately: true)
+        let tracker = try makeTracker(testConfiguration(clock: clock))
+        for event in numbered(50) { try tracker.track(event) }
+        XCTAssertTrue(tracker.waitUntilDelivered(timeout: 30))
+        assertEachDeliveredAtLeastOnce(50)
+        XCTAssertEqual(tracker.diagnostics.retries, 2)
+        // Backoff doubles: 1 s, then 2 s (jitter fixed at 0 by the test policy).
+        XCTAssertEqual(clock.scheduledDelays, [1, 2])
+    }
+
+    func testTooManyRequestsWaitsForRetryAfter() throws {
+        collector.script([.tooManyRequests(retryAfter: 17)])
+        let clock = TestClock(runsImmediately: true)
+        let tracker = try makeTracker(testConfiguration(clock: clock))
+        for event in numbered(5) { try tracker.track(event) }
+        XCTAssertTrue(tracker.waitUntilDelivered(timeout: 30))
+        XCTAssertEqual(clock.scheduledDelays, [17])
+        assertEachDeliveredAtLeastOnce(5)
+    }
+
+    func testPayloadTooLargeHalvesDownToSingleEvents() throws {
+        collector.script([.status(413), .status(413), .status(413)])
+        let tracker = try makeTracker()
+        for event in numbered(8) { try tracker.track(event) }
+        XCTAssertTrue(tracker.waitUntilDelivered(timeout: 30))
+        // 8 → 4 → 2 → 1 accepted, then 1, 2, 4.
+        let sizes = collector.requests.map { segmentCalls([$0]).count }
+        XCTAssertEqual(sizes, [8, 4, 2, 1, 1, 2, 4])
+        XCTAssertEqual(receivedIndices(Array(collector.requests.dropFirst(3))), Array(0..<8))
+    }
+
+    func testSingleEventRefusedWith413IsDroppedAndCounted() throws {
+        collector.script([.status(413), .status(413, body: "too big")])
+        let tracker = try makeTracker()
+        for event in numbered(2) { try tracker.track(event) }
+        XCTAssertTrue(tracker.waitUntilDelivered(timeout: 30))
+        XCTAssertEqual(tracker.diagnostics.rejectedByServer, 1)
+        XCTAssertEqual(tracker.diagnostics.delivered, 1)
+        XCTAssertTrue(tracker.diagnostics.recentProblems.last?.contains("too big") == true)
+    }
+
+    func testOtherClientErrorDropsOnlyThatBatchAndLogsTheServerMessage() throws {
+        collector.script([.status(400, body: "{\"error\":\"bad batch\"}")])
+        let tracker = try makeTracker(maximumEvents: 5)
+        for event in numbered(15) { try tracker.track(event) }
+        XCTAssertTrue(tracker.waitUntilDelivered(timeout: 30))
+        XCTAssertEqual(receivedIndices(Array(collector.requests.dropFirst())), Array(5..<15))
+        XCTAssertEqual(tracker.diagnostics.rejectedByServer, 5)
+        XCTAssertTrue(tracker.diagnostics.recentProblems.last?.contains("bad batch") == true)
+    }
+
+    func testConnectionRefusedUntilServerComesUp() throws {
+        let port = try LoopbackCollector.unusedPort()
+        let late = LoopbackCollector(port: port)
+        defer { late.stop() }
+        let clock = TestClock(runsImmediately: false)
+        let tracker = try HTTPTracker(
+            encoder: SegmentEncoder(writeKey: "key", baseURL: URL(string: "http://127.0.0.1:\(port)")!),
+            directory: directory, configuration: testConfiguration(clock: clock))
+        for event in numbered(20) { try tracker.track(event) }
+        try tracker.flush()
+        let deadline = Date().addingTimeInterval(10)
+        while tracker.diagnostics.retries == 0 && Date() < deadline { usleep(5_000) }
+        XCTAssertEqual(tracker.diagnostics.retries, 1)
+        XCTAssertEqual(tracker.diagnostics.queued, 20)
+        try late.start()
+        clock.advance(by: 1)
+        XCTAssertTrue(tracker.waitUntilDelivered(timeout: 30))
+        XCTAssertEqual(receivedIndices(late.requests), Array(0..<20))
+    }
+
+    func testSlowReplyPastTimeoutIsRetriedWithoutLoss() throws {
+        collector.script([.slow(3)])
+        var configuration = testConfiguration()
+        configuration.requestTimeout = 1
+        let tracker = try makeTracker(configuration)
+        for event in numbered(10) { try tracker.track(event) }
+        XCTAssertTrue(tracker.waitUntilDelivered(timeout: 30))
+        assertEachDeliveredAtLeastOnce(10)
+        XCTAssertGreaterThanOrEqual(tracker.diagnostics.retries, 1)
+        // The first try reached the server too: the repeat carries the same message ids.
+        let ids = segmentCalls(collector.requests).map { $0["messageId"] as! String }
+        XCTAssertEqual(Set(ids).count, 10)
+    }
+
+    func testPlainHTTPIsRefusedExceptLoopback() {
+        XCTAssertThrowsError(try HTTPTracker(
+            encoder: SegmentEncoder(writeKey: "k", baseURL: URL(string: "http://collector.example.com")!),
+            directory: directory, configuration: testConfiguration()))
+        XCTAssertTrue(HTTPTracker.isAllowedEndpoint(URL(string: "http://localhost:8080/x")!))
+        XCTAssertTrue(HTTPTracker.isAllowedEndpoint(URL(string: "http://[::1]:8080/x")!))
+        XCTAssertTrue(HTTPTracker.isAllowedEndpoint(URL(string: "https://api.segment.io")!))
+        XCTAssertFalse(HTTPTracker.isAllowedEndpoint(URL(string: "http://10.0.0.1")!))
+    }
+
+    func testAnonymousIDIsKeptAndUserIDTravelsWithEachEvent() throws {
+        let first = try makeTracker()
+        let anonymousID = first.anonymousID
+        try first.track(numbered(1)[0])
+        try first.setUserID("user-777")
+        try first.track(numbered(1, from: 1)[0])
+        XCTAssertTrue(first.waitUntilDelivered(timeout: 30))
+        let second = try makeTracker()
+        XCTAssertEqual(second.anonymousID, anonymousID)
+        XCTAssertEqual(second.userID, "user-777")
+        let calls = segmentCalls(collector.requests)
+        XCTAssertEqual(calls.map { $0["anonymousId"] as? String }, [anonymousID, anonymousID])
+        XCTAssertEqual(calls.map { $0["userId"] as? String }, [nil, "user-777"])
+    }
+}
