@@ -20,6 +20,16 @@ let package = Package(
             path: "Benchmarks/BusBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")]
         ),
+        .executableTarget(
+            name: "DeliveryBenchmarks",
+            dependencies: [
+                .product(name: "MeasurementEvents", package: "MeasurementEvents"),
+                .product(name: "MeasurementEventsHTTP", package: "MeasurementEvents"),
+                .product(name: "Benchmark", package: "package-benchmark"),
+            ],
+            path: "Benchmarks/DeliveryBenchmarks",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")]
+        ),
         // Not a benchmark: a plain driver to run under a profiler.
         .executableTarget(
             name: "BusProfile",

@@ -13,10 +13,12 @@ import sys
 OPERATIONS_PER_ITERATION = 1000
 
 
-def load(path):
+def load(path, target="BusBenchmarks"):
     results = {}
     for element in json.load(open(path)):
-        name = element["benchmark"].rsplit(".", 1)[-1]
+        *_, element_target, name = element["benchmark"].split(".")
+        if element_target != target:
+            continue
         metrics = element["secondaryMetrics"]
         wall_us = metrics["Time (wall clock)"]["scorePercentiles"]["50.0"]
         mallocs = metrics["Malloc (total)"]["scorePercentiles"]["50.0"]
@@ -73,5 +75,38 @@ def main(path):
                   f"raw posts {ref['per_second']:,.0f}/s ({bus['per_second'] / ref['per_second']:.2f}×).")
 
 
+def delivery(path):
+    """DeliveryBenchmarks: encoders do one 100-event batch per iteration, the enqueue
+    benchmark 1,000 events, the peak-memory one 200,000."""
+    rows = {}
+    for element in json.load(open(path)):
+        *_, target, name = element["benchmark"].split(".")
+        if target == "DeliveryBenchmarks":
+            rows[name] = {k: v["scorePercentiles"]["50.0"] for k, v in element["secondaryMetrics"].items()}
+    if not rows:
+        return
+    print()
+    print("| Delivery benchmark | p50 | mallocs | |")
+    print("|---|---:|---:|---|")
+    for name in sorted(rows):
+        row = rows[name]
+        wall_us = row["Time (wall clock)"]
+        if name.startswith("Encode"):
+            print(f"| {name} | {wall_us:.0f} µs per 100 events | {row['Malloc (total)']:.0f} | |")
+        elif name == "DiskQueue_enqueue":
+            rate = 1000 / (wall_us / 1e6)
+            print(f"| {name} | {wall_us:.0f} ns/event, {rate:,.0f} events/s | {row['Malloc (total)'] / 1000:.2f}/event "
+                  f"| goal ≥ 100,000/s: {'met' if rate >= 100_000 else 'MISSED'} |")
+        else:
+            rate = 200_000 / (wall_us / 1e6)
+            delta_mb = row.get("Memory Δ (resident peak)", 0) / 1e6
+            peak_mb = row.get("Memory (resident peak)", 0) / 1e6
+            print(f"| {name} | {wall_us / 1e6:.2f} s, {rate:,.0f} events/s; resident peak {peak_mb:.0f} MB, "
+                  f"growth {delta_mb:.1f} MB | {row['Malloc (total)']:,.0f} "
+                  f"| goal ≤ 20 MB growth: {'met' if delta_mb <= 20 else 'MISSED'} |")
+
+
 if __name__ == "__main__":
-    main(sys.argv[1] if len(sys.argv) > 1 else "Current_run.jmh.json")
+    path = sys.argv[1] if len(sys.argv) > 1 else "Current_run.jmh.json"
+    main(path)
+    delivery(path)
