@@ -65,8 +65,13 @@ let impressionTargets: [Target] = []
 let impressionProducts: [Product] = []
 
 // MARK: Trigger-action events
-let triggerTargets: [Target] = []
-let triggerProducts: [Product] = []
+let triggerTargets: [Target] = [
+    .target(name: "EventTriggers", dependencies: ["MeasurementEvents"]),
+    .testTarget(name: "EventTriggersTests", dependencies: ["EventTriggers", "MeasurementEvents"]),
+]
+let triggerProducts: [Product] = [
+    .library(name: "EventTriggers", targets: ["EventTriggers"]),
+]
 
 // MARK: HTTP delivery
 let httpTargets: [Target] = [
@@ -98,7 +103,9 @@ let demoTargets: [Target] = [
             "DemoFeed",
             "DemoSettings",
             "MeasurementEventsHTTP", "LoopbackCollector",
-        ]
+            "EventTriggers",
+        ],
+        resources: [.copy("tracking-plan.json")]
     ),
 ]
 let demoProducts: [Product] = [

@@ -1,0 +1,59 @@
+import Foundation
+import MeasurementEvents
+
+/// One trigger and the action it runs, attached to an object with
+/// `TriggerDetector.attach(_:to:)`.
+///
+/// ```swift
+/// let shown = TriggeredEvent(.didAppear, trace: "FeedViewController shown") { firing in
+///     MeasurementEvent.post("feed/opened", args: ["at": firing.timestamp.timeIntervalSince1970])
+/// }
+/// detector.attach(shown, to: feedViewController)
+/// ```
+///
+/// The action runs on the detector's serial queue (or on the reporting thread when the report
+/// asks for synchronous delivery). It must not capture the object it is attached to strongly:
+/// the detector would then keep the object alive. Capture `[weak self]` or plain values.
+public struct TriggeredEvent: Sendable, Identifiable {
+    /// For correlating a firing with logs; unique per event.
+    public let id: UUID
+    public let trigger: Trigger
+    /// A free-form note for debugging ("FeedViewController shown"), handed to the action and
+    /// to the detector's trace handler.
+    public let trace: String?
+    /// When true, the event is detached as it fires, so it runs at most once.
+    public let firesOnce: Bool
+    public let action: @Sendable (TriggerFiring) -> Void
+
+    public init(
+        _ trigger: Trigger,
+        trace: String? = nil,
+        id: UUID = EventIDGenerator.makeID(),
+        firesOnce: Bool = false,
+        action: @escaping @Sendable (TriggerFiring) -> Void
+    ) {
+        self.id = id
+        self.trigger = trigger
+        self.trace = trace
+        self.firesOnce = firesOnce
+        self.action = action
+    }
+}
+
+/// What an action receives when its event fires.
+public struct TriggerFiring: Sendable, Equatable {
+    /// When the trigger was reported, read from the detector's clock.
+    public let timestamp: Date
+    public let trigger: Trigger
+    /// The ``TriggeredEvent/id`` of the event that fired.
+    public let eventID: UUID
+    /// The ``TriggeredEvent/trace`` of the event that fired.
+    public let trace: String?
+
+    public init(timestamp: Date, trigger: Trigger, eventID: UUID, trace: String?) {
+        self.timestamp = timestamp
+        self.trigger = trigger
+        self.eventID = eventID
+        self.trace = trace
+    }
+}

@@ -1,0 +1,56 @@
+/// The plan shared by a plan-built aggregator's processor and destination trackers, so that
+/// ``EventAggregator/applyPlan(_:)`` swaps it for all of them at once.
+final class TrackingPlanHolder: Sendable {
+    private let current: LockedValue<TrackingPlan>
+
+    init(_ plan: TrackingPlan) { current = LockedValue(plan) }
+
+    var plan: TrackingPlan {
+        get { current.withLock { $0 } }
+        set { current.withLock { $0 = newValue } }
+    }
+}
+
+/// Hands an event to one named tracker when the plan routes it there.
+public struct PlanDestinationTracker: EventTracker {
+    public let destination: String
+    public let tracker: any EventTracker
+    let holder: TrackingPlanHolder
+
+    /// A tracker failure, named after its destination.
+    public struct Failure: Error, CustomStringConvertible {
+        public let destination: String
+        public let error: any Error
+        public var description: String { "destination \"\(destination)\": \(error)" }
+    }
+
+    public func track(_ event: MeasurementEvent) throws {
+        guard holder.plan.sends(event.name, to: destination) else { return }
+        do { try tracker.track(event) } catch { throw Failure(destination: destination, error: error) }
+    }
+
+    public func flush() throws {
+        do { try tracker.flush() } catch { throw Failure(destination: destination, error: error) }
+    }
+
+    public func discardPending() throws {
+        do { try tracker.discardPending() } catch { throw Failure(destination: destination, error: error) }
+    }
+}
+
+/// Applies the plan's labels; discards screen views of screens the plan does not list.
+struct PlanLabelProcessor: EventProcessor {
+    let holder: TrackingPlanHolder
+
+    func process(_ event: MeasurementEvent) -> MeasurementEvent? {
+        let plan = holder.plan
+        var event = event
+        if event.name == TrackingPlan.screenViewEvent {
+            guard let screen = event.args["screen"]?.stringValue, let label = plan.label(forScreen: screen) else { return nil }
+            event.label = label
+        } else if let tracked = plan.trackedEvent(named: event.name) {
+            event.label = tracked.label
+        }
+        return event
+    }
+}

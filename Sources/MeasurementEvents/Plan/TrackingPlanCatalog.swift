@@ -1,0 +1,113 @@
+import Foundation
+
+extension TrackingPlan {
+    /// The event names the app's modules declare, for checking a plan's names at load time.
+    ///
+    /// From the generator's `plan --format json` output:
+    ///
+    /// ```swift
+    /// let catalog = try TrackingPlan.Catalog(contentsOf: URL(fileURLWithPath: "Events/plan.json"))
+    /// ```
+    ///
+    /// or from the name lists generated code exposes:
+    ///
+    /// ```swift
+    /// let catalog = TrackingPlan.Catalog(names: DemoFeedEvents.allNames + DemoSettingsEvents.allNames)
+    /// ```
+    public struct Catalog: Sendable, Equatable {
+        public private(set) var names: Set<EventName>
+
+        public init(names: some Sequence<EventName>) {
+            self.names = Set(names)
+        }
+
+        /// Reads the generator's `plan --format json` output:
+        /// `{"modules":[{"module":"DemoFeed","catalog":"…","events":[{"name":"feed/item_tapped",…}]}]}`.
+        /// Only `modules[].events[].name` is used; other keys are left to the generator.
+        public init(generatorOutput data: Data, file: String = "catalog") throws(TrackingPlanError) {
+            var problems = ProblemList(file: file, data: data)
+            var names: Set<EventName> = []
+            let root: PlanJSONValue
+            do throws(PlanJSONSyntaxError) {
+                root = try PlanJSONReader.read(data)
+            } catch {
+                problems.add("$", at: error.offset, "syntax error: \(error.message)")
+                throw TrackingPlanError(problems: problems.sorted)
+            }
+            func requireArray(_ value: PlanJSONValue?, _ path: String, at offset: Int, _ what: String) -> [PlanJSONValue] {
+                guard let value else {
+                    problems.add(path, at: offset, "missing \(what), expected an array")
+                    return []
+                }
+                guard case .array(let elements) = value.kind else {
+                    problems.add(path, at: value.offset, "found \(value.kindDescription), expected an array")
+                    return []
+                }
+                return elements
+            }
+            guard case .object(let rootMembers) = root.kind else {
+                problems.add("$", at: root.offset, "found \(root.kindDescription), expected an object with \"modules\"")
+                throw TrackingPlanError(problems: problems.sorted)
+            }
+            let modules = requireArray(
+                rootMembers.first { $0.key == "modules" }?.value, "$.modules", at: root.offset, "\"modules\"")
+            for (moduleIndex, module) in modules.enumerated() {
+                let modulePath = PlanText.path("$.modules", index: moduleIndex)
+                guard case .object(let members) = module.kind else {
+                    problems.add(modulePath, at: module.offset, "found \(module.kindDescription), expected an object with \"module\" and \"events\"")
+                    continue
+                }
+                let events = requireArray(
+                    members.first { $0.key == "events" }?.value, modulePath + ".events", at: module.offset, "\"events\"")
+                for (eventIndex, event) in events.enumerated() {
+                    let eventPath = PlanText.path(modulePath + ".events", index: eventIndex)
+                    guard case .object(let eventMembers) = event.kind else {
+                        problems.add(eventPath, at: event.offset, "found \(event.kindDescription), expected an object with \"name\"")
+                        continue
+                    }
+                    guard let name = eventMembers.first(where: { $0.key == "name" })?.value else {
+                        problems.add(eventPath, at: event.offset, "missing \"name\", expected an event name string")
+                        continue
+                    }
+                    guard case .string(let text) = name.kind else {
+                        problems.add(eventPath + ".name", at: name.offset, "found \(name.kindDescription), expected an event name string")
+                        continue
+                    }
+                    if let failure = EventName(text).validationFailure {
+                        problems.add(eventPath + ".name", at: name.offset, "found the invalid event name \"\(text)\": \(failure)")
+                        continue
+                    }
+                    names.insert(EventName(text))
+                }
+            }
+            if !problems.isEmpty { throw TrackingPlanError(problems: problems.sorted) }
+            self.names = names
+        }
+
+        /// Reads the generator's `plan --format json` output from a file.
+        public init(contentsOf url: URL) throws(TrackingPlanError) {
+            let data: Data
+            do { data = try Data(contentsOf: url) } catch {
+                throw TrackingPlanError(problems: [
+                    TrackingPlanProblem(file: url.path, path: "$", line: nil, column: nil, message: "cannot read the file: \(error.localizedDescription)"),
+                ])
+            }
+            try self.init(generatorOutput: data, file: url.lastPathComponent)
+        }
+
+        /// This catalog's names and `other`'s.
+        public func merging(_ other: Catalog) -> Catalog {
+            Catalog(names: names.union(other.names))
+        }
+
+        public func declares(_ name: EventName) -> Bool {
+            names.contains(name)
+        }
+
+        /// Whether any declared name matches `pattern`.
+        public func declaresAny(matching pattern: EventPattern) -> Bool {
+            if case .exact(let name) = pattern.kind { return names.contains(EventName(name)) }
+            return names.contains { pattern.matches($0) }
+        }
+    }
+}
