@@ -75,6 +75,12 @@ open class EventAggregator: @unchecked Sendable {
             #endif
         }()
         public var consent: Consent = .granted
+        /// How long asynchronous delivery waits after the first event of a burst before it
+        /// wakes the delivery queue, so that one wake-up serves the whole burst instead of
+        /// one per post (a wake-up costs about as much as a post). Events reach trackers at
+        /// most this much later; ``EventAggregator/waitUntilDelivered()`` does not wait for it.
+        /// Zero wakes the queue at once.
+        public var deliveryCoalescing: TimeInterval = 0.002
         /// Called, off the posting thread's lock, for each malformed notification and each
         /// tracker failure. Everything reported is also counted in ``Diagnostics``.
         public var problemHandler: (@Sendable (Problem) -> Void)?
@@ -135,6 +141,8 @@ open class EventAggregator: @unchecked Sendable {
     private struct Pending {
         var event: MeasurementEvent
         var needsID: Bool
+        /// The args of a fast-path post, still as posted; converted by `completeArgs`.
+        var postedArgs: [String: any EventValueConvertible]?
         /// Consent as it was when the event was posted: an event posted without consent is
         /// never sent, even if consent arrives before it is delivered.
         var consentAtPost: Consent
@@ -304,30 +312,59 @@ open class EventAggregator: @unchecked Sendable {
     }
 
     private func receive(_ notification: Notification, keys: NotificationKeys) {
+        if keys.isStandard, let post = PostInProgress.current(for: notification) {
+            return receive(post, notificationName: notification.name)
+        }
         let fields: NotificationFields
         do {
             fields = try keys.readFields(notification)
         } catch {
             return reject(error)
         }
-        let name = fields.name
-        let record = configuration.recordsFilteredOutNames
-        let consent = state.withLock { state -> Consent? in
-            state.diagnostics.received += 1
-            if state.filter?.allows(name.rawValue) == true { return state.consent }
-            state.diagnostics.filteredOut += 1
-            if record { state.diagnostics.filteredOutNames[name, default: 0] += 1 }
-            return nil
-        }
-        guard let consent else { return }
+        guard let consent = admit(fields.name) else { return }
         let event: MeasurementEvent
         do {
             event = try MeasurementEvent(fields: fields, receivedAt: Date(), assignsID: false)
         } catch {
             return reject(error, alreadyCounted: true)
         }
-        let pending = Pending(
-            event: event, needsID: event.id == MeasurementEvent.placeholderID, consentAtPost: consent)
+        enqueue(Pending(
+            event: event, needsID: event.id == MeasurementEvent.placeholderID, postedArgs: nil,
+            consentAtPost: consent))
+    }
+
+    /// A post made by `MeasurementEvent.post` on this thread: its fields are already typed,
+    /// and its args are converted on the delivery queue rather than here.
+    ///
+    /// The name is checked after the filter: a name that no filter keeps costs nothing more
+    /// (it is counted as filtered out, and listed in `filteredOutNames`).
+    private func receive(_ post: PostInProgress, notificationName: Notification.Name) {
+        guard let consent = admit(post.name) else { return }
+        if let problem = post.name.validationFailure {
+            return reject(
+                MalformedEventError(.invalidName(name: post.name.rawValue, problem: problem), notificationName: notificationName),
+                alreadyCounted: true)
+        }
+        let event = MeasurementEvent(
+            post.name, type: post.type, category: post.category, id: MeasurementEvent.placeholderID,
+            timestamp: Date())
+        enqueue(Pending(event: event, needsID: true, postedArgs: post.args, consentAtPost: consent))
+    }
+
+    /// Counts a received event and applies the filter; the consent in force when it is kept.
+    @inline(__always)
+    private func admit(_ name: EventName) -> Consent? {
+        let record = configuration.recordsFilteredOutNames
+        return state.withLock { state -> Consent? in
+            state.diagnostics.received += 1
+            if state.filter?.allows(name.rawValue) == true { return state.consent }
+            state.diagnostics.filteredOut += 1
+            if record { state.diagnostics.filteredOutNames[name, default: 0] += 1 }
+            return nil
+        }
+    }
+
+    private func enqueue(_ pending: Pending) {
         switch configuration.delivery {
         case .asynchronous:
             let schedule = state.withLock { state -> Bool in
@@ -336,12 +373,39 @@ open class EventAggregator: @unchecked Sendable {
                 state.drainScheduled = true
                 return true
             }
-            if schedule { queue.async { self.drain() } }
+            if schedule { scheduleDrain() }
         case .synchronous:
+            var batch = [pending]
+            completeArgs(&batch)
+            guard let pending = batch.first else { return }
             synchronousDelivery.lock()
             defer { synchronousDelivery.unlock() }
             deliver(pending)
         }
+    }
+
+    /// Converts the args that fast-path posts left as they were posted; rejects (and counts)
+    /// the events whose args turn out not to be valid, keeping the others in order.
+    private func completeArgs(_ batch: inout [Pending]) {
+        guard batch.contains(where: { $0.postedArgs != nil }) else { return }
+        var kept = 0
+        var rejected: [MalformedEventError] = []
+        for index in batch.indices {
+            var pending = batch[index]
+            if let args = pending.postedArgs {
+                do {
+                    pending.event.args = try NotificationKeys.readPostedArgs(args, notificationName: .measurementEvent)
+                    pending.postedArgs = nil
+                } catch {
+                    rejected.append(error)
+                    continue
+                }
+            }
+            batch[kept] = pending
+            kept += 1
+        }
+        batch.removeLast(batch.count - kept)
+        for error in rejected { reject(error, alreadyCounted: true) }
     }
 
     private func reject(_ error: MalformedEventError, alreadyCounted: Bool = false) {
@@ -357,6 +421,15 @@ open class EventAggregator: @unchecked Sendable {
     // MARK: Delivering
 
     /// Delivers everything pending, in order. Runs on the queue (or under the synchronous lock).
+    private func scheduleDrain() {
+        let delay = configuration.deliveryCoalescing
+        if delay > 0 {
+            queue.asyncAfter(deadline: .now() + delay) { self.drain() }
+        } else {
+            queue.async { self.drain() }
+        }
+    }
+
     private func drain() {
         var batch: [Pending] = []
         while true {
@@ -365,6 +438,7 @@ open class EventAggregator: @unchecked Sendable {
                 if batch.isEmpty { state.drainScheduled = false }
             }
             if batch.isEmpty { return }
+            completeArgs(&batch)
             if let trackers = admitWhole(&batch) {
                 for pending in batch { forward(pending.event, to: trackers) }
             } else {
@@ -467,13 +541,16 @@ open class EventAggregator: @unchecked Sendable {
 
     /// Runs `body` where trackers are called: on the queue (synchronously, or directly when
     /// already on it), or under the synchronous-delivery lock.
-    private func onDeliveryContext(_ body: () -> Void) {
+    /// Asynchronous delivery runs `body` on a queue thread and waits: `queue.sync` would run it
+    /// on the caller's thread, and trackers must never run on a posting (or main) thread.
+    private func onDeliveryContext(_ body: @escaping @Sendable () -> Void) {
         switch configuration.delivery {
         case .asynchronous:
             if DispatchQueue.getSpecific(key: queueKey) == ObjectIdentifier(self) {
                 body()
             } else {
-                queue.sync(execute: body)
+                queue.async(execute: body)
+                queue.sync {}
             }
         case .synchronous:
             synchronousDelivery.lock()

@@ -105,7 +105,11 @@ struct NotificationKeys: Sendable {
     var name: String
     var args: String
 
-    static let standard = NotificationKeys(name: MeasurementEvent.UserInfoKey.name, args: MeasurementEvent.UserInfoKey.args)
+    /// Whether these are the uniform format's keys (the only format `MeasurementEvent.post` makes).
+    var isStandard = false
+
+    static let standard = NotificationKeys(
+        name: MeasurementEvent.UserInfoKey.name, args: MeasurementEvent.UserInfoKey.args, isStandard: true)
     static let legacyAQS = NotificationKeys(name: "event_name", args: "event_args")
 
     /// Reads the event name (strictly) and picks out the other values an event is made of.
@@ -134,6 +138,9 @@ struct NotificationKeys: Sendable {
 
     static func readArgs(_ raw: Any?, notificationName: Notification.Name) throws(MalformedEventError) -> EventArgs {
         guard let raw else { return [:] }
+        if let typed = raw as? [String: any EventValueConvertible] {
+            return try readPostedArgs(typed, notificationName: notificationName)
+        }
         // Converted in place: upcasting a [String: Any] to [AnyHashable: Any] copies it.
         if let typed = raw as? [String: Any] {
             return try convertArgs(typed, notificationName: notificationName) { $0 }
@@ -147,6 +154,22 @@ struct NotificationKeys: Sendable {
         } else {
             throw MalformedEventError(.argsNotDictionary(foundType: typeName(raw)), notificationName: notificationName)
         }
+    }
+
+    /// The args `MeasurementEvent.post` puts in the userInfo: already scalars, but a `Double`
+    /// may still be NaN or infinite.
+    static func readPostedArgs(
+        _ args: [String: any EventValueConvertible], notificationName: Notification.Name
+    ) throws(MalformedEventError) -> EventArgs {
+        var result = EventArgs(minimumCapacity: args.count)
+        for (key, value) in args {
+            let scalar = value.eventValue
+            if case .double(let double) = scalar, !double.isFinite {
+                throw MalformedEventError(.argValueRejected(key: key, rejection: .nonFinite), notificationName: notificationName)
+            }
+            result[key] = scalar
+        }
+        return result
     }
 
     @inline(__always)

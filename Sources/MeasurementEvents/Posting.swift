@@ -34,7 +34,6 @@ extension MeasurementEvent {
     ///
     /// The notification has the name ``Foundation/Notification/Name/measurementEvent`` and
     /// `object: nil`. The bus gives the event its id and timestamp when it receives it.
-    @inlinable
     public static func post(
         _ name: EventName,
         type: EventType = .default,
@@ -44,11 +43,29 @@ extension MeasurementEvent {
     ) {
         var info: [AnyHashable: Any] = [
             UserInfoKey.name: name.rawValue,
-            UserInfoKey.args: args.mapValues { $0.eventValue.plainValue },
+            // Plain values as they are (no copy); anything else becomes its plain value.
+            UserInfoKey.args: allPlain(args) ? args : args.mapValues { $0.eventValue.plainValue },
         ]
         if type != .default { info[UserInfoKey.type] = type.rawValue }
         if let category { info[UserInfoKey.category] = category }
-        center.post(name: .measurementEvent, object: nil, userInfo: info)
+        guard let identity = PostInProgress.identity(of: info) else {
+            return center.post(name: .measurementEvent, object: nil, userInfo: info)
+        }
+        let post = PostInProgress(name: name, type: type, category: category, args: args, userInfoIdentity: identity)
+        post.publish { center.post(name: .measurementEvent, object: nil, userInfo: info) }
+    }
+
+    /// Whether every value is a `String`, `Int`, `Double` or `Bool`, which any observer can read
+    /// with `as? [String: Any]`; an ``EventValue`` or a custom conformer is not.
+    @inline(__always)
+    private static func allPlain(_ args: [String: any EventValueConvertible]) -> Bool {
+        for value in args.values {
+            let type = ObjectIdentifier(Swift.type(of: value))
+            guard type == ObjectIdentifier(String.self) || type == ObjectIdentifier(Int.self)
+                || type == ObjectIdentifier(Double.self) || type == ObjectIdentifier(Bool.self)
+            else { return false }
+        }
+        return true
     }
 
     /// Posts this complete event, id and timestamp included; receivers keep both.

@@ -1,5 +1,6 @@
 import Foundation
 import MeasurementEvents
+import MeasurementEventsTesting
 import XCTest
 
 final class PostingTests: XCTestCase {
@@ -24,5 +25,67 @@ final class PostingTests: XCTestCase {
         XCTAssertEqual(event.type, .click)
         XCTAssertEqual(event.category, "feed")
         XCTAssertEqual(event.args, ["ratio": 0.5, "ok": true])
+    }
+}
+
+final class PostedArgsTests: XCTestCase {
+    private struct Plan: EventValueConvertible {
+        var eventValue: EventValue { "pro" }
+    }
+
+    /// Plain observers read `args` as `[String: Any]` with plain values, whatever the poster
+    /// passed: literals, variables, `EventValue`s or a custom conformer.
+    func testEveryArgReachesPlainObserversAsAPlainValue() throws {
+        let center = NotificationCenter()
+        let seen = LockedValue<[String: Any]>([:])
+        let observer = center.addObserver(forName: .measurementEvent, object: nil, queue: nil) { note in
+            let args = note.userInfo?["args"] as? [String: Any] ?? [:]
+            seen.withLock { $0 = args }
+        }
+        defer { center.removeObserver(observer) }
+        let position = 3
+        MeasurementEvent.post("a/b", args: ["id": "42", "position": position, "ratio": 0.5, "ok": true], to: center)
+        XCTAssertEqual(seen.withLock { $0["position"] } as? Int, 3)
+        XCTAssertEqual(seen.withLock { $0["id"] } as? String, "42")
+        MeasurementEvent.post("a/b", args: ["count": EventValue.int(7), "plan": Plan()], to: center)
+        XCTAssertEqual(seen.withLock { $0["count"] } as? Int, 7)
+        XCTAssertEqual(seen.withLock { $0["plan"] } as? String, "pro")
+    }
+
+    func testAnAggregatorRejectsANonFiniteArgFromAFastPathPost() {
+        let center = NotificationCenter()
+        let tracker = RecordingTracker()
+        let aggregator = EventAggregator(center: center, filter: .allowAll, trackers: [tracker])
+        aggregator.start()
+        MeasurementEvent.post("a/bad", args: ["ratio": Double.nan], to: center)
+        MeasurementEvent.post("a/good", args: ["ratio": 0.5], to: center)
+        MeasurementEvent.post("", to: center)
+        aggregator.waitUntilDelivered()
+        XCTAssertEqual(tracker.names, ["a/good"])
+        XCTAssertEqual(aggregator.diagnostics.malformed, 2)
+        XCTAssertEqual(aggregator.diagnostics.received, 3)
+        XCTAssertEqual(
+            aggregator.diagnostics.recentMalformed.map(\.description),
+            [
+                #"malformed measurement event notification (org.measurementevents.event): the event name "" is invalid: the name is empty"#,
+                #"malformed measurement event notification (org.measurementevents.event): arg "ratio" is a non-finite number (NaN or infinity)"#,
+            ])
+    }
+
+    func testANestedRawPostIsNotMistakenForTheOuterPost() {
+        let center = NotificationCenter()
+        let tracker = RecordingTracker()
+        var configuration = EventAggregator.Configuration()
+        configuration.delivery = .synchronous
+        let aggregator = EventAggregator(center: center, filter: .allowAll, trackers: [tracker], configuration: configuration)
+        // Registered before the aggregator, so it runs inside the outer post, before or after it.
+        let observer = center.addObserver(forName: .measurementEvent, object: nil, queue: nil) { note in
+            guard note.userInfo?["name"] as? String == "outer/post" else { return }
+            center.post(name: .measurementEvent, object: nil, userInfo: ["name": "inner/raw", "args": ["n": 1]])
+        }
+        defer { center.removeObserver(observer) }
+        aggregator.start()
+        MeasurementEvent.post("outer/post", args: ["n": 0], to: center)
+        XCTAssertEqual(Set(tracker.events.map { "\($0.name) n=\($0.args["n"]!)" }), ["outer/post n=0", "inner/raw n=1"])
     }
 }
