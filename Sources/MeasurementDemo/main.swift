@@ -1,15 +1,14 @@
 import Foundation
 
-// `swift run measurement-demo [section…]`: the bus loop by default, `all` for every section.
+// `swift run measurement-demo [section…]`: every section by default, or the ones named.
 let sections: KeyValuePairs<String, () throws -> Void> = [
     "bus": runBusDemo,
     "delivery": runDeliveryDemo,
     "impressions": runImpressionsDemo,
-    // Each module's demo adds its line here.
 ]
 
 let requested = Array(CommandLine.arguments.dropFirst())
-let names = requested.isEmpty ? ["bus"] : requested == ["all"] ? sections.map(\.key) : requested
+let names = requested.isEmpty || requested == ["all"] ? sections.map(\.key) : requested
 do {
     for name in names {
         guard let run = sections.first(where: { $0.key == name })?.value else {

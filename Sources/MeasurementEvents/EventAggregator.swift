@@ -304,12 +304,13 @@ open class EventAggregator: @unchecked Sendable {
     }
 
     private func receive(_ notification: Notification, keys: NotificationKeys) {
-        let name: EventName
+        let fields: NotificationFields
         do {
-            name = try keys.readName(notification)
+            fields = try keys.readFields(notification)
         } catch {
             return reject(error)
         }
+        let name = fields.name
         let record = configuration.recordsFilteredOutNames
         let consent = state.withLock { state -> Consent? in
             state.diagnostics.received += 1
@@ -321,8 +322,7 @@ open class EventAggregator: @unchecked Sendable {
         guard let consent else { return }
         let event: MeasurementEvent
         do {
-            event = try MeasurementEvent(
-                notification: notification, name: name, keys: keys, receivedAt: Date(), assignsID: false)
+            event = try MeasurementEvent(fields: fields, receivedAt: Date(), assignsID: false)
         } catch {
             return reject(error, alreadyCounted: true)
         }
@@ -365,8 +365,30 @@ open class EventAggregator: @unchecked Sendable {
                 if batch.isEmpty { state.drainScheduled = false }
             }
             if batch.isEmpty { return }
-            for pending in batch { deliver(pending) }
+            if let trackers = admitWhole(&batch) {
+                for pending in batch { forward(pending.event, to: trackers) }
+            } else {
+                for pending in batch { deliver(pending) }
+            }
             batch.removeAll(keepingCapacity: true)
+        }
+    }
+
+    /// In the usual state (consent granted, ready, nothing held, no processors) admits a whole
+    /// batch under one lock, giving its events their ids, and returns the trackers; otherwise
+    /// returns nil and admits nothing. Locking per event made the delivery thread contend
+    /// with posting threads for the state lock four times per event.
+    private func admitWhole(_ batch: inout [Pending]) -> [any EventTracker]? {
+        state.withLock { state -> [any EventTracker]? in
+            guard state.processors.isEmpty, state.consent == .granted, state.ready, state.held.isEmpty,
+                !batch.contains(where: { $0.consentAtPost.discards })
+            else { return nil }
+            for index in batch.indices where batch[index].needsID {
+                batch[index].event.id = state.ids.next()
+                batch[index].needsID = false
+            }
+            state.diagnostics.forwarded += batch.count
+            return state.trackers
         }
     }
 

@@ -129,13 +129,22 @@ private struct PatternSet: Sendable, Equatable {
     var everything = false
     var exact: Set<String> = []
     var prefixes: Set<Substring> = []
+    /// Bit `n` is set when some prefix is `n` bytes long, so that most slashes in a name
+    /// need no hash lookup.
+    var prefixLengths: [UInt64] = []
     var invalid: [String] = []
 
     init(_ patterns: some Sequence<EventPattern>) {
         for pattern in patterns {
             switch pattern.kind {
             case .exact(let name): exact.insert(name)
-            case .prefix(let prefix): prefixes.insert(Substring(prefix))
+            case .prefix(let prefix):
+                prefixes.insert(Substring(prefix))
+                let length = prefix.utf8.count
+                if prefixLengths.count <= length / 64 {
+                    prefixLengths += repeatElement(0, count: length / 64 + 1 - prefixLengths.count)
+                }
+                prefixLengths[length / 64] |= 1 << UInt64(length % 64)
             case .everything: everything = true
             case .invalid(let text): invalid.append(text)
             }
@@ -147,16 +156,24 @@ private struct PatternSet: Sendable, Equatable {
         if everything { return true }
         if !exact.isEmpty && exact.contains(name) { return true }
         if prefixes.isEmpty { return false }
-        // Every prefix ends at a slash, so only the name's slash positions need a lookup.
-        let utf8 = name.utf8
-        var index = utf8.startIndex
-        while index != utf8.endIndex {
-            if utf8[index] == UInt8(ascii: "/") {
-                let end = utf8.index(after: index)
-                if prefixes.contains(name[..<end]) { return true }
-            }
-            index = utf8.index(after: index)
+        return name.utf8.withContiguousStorageIfAvailable { matchesPrefix(of: name, utf8: $0) }
+            ?? matchesPrefix(of: name, utf8: Array(name.utf8))
+    }
+
+    /// Every prefix ends at a slash, so only the name's slash positions need a lookup.
+    private func matchesPrefix(of name: String, utf8: some Collection<UInt8>) -> Bool {
+        var length = 0
+        for byte in utf8 {
+            length += 1
+            guard byte == UInt8(ascii: "/"), hasPrefix(ofLength: length) else { continue }
+            let end = name.utf8.index(name.utf8.startIndex, offsetBy: length)
+            if prefixes.contains(name[..<end]) { return true }
         }
         return false
+    }
+
+    private func hasPrefix(ofLength length: Int) -> Bool {
+        let word = length / 64
+        return word < prefixLengths.count && prefixLengths[word] & (1 << UInt64(length % 64)) != 0
     }
 }

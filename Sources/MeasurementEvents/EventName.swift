@@ -39,7 +39,12 @@ public struct EventName: RawRepresentable, Hashable, Comparable, Sendable, Codab
     /// ``maximumLength`` UTF-8 bytes, no empty component (`a//b`, `/a`, `a/`), no whitespace
     /// or control characters.
     public var validationFailure: String? {
-        let utf8 = rawValue.utf8
+        // Runs on every post: a contiguous buffer scans several times faster than the view.
+        rawValue.utf8.withContiguousStorageIfAvailable(Self.validationFailure(utf8:))
+            ?? Self.validationFailure(utf8: rawValue.utf8)
+    }
+
+    private static func validationFailure(utf8: some Collection<UInt8>) -> String? {
         if utf8.isEmpty { return "the name is empty" }
         if utf8.count > Self.maximumLength {
             return "the name is \(utf8.count) bytes long; at most \(Self.maximumLength) are allowed"

@@ -51,48 +51,45 @@ extension MeasurementEvent {
     /// Events without an id or timestamp in their userInfo (the usual case) get a new id and
     /// the current time.
     public init(notification: Notification) throws(MalformedEventError) {
-        let keys = NotificationKeys.standard
-        let name = try keys.readName(notification)
-        try self.init(notification: notification, name: name, keys: keys, receivedAt: Date(), assignsID: true)
+        let fields = try NotificationKeys.standard.readFields(notification)
+        try self.init(fields: fields, receivedAt: Date(), assignsID: true)
     }
 
     /// With `assignsID` false, an event whose userInfo carries no id gets ``placeholderID``,
     /// for the aggregator to replace off the posting thread.
-    init(
-        notification: Notification, name: EventName, keys: NotificationKeys, receivedAt: Date, assignsID: Bool
-    ) throws(MalformedEventError) {
-        let info = notification.userInfo ?? [:]
-        let args = try keys.readArgs(info, notificationName: notification.name)
+    init(fields: NotificationFields, receivedAt: Date, assignsID: Bool) throws(MalformedEventError) {
+        let notificationName = fields.notificationName
+        let args = try NotificationKeys.readArgs(fields.args, notificationName: notificationName)
         var type = EventType.default
-        if let raw = info[MeasurementEvent.UserInfoKey.type] {
+        if let raw = fields.type {
             guard let code = raw as? String, let parsed = EventType(codeOrName: code) else {
-                throw MalformedEventError(.invalidType(found: "\(raw)"), notificationName: notification.name)
+                throw MalformedEventError(.invalidType(found: "\(raw)"), notificationName: notificationName)
             }
             type = parsed
         }
         var category: String?
-        if let raw = info[MeasurementEvent.UserInfoKey.category] {
+        if let raw = fields.category {
             guard let string = raw as? String else {
-                throw MalformedEventError(.categoryNotString(foundType: typeName(raw)), notificationName: notification.name)
+                throw MalformedEventError(.categoryNotString(foundType: typeName(raw)), notificationName: notificationName)
             }
             category = string
         }
         var id: UUID?
-        if let raw = info[MeasurementEvent.UserInfoKey.id] {
+        if let raw = fields.id {
             guard let string = raw as? String, let uuid = UUID(uuidString: string) else {
-                throw MalformedEventError(.invalidID(found: "\(raw)"), notificationName: notification.name)
+                throw MalformedEventError(.invalidID(found: "\(raw)"), notificationName: notificationName)
             }
             id = uuid
         }
         var timestamp = receivedAt
-        if let raw = info[MeasurementEvent.UserInfoKey.timestamp] {
+        if let raw = fields.timestamp {
             guard case .success(let value) = EventValue.converting(raw), let seconds = value.doubleValue else {
-                throw MalformedEventError(.invalidTimestamp(found: "\(raw)"), notificationName: notification.name)
+                throw MalformedEventError(.invalidTimestamp(found: "\(raw)"), notificationName: notificationName)
             }
             timestamp = Date(timeIntervalSince1970: seconds)
         }
         self.init(
-            name, type: type, category: category, args: args,
+            fields.name, type: type, category: category, args: args,
             id: id ?? (assignsID ? EventIDGenerator.makeID() : Self.placeholderID), timestamp: timestamp)
     }
 }
@@ -111,39 +108,55 @@ struct NotificationKeys: Sendable {
     static let standard = NotificationKeys(name: MeasurementEvent.UserInfoKey.name, args: MeasurementEvent.UserInfoKey.args)
     static let legacyAQS = NotificationKeys(name: "event_name", args: "event_args")
 
-    @inline(__always)
-    func readName(_ notification: Notification) throws(MalformedEventError) -> EventName {
+    /// Reads the event name (strictly) and picks out the other values an event is made of.
+    func readFields(_ notification: Notification) throws(MalformedEventError) -> NotificationFields {
         guard let info = notification.userInfo else {
             throw MalformedEventError(.missingUserInfo, notificationName: notification.name)
         }
-        guard let raw = info[name] else {
+        var raw = RawFields()
+        if !raw.scan(info, keys: self) {
+            raw = RawFields(lookingUp: info, keys: self)
+        }
+        guard let rawName = raw.name else {
             throw MalformedEventError(.missingName, notificationName: notification.name)
         }
-        guard let string = raw as? String else {
-            throw MalformedEventError(.nameNotString(foundType: typeName(raw)), notificationName: notification.name)
+        guard let string = rawName as? String else {
+            throw MalformedEventError(.nameNotString(foundType: typeName(rawName)), notificationName: notification.name)
         }
         let eventName = EventName(string)
         if let problem = eventName.validationFailure {
             throw MalformedEventError(.invalidName(name: string, problem: problem), notificationName: notification.name)
         }
-        return eventName
+        return NotificationFields(
+            name: eventName, args: raw.args, type: raw.type, category: raw.category, id: raw.id,
+            timestamp: raw.timestamp, notificationName: notification.name)
     }
 
-    func readArgs(_ info: [AnyHashable: Any], notificationName: Notification.Name) throws(MalformedEventError) -> EventArgs {
-        guard let raw = info[args] else { return [:] }
-        let dictionary: [AnyHashable: Any]
+    static func readArgs(_ raw: Any?, notificationName: Notification.Name) throws(MalformedEventError) -> EventArgs {
+        guard let raw else { return [:] }
+        // Converted in place: upcasting a [String: Any] to [AnyHashable: Any] copies it.
         if let typed = raw as? [String: Any] {
-            dictionary = typed
+            return try convertArgs(typed, notificationName: notificationName) { $0 }
         } else if let typed = raw as? [AnyHashable: Any] {
-            dictionary = typed
+            return try convertArgs(typed, notificationName: notificationName) { key throws(MalformedEventError) in
+                guard let key = key.base as? String else {
+                    throw MalformedEventError(.argKeyNotString(foundType: typeName(key.base)), notificationName: notificationName)
+                }
+                return key
+            }
         } else {
             throw MalformedEventError(.argsNotDictionary(foundType: typeName(raw)), notificationName: notificationName)
         }
+    }
+
+    @inline(__always)
+    private static func convertArgs<Key>(
+        _ dictionary: [Key: Any], notificationName: Notification.Name,
+        readKey: (Key) throws(MalformedEventError) -> String
+    ) throws(MalformedEventError) -> EventArgs {
         var result = EventArgs(minimumCapacity: dictionary.count)
         for (key, value) in dictionary {
-            guard let key = key.base as? String else {
-                throw MalformedEventError(.argKeyNotString(foundType: typeName(key.base)), notificationName: notificationName)
-            }
+            let key = try readKey(key)
             switch EventValue.converting(value) {
             case .success(let scalar): result[key] = scalar
             case .failure(let rejection):
@@ -151,6 +164,61 @@ struct NotificationKeys: Sendable {
             }
         }
         return result
+    }
+}
+
+/// The values of one notification that make an event, before they are checked (except the
+/// name, which the aggregator filters on first).
+struct NotificationFields {
+    var name: EventName
+    var args: Any?
+    var type: Any?
+    var category: Any?
+    var id: Any?
+    var timestamp: Any?
+    var notificationName: Notification.Name
+}
+
+/// The userInfo values under the keys of a notification format, unchecked.
+private struct RawFields {
+    var name: Any?
+    var args: Any?
+    var type: Any?
+    var category: Any?
+    var id: Any?
+    var timestamp: Any?
+
+    init() {}
+
+    init(lookingUp info: [AnyHashable: Any], keys: NotificationKeys) {
+        name = info[keys.name]
+        args = info[keys.args]
+        type = info[MeasurementEvent.UserInfoKey.type]
+        category = info[MeasurementEvent.UserInfoKey.category]
+        id = info[MeasurementEvent.UserInfoKey.id]
+        timestamp = info[MeasurementEvent.UserInfoKey.timestamp]
+    }
+
+    /// Reads a small userInfo in one pass. On Linux each `[AnyHashable: Any]` subscript costs
+    /// a generic-metadata lookup per key comparison (about 3,000 instructions), so six lookups
+    /// cost more than the post itself; one pass costs a few hundred per entry. Returns false,
+    /// having read nothing reliable, for a large userInfo or a key that is not a `String`:
+    /// the caller then looks the keys up.
+    mutating func scan(_ info: [AnyHashable: Any], keys: NotificationKeys) -> Bool {
+        guard info.count <= 8 else { return false }
+        for (key, value) in info {
+            guard let key = key.base as? String else { return false }
+            switch key {
+            case keys.name: name = value
+            case keys.args: args = value
+            case MeasurementEvent.UserInfoKey.type: type = value
+            case MeasurementEvent.UserInfoKey.category: category = value
+            case MeasurementEvent.UserInfoKey.id: id = value
+            case MeasurementEvent.UserInfoKey.timestamp: timestamp = value
+            default: continue
+            }
+        }
+        return true
     }
 }
 

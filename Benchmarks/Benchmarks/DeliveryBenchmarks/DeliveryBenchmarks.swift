@@ -1,0 +1,111 @@
+import Benchmark
+import Foundation
+import MeasurementEvents
+import MeasurementEventsHTTP
+
+// The HTTP delivery side: vendor encoders and the disk queue behind `HTTPTracker`.
+// Names use underscores, as in BusBenchmarks.
+
+let benchmarks: @Sendable () -> Void = {
+    Benchmark.defaultConfiguration = .init(
+        metrics: [.wallClock, .throughput, .mallocCountTotal],
+        maxDuration: .seconds(1)
+    )
+    registerEncoders()
+    registerDiskQueue()
+}
+
+/// 100 events like the bus delivers them: a few args each, ids and timestamps set.
+let sampleBatch: [QueuedEvent] = (0..<100).map { index in
+    QueuedEvent(
+        event: MeasurementEvent(
+            "feed/item_tapped", type: .click, category: "feed",
+            args: ["item_id": .string("item-\(index)"), "position": .int(index), "ratio": .double(0.5), "promoted": .bool(index.isMultiple(of: 2))],
+            timestamp: Date(timeIntervalSince1970: 1_700_000_000 + Double(index))),
+        userID: "user-12345")
+}
+
+/// 7. One batch of 100 events per vendor encoder, split at the vendor's per-request limit
+/// (GA4 takes 25 events per request, so 4 requests).
+func registerEncoders() {
+    let context = BatchContext(anonymousID: "anonymous-0001", sentAt: Date(timeIntervalSince1970: 1_700_000_100))
+    let encoders: [(String, any BatchEncoder)] = [
+        ("Amplitude", AmplitudeEncoder(apiKey: "benchmark-key")),
+        ("GA4", GA4Encoder(measurementID: "G-BENCHMARK", apiSecret: "secret")),
+        ("Segment", SegmentEncoder(writeKey: "benchmark-key")),
+    ]
+    for (vendor, encoder) in encoders {
+        Benchmark("Encode_100_events_\(vendor)") { benchmark in
+            var bytes = 0
+            var start = 0
+            while start < sampleBatch.count {
+                let end = min(start + encoder.limits.maximumEvents, sampleBatch.count)
+                let batch = encoder.encode(Array(sampleBatch[start..<end]), context: context)
+                guard let request = batch.request, batch.rejected.isEmpty else {
+                    return benchmark.error("\(vendor) rejected the sample batch: \(batch.rejected)")
+                }
+                bytes += request.body.count
+                start = end
+            }
+            blackHole(bytes)
+        }
+    }
+}
+
+/// A transport that never answers: uploads stay in flight, so everything tracked stays queued.
+struct SilentTransport: HTTPTransport {
+    func send(
+        _ request: HTTPRequest, timeout: TimeInterval,
+        completion: @escaping @Sendable (Result<HTTPResponse, any Error>) -> Void
+    ) {}
+}
+
+func makeQueueingTracker(in directory: URL) throws -> HTTPTracker {
+    var configuration = HTTPTracker.Configuration()
+    configuration.transport = SilentTransport()
+    configuration.flushInterval = nil
+    configuration.maximumQueuedEvents = 1_000_000
+    configuration.logHandler = { _ in }
+    return try HTTPTracker(encoder: SegmentEncoder(writeKey: "benchmark-key"), directory: directory, configuration: configuration)
+}
+
+func temporaryDirectory() -> URL {
+    FileManager.default.temporaryDirectory.appendingPathComponent("measurement-events-bench-\(UUID().uuidString)")
+}
+
+/// 9. `HTTPTracker.track` appends each event to the disk queue (one write(2) each).
+func registerDiskQueue() {
+    Benchmark(
+        "DiskQueue_enqueue",
+        configuration: .init(scalingFactor: .kilo)
+    ) { benchmark, tracker in
+        for index in benchmark.scaledIterations {
+            do { try tracker.track(sampleBatch[index % 100].event) } catch {
+                return benchmark.error("track failed: \(error)")
+            }
+        }
+    } setup: { () -> HTTPTracker in
+        try makeQueueingTracker(in: temporaryDirectory())
+    }
+
+    Benchmark(
+        "DiskQueue_200000_queued_peak_memory",
+        configuration: .init(
+            metrics: [.wallClock, .throughput, .mallocCountTotal, .peakMemoryResident, .peakMemoryResidentDelta],
+            maxDuration: .seconds(30), maxIterations: 3)
+    ) { benchmark in
+        let directory = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        do {
+            let tracker = try makeQueueingTracker(in: directory)
+            benchmark.startMeasurement()
+            for index in 0..<200_000 { try tracker.track(sampleBatch[index % 100].event) }
+            benchmark.stopMeasurement()
+            if tracker.diagnostics.queued < 199_000 {
+                benchmark.error("expected about 200,000 queued events, found \(tracker.diagnostics.queued)")
+            }
+        } catch {
+            benchmark.error("disk queue failed: \(error)")
+        }
+    }
+}

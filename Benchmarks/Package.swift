@@ -1,0 +1,41 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+// Benchmarks live in their own package so that the library's Package.swift keeps zero
+// dependencies. Run them with `swift package --disable-sandbox benchmark` from this folder.
+let package = Package(
+    name: "MeasurementEventsBenchmarks",
+    platforms: [.macOS(.v13)],
+    dependencies: [
+        .package(name: "MeasurementEvents", path: ".."),
+        .package(url: "https://github.com/ordo-one/package-benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
+    ],
+    targets: [
+        .executableTarget(
+            name: "BusBenchmarks",
+            dependencies: [
+                .product(name: "MeasurementEvents", package: "MeasurementEvents"),
+                .product(name: "Benchmark", package: "package-benchmark"),
+            ],
+            path: "Benchmarks/BusBenchmarks",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")]
+        ),
+        .executableTarget(
+            name: "DeliveryBenchmarks",
+            dependencies: [
+                .product(name: "MeasurementEvents", package: "MeasurementEvents"),
+                .product(name: "MeasurementEventsHTTP", package: "MeasurementEvents"),
+                .product(name: "Benchmark", package: "package-benchmark"),
+            ],
+            path: "Benchmarks/DeliveryBenchmarks",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")]
+        ),
+        // Not a benchmark: a plain driver to run under a profiler.
+        .executableTarget(
+            name: "BusProfile",
+            dependencies: [.product(name: "MeasurementEvents", package: "MeasurementEvents")],
+            path: "Profiling/BusProfile"
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)
