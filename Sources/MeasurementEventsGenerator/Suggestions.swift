@@ -1,3 +1,5 @@
+import MeasurementEvents
+
 /// The candidate closest to `text` when it is a plausible typo or abbreviation, for
 /// "did you mean …?" hints.
 ///

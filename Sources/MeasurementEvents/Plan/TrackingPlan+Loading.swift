@@ -43,6 +43,7 @@ struct TrackingPlanLoader {
     static let topLevelKeys = ["version", "destinations", "screens", "events", "allow", "deny"]
     static let eventEntryKeys = ["label", "destinations"]
 
+    private let data: Data
     private let catalog: TrackingPlan.Catalog?
     private let strictness: TrackingPlan.Strictness
     private var problems: ProblemList
@@ -53,31 +54,32 @@ struct TrackingPlanLoader {
     private var allow: [EventPattern] = []
     private var deny: [EventPattern] = []
     /// Destination names used by entries, checked once the declared ones are known.
-    private var destinationReferences: [(name: String, path: String, offset: Int)] = []
+    private var destinationReferences: [(name: String, path: String, position: SourcePosition)] = []
     /// Names and patterns to check against the catalog.
-    private var namesToCheck: [(pattern: EventPattern, path: String, offset: Int)] = []
-    private var allowOffsets: [EventPattern: Int] = [:]
+    private var namesToCheck: [(pattern: EventPattern, path: String, position: SourcePosition)] = []
+    private var allowPositions: [EventPattern: SourcePosition] = [:]
 
     init(file: String, data: Data, catalog: TrackingPlan.Catalog?, strictness: TrackingPlan.Strictness) {
-        problems = ProblemList(file: file, data: data)
+        problems = ProblemList(file: file)
+        self.data = data
         self.catalog = catalog
         self.strictness = strictness
     }
 
     mutating func load() throws(TrackingPlanError) -> TrackingPlan {
-        let root: PlanJSONValue
+        let root: JSONNode
         do throws(PlanJSONSyntaxError) {
-            root = try PlanJSONReader.read(problems.data)
+            root = try PlanJSON.read(data)
         } catch {
-            problems.add("$", at: error.offset, "syntax error: \(error.message)")
+            problems.add("$", at: error.position, "syntax error: \(error.message)")
             throw TrackingPlanError(problems: problems.sorted)
         }
-        guard case .object(let members) = root.kind else {
-            problems.add("$", at: root.offset, "found \(root.kindDescription), expected an object with \(PlanText.quotedList(Self.topLevelKeys))")
+        guard case .object(let members) = root.value else {
+            problems.add("$", at: root.position, "found \(root.kindDescription), expected an object with \(PlanText.quotedList(Self.topLevelKeys))")
             throw TrackingPlanError(problems: problems.sorted)
         }
-        var version: PlanJSONValue?
-        var deferred: [PlanJSONValue.Member] = []
+        var version: JSONNode?
+        var deferred: [JSONNode.Member] = []
         for member in uniqueMembers(members, at: "$") {
             let path = PlanText.path("$", key: member.key)
             switch member.key {
@@ -111,29 +113,29 @@ struct TrackingPlanLoader {
 
     // MARK: Sections
 
-    private mutating func readVersion(_ value: PlanJSONValue?, root: PlanJSONValue) {
+    private mutating func readVersion(_ value: JSONNode?, root: JSONNode) {
         guard let value else {
-            problems.add("$", at: root.offset, "missing \"version\", expected \"version\": \(TrackingPlan.formatVersion)")
+            problems.add("$", at: root.position, "missing \"version\", expected \"version\": \(TrackingPlan.formatVersion)")
             return
         }
-        guard case .number(let text) = value.kind else {
-            problems.add("$.version", at: value.offset, "found \(value.kindDescription), expected the number \(TrackingPlan.formatVersion)")
+        guard case .number(let text) = value.value else {
+            problems.add("$.version", at: value.position, "found \(value.kindDescription), expected the number \(TrackingPlan.formatVersion)")
             return
         }
         if text != String(TrackingPlan.formatVersion) {
-            problems.add("$.version", at: value.offset, "found version \(text), expected \(TrackingPlan.formatVersion)")
+            problems.add("$.version", at: value.position, "found version \(text), expected \(TrackingPlan.formatVersion)")
         }
     }
 
-    private mutating func readScreens(_ value: PlanJSONValue, at path: String) {
-        guard case .object(let members) = value.kind else {
-            problems.add(path, at: value.offset, "found \(value.kindDescription), expected an object mapping screen names to labels")
+    private mutating func readScreens(_ value: JSONNode, at path: String) {
+        guard case .object(let members) = value.value else {
+            problems.add(path, at: value.position, "found \(value.kindDescription), expected an object mapping screen names to labels")
             return
         }
         for member in uniqueMembers(members, at: path) {
             let screenPath = PlanText.path(path, key: member.key)
             if member.key.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty {
-                problems.add(screenPath, at: member.keyOffset, "found an empty screen name, expected a non-empty string")
+                problems.add(screenPath, at: member.keyPosition, "found an empty screen name, expected a non-empty string")
                 continue
             }
             if let label = readLabel(member.value, at: screenPath) {
@@ -142,16 +144,16 @@ struct TrackingPlanLoader {
         }
     }
 
-    private mutating func readEvents(_ value: PlanJSONValue, at path: String) {
-        guard case .object(let members) = value.kind else {
-            problems.add(path, at: value.offset, "found \(value.kindDescription), expected an object mapping event names or wildcards to entries")
+    private mutating func readEvents(_ value: JSONNode, at path: String) {
+        guard case .object(let members) = value.value else {
+            problems.add(path, at: value.position, "found \(value.kindDescription), expected an object mapping event names or wildcards to entries")
             return
         }
         for member in uniqueMembers(members, at: path) {
             let entryPath = PlanText.path(path, key: member.key)
-            let pattern = readPattern(member.key, at: entryPath, offset: member.keyOffset)
-            guard case .object(let fields) = member.value.kind else {
-                problems.add(entryPath, at: member.value.offset, "found \(member.value.kindDescription), expected an object with \"label\" and optional \"destinations\"")
+            let pattern = readPattern(member.key, at: entryPath, position: member.keyPosition)
+            guard case .object(let fields) = member.value.value else {
+                problems.add(entryPath, at: member.value.position, "found \(member.value.kindDescription), expected an object with \"label\" and optional \"destinations\"")
                 continue
             }
             var label: String?
@@ -170,93 +172,93 @@ struct TrackingPlanLoader {
                 }
             }
             if !sawLabel {
-                problems.add(entryPath, at: member.value.offset, "missing \"label\", expected a non-empty label string")
+                problems.add(entryPath, at: member.value.position, "missing \"label\", expected a non-empty label string")
             }
             if let pattern, let label {
                 events.append(.init(pattern: pattern, label: label, destinations: entryDestinations))
-                namesToCheck.append((pattern, entryPath, member.keyOffset))
+                namesToCheck.append((pattern, entryPath, member.keyPosition))
             }
         }
     }
 
-    private mutating func readPatternList(_ value: PlanJSONValue, at path: String, isDeny: Bool) -> [EventPattern] {
-        guard case .array(let elements) = value.kind else {
-            problems.add(path, at: value.offset, "found \(value.kindDescription), expected an array of event names or wildcards")
+    private mutating func readPatternList(_ value: JSONNode, at path: String, isDeny: Bool) -> [EventPattern] {
+        guard case .array(let elements) = value.value else {
+            problems.add(path, at: value.position, "found \(value.kindDescription), expected an array of event names or wildcards")
             return []
         }
         var patterns: [EventPattern] = []
-        var firstOffsets: [EventPattern: Int] = [:]
+        var firstPositions: [EventPattern: SourcePosition] = [:]
         for (index, element) in elements.enumerated() {
             let elementPath = PlanText.path(path, index: index)
-            guard case .string(let text) = element.kind else {
-                problems.add(elementPath, at: element.offset, "found \(element.kindDescription), expected an event name or wildcard")
+            guard case .string(let text) = element.value else {
+                problems.add(elementPath, at: element.position, "found \(element.kindDescription), expected an event name or wildcard")
                 continue
             }
-            guard let pattern = readPattern(text, at: elementPath, offset: element.offset) else { continue }
-            if let first = firstOffsets[pattern] {
-                problems.add(elementPath, at: element.offset, "found \"\(text)\" a second time, expected each pattern once (the first is at \(problems.place(of: first)))")
+            guard let pattern = readPattern(text, at: elementPath, position: element.position) else { continue }
+            if let first = firstPositions[pattern] {
+                problems.add(elementPath, at: element.position, "found \"\(text)\" a second time, expected each pattern once (the first is at \(problems.place(of: first)))")
                 continue
             }
-            firstOffsets[pattern] = element.offset
-            if isDeny, let allowed = allowOffsets[pattern] {
-                problems.add(elementPath, at: element.offset, "found \"\(text)\" in both \"allow\" (at \(problems.place(of: allowed))) and \"deny\", expected it in one of them")
+            firstPositions[pattern] = element.position
+            if isDeny, let allowed = allowPositions[pattern] {
+                problems.add(elementPath, at: element.position, "found \"\(text)\" in both \"allow\" (at \(problems.place(of: allowed))) and \"deny\", expected it in one of them")
             }
             patterns.append(pattern)
-            namesToCheck.append((pattern, elementPath, element.offset))
+            namesToCheck.append((pattern, elementPath, element.position))
         }
-        if !isDeny { allowOffsets = firstOffsets }
+        if !isDeny { allowPositions = firstPositions }
         return patterns
     }
 
     // MARK: Values
 
-    private mutating func readLabel(_ value: PlanJSONValue, at path: String) -> String? {
-        guard case .string(let label) = value.kind else {
-            problems.add(path, at: value.offset, "found \(value.kindDescription), expected a label string")
+    private mutating func readLabel(_ value: JSONNode, at path: String) -> String? {
+        guard case .string(let label) = value.value else {
+            problems.add(path, at: value.position, "found \(value.kindDescription), expected a label string")
             return nil
         }
         if label.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty {
-            problems.add(path, at: value.offset, "found an empty label, expected a non-empty string")
+            problems.add(path, at: value.position, "found an empty label, expected a non-empty string")
             return nil
         }
         return label
     }
 
-    private mutating func readPattern(_ text: String, at path: String, offset: Int) -> EventPattern? {
+    private mutating func readPattern(_ text: String, at path: String, position: SourcePosition) -> EventPattern? {
         do throws(EventPatternError) {
             return try EventPattern.parse(text)
         } catch {
-            problems.add(path, at: offset, "found \(error.description), expected an event name or a wildcard (\"feed/*\", \"*\")")
+            problems.add(path, at: position, "found \(error.description), expected an event name or a wildcard (\"feed/*\", \"*\")")
             return nil
         }
     }
 
     /// The top-level list declares destinations; an entry's list refers to declared ones.
-    private mutating func readDestinationList(_ value: PlanJSONValue, at path: String, declaring: Bool) -> [String]? {
-        guard case .array(let elements) = value.kind else {
-            problems.add(path, at: value.offset, "found \(value.kindDescription), expected an array of destination names")
+    private mutating func readDestinationList(_ value: JSONNode, at path: String, declaring: Bool) -> [String]? {
+        guard case .array(let elements) = value.value else {
+            problems.add(path, at: value.position, "found \(value.kindDescription), expected an array of destination names")
             return nil
         }
         if elements.isEmpty && !declaring {
-            problems.add(path, at: value.offset, "found an empty array, expected at least one destination (leave \"destinations\" out to send to all)")
+            problems.add(path, at: value.position, "found an empty array, expected at least one destination (leave \"destinations\" out to send to all)")
             return nil
         }
         var names: [String] = []
-        var firstOffsets: [String: Int] = [:]
+        var firstPositions: [String: SourcePosition] = [:]
         for (index, element) in elements.enumerated() {
             let elementPath = PlanText.path(path, index: index)
-            guard case .string(let name) = element.kind, !name.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
+            guard case .string(let name) = element.value, !name.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
                 let found = element.kindDescription == "a string" ? "an empty string" : element.kindDescription
-                problems.add(elementPath, at: element.offset, "found \(found), expected a destination name")
+                problems.add(elementPath, at: element.position, "found \(found), expected a destination name")
                 continue
             }
-            if let first = firstOffsets[name] {
-                problems.add(elementPath, at: element.offset, "found \"\(name)\" a second time, expected each destination once (the first is at \(problems.place(of: first)))")
+            if let first = firstPositions[name] {
+                problems.add(elementPath, at: element.position, "found \"\(name)\" a second time, expected each destination once (the first is at \(problems.place(of: first)))")
                 continue
             }
-            firstOffsets[name] = element.offset
+            firstPositions[name] = element.position
             names.append(name)
-            if !declaring { destinationReferences.append((name, elementPath, element.offset)) }
+            if !declaring { destinationReferences.append((name, elementPath, element.position)) }
         }
         return names
     }
@@ -264,25 +266,25 @@ struct TrackingPlanLoader {
     // MARK: Checks
 
     /// Members in order, each key once; later duplicates are reported and skipped.
-    private mutating func uniqueMembers(_ members: [PlanJSONValue.Member], at path: String) -> [PlanJSONValue.Member] {
-        var firstOffsets: [String: Int] = [:]
-        var unique: [PlanJSONValue.Member] = []
+    private mutating func uniqueMembers(_ members: [JSONNode.Member], at path: String) -> [JSONNode.Member] {
+        var firstPositions: [String: SourcePosition] = [:]
+        var unique: [JSONNode.Member] = []
         for member in members {
-            if let first = firstOffsets[member.key] {
+            if let first = firstPositions[member.key] {
                 problems.add(
-                    PlanText.path(path, key: member.key), at: member.keyOffset,
+                    PlanText.path(path, key: member.key), at: member.keyPosition,
                     "found the key \"\(member.key)\" a second time, expected each key once (the first is at \(problems.place(of: first)))")
                 continue
             }
-            firstOffsets[member.key] = member.keyOffset
+            firstPositions[member.key] = member.keyPosition
             unique.append(member)
         }
         return unique
     }
 
-    private mutating func reportUnknownKey(_ member: PlanJSONValue.Member, at path: String, expected: [String]) {
+    private mutating func reportUnknownKey(_ member: JSONNode.Member, at path: String, expected: [String]) {
         problems.add(
-            PlanText.path(path, key: member.key), at: member.keyOffset,
+            PlanText.path(path, key: member.key), at: member.keyPosition,
             "found the unknown key \"\(member.key)\", expected one of \(PlanText.quotedList(expected))"
                 + PlanText.suggestion(for: member.key, among: expected))
     }
@@ -292,7 +294,7 @@ struct TrackingPlanLoader {
             let expected = destinations.isEmpty
                 ? "a destination declared in \"destinations\" (none are)"
                 : "one of \(PlanText.quotedList(destinations))" + PlanText.suggestion(for: reference.name, among: destinations)
-            problems.add(reference.path, at: reference.offset, "found the undeclared destination \"\(reference.name)\", expected \(expected)")
+            problems.add(reference.path, at: reference.position, "found the undeclared destination \"\(reference.name)\", expected \(expected)")
         }
     }
 
@@ -305,13 +307,13 @@ struct TrackingPlanLoader {
             switch check.pattern.kind {
             case .exact(let name):
                 problems.add(
-                    check.path, at: check.offset,
+                    check.path, at: check.position,
                     "found the event \"\(name)\", which no module's catalog declares"
                         + PlanText.suggestion(for: name, among: known.names.map(\.rawValue).sorted()),
                     severity: severity)
             default:
                 problems.add(
-                    check.path, at: check.offset,
+                    check.path, at: check.position,
                     "found the wildcard \"\(check.pattern)\", which matches no event a module's catalog declares",
                     severity: severity)
             }

@@ -25,56 +25,56 @@ extension TrackingPlan {
         /// `{"modules":[{"module":"DemoFeed","catalog":"…","events":[{"name":"feed/item_tapped",…}]}]}`.
         /// Only `modules[].events[].name` is used; other keys are left to the generator.
         public init(generatorOutput data: Data, file: String = "catalog") throws(TrackingPlanError) {
-            var problems = ProblemList(file: file, data: data)
+            var problems = ProblemList(file: file)
             var names: Set<EventName> = []
-            let root: PlanJSONValue
+            let root: JSONNode
             do throws(PlanJSONSyntaxError) {
-                root = try PlanJSONReader.read(data)
+                root = try PlanJSON.read(data)
             } catch {
-                problems.add("$", at: error.offset, "syntax error: \(error.message)")
+                problems.add("$", at: error.position, "syntax error: \(error.message)")
                 throw TrackingPlanError(problems: problems.sorted)
             }
-            func requireArray(_ value: PlanJSONValue?, _ path: String, at offset: Int, _ what: String) -> [PlanJSONValue] {
+            func requireArray(_ value: JSONNode?, _ path: String, at position: SourcePosition, _ what: String) -> [JSONNode] {
                 guard let value else {
-                    problems.add(path, at: offset, "missing \(what), expected an array")
+                    problems.add(path, at: position, "missing \(what), expected an array")
                     return []
                 }
-                guard case .array(let elements) = value.kind else {
-                    problems.add(path, at: value.offset, "found \(value.kindDescription), expected an array")
+                guard case .array(let elements) = value.value else {
+                    problems.add(path, at: value.position, "found \(value.kindDescription), expected an array")
                     return []
                 }
                 return elements
             }
-            guard case .object(let rootMembers) = root.kind else {
-                problems.add("$", at: root.offset, "found \(root.kindDescription), expected an object with \"modules\"")
+            guard case .object(let rootMembers) = root.value else {
+                problems.add("$", at: root.position, "found \(root.kindDescription), expected an object with \"modules\"")
                 throw TrackingPlanError(problems: problems.sorted)
             }
             let modules = requireArray(
-                rootMembers.first { $0.key == "modules" }?.value, "$.modules", at: root.offset, "\"modules\"")
+                rootMembers.first { $0.key == "modules" }?.value, "$.modules", at: root.position, "\"modules\"")
             for (moduleIndex, module) in modules.enumerated() {
                 let modulePath = PlanText.path("$.modules", index: moduleIndex)
-                guard case .object(let members) = module.kind else {
-                    problems.add(modulePath, at: module.offset, "found \(module.kindDescription), expected an object with \"module\" and \"events\"")
+                guard case .object(let members) = module.value else {
+                    problems.add(modulePath, at: module.position, "found \(module.kindDescription), expected an object with \"module\" and \"events\"")
                     continue
                 }
                 let events = requireArray(
-                    members.first { $0.key == "events" }?.value, modulePath + ".events", at: module.offset, "\"events\"")
+                    members.first { $0.key == "events" }?.value, modulePath + ".events", at: module.position, "\"events\"")
                 for (eventIndex, event) in events.enumerated() {
                     let eventPath = PlanText.path(modulePath + ".events", index: eventIndex)
-                    guard case .object(let eventMembers) = event.kind else {
-                        problems.add(eventPath, at: event.offset, "found \(event.kindDescription), expected an object with \"name\"")
+                    guard case .object(let eventMembers) = event.value else {
+                        problems.add(eventPath, at: event.position, "found \(event.kindDescription), expected an object with \"name\"")
                         continue
                     }
                     guard let name = eventMembers.first(where: { $0.key == "name" })?.value else {
-                        problems.add(eventPath, at: event.offset, "missing \"name\", expected an event name string")
+                        problems.add(eventPath, at: event.position, "missing \"name\", expected an event name string")
                         continue
                     }
-                    guard case .string(let text) = name.kind else {
-                        problems.add(eventPath + ".name", at: name.offset, "found \(name.kindDescription), expected an event name string")
+                    guard case .string(let text) = name.value else {
+                        problems.add(eventPath + ".name", at: name.position, "found \(name.kindDescription), expected an event name string")
                         continue
                     }
                     if let failure = EventName(text).validationFailure {
-                        problems.add(eventPath + ".name", at: name.offset, "found the invalid event name \"\(text)\": \(failure)")
+                        problems.add(eventPath + ".name", at: name.position, "found the invalid event name \"\(text)\": \(failure)")
                         continue
                     }
                     names.insert(EventName(text))

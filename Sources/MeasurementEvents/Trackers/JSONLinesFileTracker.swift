@@ -59,17 +59,7 @@ public final class JSONLinesFileTracker: EventTracker, @unchecked Sendable {
         defer { lock.unlock() }
         var line = try encoder.encode(event)
         line.append(UInt8(ascii: "\n"))
-        try line.withUnsafeBytes { buffer in
-            var offset = 0
-            while offset < buffer.count {
-                let written = write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    throw WriteError(path: url.path, code: errno)
-                }
-                offset += written
-            }
-        }
+        if let code = writeAll(line, to: descriptor) { throw WriteError(path: url.path, code: code) }
     }
 
     public func flush() throws {

@@ -1,3 +1,5 @@
+import MeasurementEvents
+
 /// One problem found in a catalog: where it is, what was found and what was expected.
 ///
 /// Its description is one line in the compilers' format, so editors can jump to it:

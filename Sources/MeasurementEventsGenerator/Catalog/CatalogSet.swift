@@ -1,4 +1,5 @@
 import Foundation
+import MeasurementEvents
 
 /// All catalogs of a package, validated together: each file on its own (``CatalogReader``),
 /// then the rules that span files — event names unique across modules, and a

@@ -1,4 +1,5 @@
 import Foundation
+import MeasurementEvents
 
 #if canImport(Darwin)
 import Darwin
@@ -147,19 +148,10 @@ final class DiskQueue: @unchecked Sendable {
     private func writeAll(_ bytes: [UInt8], state: inout State) throws {
         let descriptor = state.descriptor
         let start = state.openBytes
-        try bytes.withUnsafeBytes { buffer in
-            var offset = 0
-            while offset < buffer.count {
-                let written = write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    let code = errno
-                    // Cut a partly written record off, so the file stays a sequence of records.
-                    _ = ftruncate(descriptor, off_t(start))
-                    throw WriteError(path: directory.path, code: code)
-                }
-                offset += written
-            }
+        if let code = MeasurementEvents.writeAll(bytes, to: descriptor) {
+            // Cut a partly written record off, so the file stays a sequence of records.
+            _ = ftruncate(descriptor, off_t(start))
+            throw WriteError(path: directory.path, code: code)
         }
     }
 

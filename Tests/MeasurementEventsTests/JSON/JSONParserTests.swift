@@ -1,4 +1,4 @@
-import MeasurementEventsGenerator
+import MeasurementEvents
 import XCTest
 
 final class JSONParserTests: XCTestCase {
@@ -8,8 +8,8 @@ final class JSONParserTests: XCTestCase {
         return (root, parser.duplicateKeys)
     }
 
-    private func syntaxError(_ text: String) -> JSONSyntaxError? {
-        var parser = JSONParser(bytes: Array(text.utf8))
+    private func syntaxError(_ text: String, maximumDepth: Int = 512) -> JSONSyntaxError? {
+        var parser = JSONParser(bytes: Array(text.utf8), maximumDepth: maximumDepth)
         do {
             _ = try parser.parse()
             return nil
@@ -76,5 +76,57 @@ final class JSONParserTests: XCTestCase {
         let (root, _) = try parse("[-0, 1.50, 2e10, 3E-2]")
         guard case .array(let elements) = root.value else { return XCTFail("not an array") }
         XCTAssertEqual(elements.map(\.value), [.number("-0"), .number("1.50"), .number("2e10"), .number("3E-2")])
+    }
+
+    func testDepthLimitCountsContainersNotScalars() throws {
+        var shallow = JSONParser(bytes: Array("[[1]]".utf8), maximumDepth: 2)
+        XCTAssertNoThrow(try shallow.parse())
+        let error = syntaxError("[[[1]]]", maximumDepth: 2)
+        XCTAssertEqual(error?.found, "more than 2 nested arrays or objects")
+        XCTAssertEqual(error?.position, SourcePosition(line: 1, column: 3))
+        XCTAssertEqual(error?.reason, .tooDeep(limit: 2))
+    }
+
+    func testDuplicateMembersCanBeKeptForReadersThatReportThemThemselves() throws {
+        var parser = JSONParser(bytes: Array(#"{"b": 1, "a": 2, "b": 3}"#.utf8), keepsDuplicateMembers: true)
+        let root = try parser.parse()
+        guard case .object(let members) = root.value else { return XCTFail("not an object") }
+        XCTAssertEqual(members.map(\.key), ["b", "a", "b"])
+        XCTAssertEqual(members.map(\.value.value), [.number("1"), .number("2"), .number("3")])
+        XCTAssertEqual(parser.duplicateKeys.map(\.position), [SourcePosition(line: 1, column: 18)])
+    }
+
+    func testByteOrderMarkIsSkippedAndNotCountedAsAColumn() throws {
+        var parser = JSONParser(bytes: [0xEF, 0xBB, 0xBF] + Array(#"{"a": 1}"#.utf8))
+        let root = try parser.parse()
+        guard case .object(let members) = root.value else { return XCTFail("not an object") }
+        XCTAssertEqual(root.position, SourcePosition(line: 1, column: 1))
+        XCTAssertEqual(members.first?.keyPosition, SourcePosition(line: 1, column: 2))
+    }
+
+    func testInvalidUTF8IsReportedAtTheFirstBadByte() {
+        var parser = JSONParser(bytes: Array(#"["é", ""#.utf8) + [0xFF] + Array(#""]"#.utf8))
+        XCTAssertThrowsError(try parser.parse()) { error in
+            let error = error as? JSONSyntaxError
+            XCTAssertEqual(error?.reason, .invalidUTF8)
+            XCTAssertEqual(error?.position, SourcePosition(line: 1, column: 8))
+            XCTAssertEqual(error?.offset, 8)
+            XCTAssertEqual(error?.found, "bytes that are not UTF-8")
+        }
+    }
+
+    func testSyntaxErrorsCarryTheirReasonAndByteOffset() {
+        let unterminated = syntaxError("[\"é\", \"open")
+        XCTAssertEqual(unterminated?.reason, .unterminatedString(opening: SourcePosition(line: 1, column: 7)))
+        XCTAssertEqual(unterminated?.position, SourcePosition(line: 1, column: 12))
+        XCTAssertEqual(unterminated?.offset, 12)
+
+        XCTAssertEqual(syntaxError(#"{"key" 1}"#)?.reason, .expectedColon(afterKey: "key"))
+        XCTAssertEqual(syntaxError(#"{"key": 1 2}"#)?.reason, .expectedCommaOrClosingBrace(afterKey: "key"))
+        XCTAssertEqual(syntaxError(#"["\q"]"#)?.reason, .invalidEscape(UInt8(ascii: "q"), at: SourcePosition(line: 1, column: 4)))
+        XCTAssertEqual(syntaxError("-x")?.reason, .expectedDigit(after: .minusSign))
+        XCTAssertEqual(syntaxError("1.x")?.reason, .expectedDigit(after: .decimalPoint))
+        XCTAssertEqual(syntaxError("1ex")?.reason, .expectedDigit(after: .exponentMark))
+        XCTAssertEqual(syntaxError("[] []")?.reason, .trailingContent)
     }
 }

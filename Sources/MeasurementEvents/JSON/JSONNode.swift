@@ -1,27 +1,9 @@
-/// A line and column in a source file, both counted from 1; columns count Unicode scalars.
-public struct SourcePosition: Hashable, Sendable, Comparable, CustomStringConvertible {
-    public var line: Int
-    public var column: Int
-
-    public init(line: Int, column: Int) {
-        self.line = line
-        self.column = column
-    }
-
-    public static func < (lhs: SourcePosition, rhs: SourcePosition) -> Bool {
-        (lhs.line, lhs.column) < (rhs.line, rhs.column)
-    }
-
-    /// `12:5`
-    public var description: String { "\(line):\(column)" }
-}
-
 /// A parsed JSON value that remembers where it started and, for objects, the order of its keys.
 ///
 /// Catalogs need both: arg order in the file is the order of generated parameters, and every
 /// problem is reported with a line and column.
-public struct JSONNode: Hashable, Sendable {
-    public indirect enum Value: Hashable, Sendable {
+package struct JSONNode: Hashable, Sendable {
+    package indirect enum Value: Hashable, Sendable {
         case object([Member])
         case array([JSONNode])
         case string(String)
@@ -32,28 +14,28 @@ public struct JSONNode: Hashable, Sendable {
     }
 
     /// One key of an object, in file order, with the position of the key itself.
-    public struct Member: Hashable, Sendable {
-        public var key: String
-        public var keyPosition: SourcePosition
-        public var value: JSONNode
+    package struct Member: Hashable, Sendable {
+        package var key: String
+        package var keyPosition: SourcePosition
+        package var value: JSONNode
 
-        public init(key: String, keyPosition: SourcePosition, value: JSONNode) {
+        package init(key: String, keyPosition: SourcePosition, value: JSONNode) {
             self.key = key
             self.keyPosition = keyPosition
             self.value = value
         }
     }
 
-    public var value: Value
-    public var position: SourcePosition
+    package var value: Value
+    package var position: SourcePosition
 
-    public init(value: Value, position: SourcePosition) {
+    package init(value: Value, position: SourcePosition) {
         self.value = value
         self.position = position
     }
 
     /// How a value is named in "found …" messages: `a number (3)`, `an array`, `"text"`.
-    public var summary: String {
+    package var summary: String {
         switch value {
         case .object: return "an object"
         case .array: return "an array"
@@ -66,7 +48,7 @@ public struct JSONNode: Hashable, Sendable {
 }
 
 /// `"text"` with quotes and backslashes escaped, long texts shortened; used in messages.
-func quoted(_ text: String) -> String {
+package func quoted(_ text: String) -> String {
     var shown = text.count > 60 ? String(text.prefix(60)) + "…" : text
     shown = shown.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
     shown = shown.replacingOccurrences(of: "\n", with: "\\n")

@@ -1,5 +1,5 @@
 /// One step into a JSON document: an object key or an array index.
-public enum JSONPathComponent: Hashable, Sendable {
+package enum JSONPathComponent: Hashable, Sendable {
     case key(String)
     case index(Int)
 }
@@ -7,7 +7,7 @@ public enum JSONPathComponent: Hashable, Sendable {
 extension Array where Element == JSONPathComponent {
     /// The path as people write it: `events[3].args.position.type`; keys that are not plain
     /// identifiers are bracketed (`args["item-id"]`); the empty path is `(top level)`.
-    public var rendered: String {
+    package var rendered: String {
         if isEmpty { return "(top level)" }
         var text = ""
         for component in self {
@@ -29,7 +29,7 @@ extension String {
 }
 
 extension Unicode.Scalar {
-    var isASCIILetter: Bool { ("a"..."z").contains(self) || ("A"..."Z").contains(self) }
-    var isASCIIDigit: Bool { ("0"..."9").contains(self) }
-    var isASCIILowercaseLetter: Bool { ("a"..."z").contains(self) }
+    package var isASCIILetter: Bool { ("a"..."z").contains(self) || ("A"..."Z").contains(self) }
+    package var isASCIIDigit: Bool { ("0"..."9").contains(self) }
+    package var isASCIILowercaseLetter: Bool { ("a"..."z").contains(self) }
 }

@@ -1,21 +1,22 @@
-/// A small strict JSON parser (RFC 8259) that keeps key order and positions and reports
-/// duplicate keys — three things `JSONSerialization` does not do.
+/// The package's one strict JSON parser (RFC 8259), shared by the catalog reader and the
+/// tracking-plan loader: it keeps key order, line and column positions and the text of numbers,
+/// and reports duplicate keys — things `JSONSerialization` does not do.
 ///
 /// ```swift
 /// var parser = JSONParser(bytes: Array(#"{"a": 1, "a": 2}"#.utf8))
 /// let root = try parser.parse()          // throws JSONSyntaxError on invalid JSON
 /// parser.duplicateKeys                   // [("a", 1:10, first at 1:2)]
 /// ```
-public struct JSONParser {
+package struct JSONParser {
     /// A key that appeared twice in one object. The value kept is the first one.
-    public struct DuplicateKey: Hashable, Sendable {
+    package struct DuplicateKey: Hashable, Sendable {
         /// The path of the object holding the key, as parts (`["events", 3, "args"]`).
-        public var objectPath: [JSONPathComponent]
-        public var key: String
-        public var position: SourcePosition
-        public var firstPosition: SourcePosition
+        package var objectPath: [JSONPathComponent]
+        package var key: String
+        package var position: SourcePosition
+        package var firstPosition: SourcePosition
 
-        public init(objectPath: [JSONPathComponent], key: String, position: SourcePosition, firstPosition: SourcePosition) {
+        package init(objectPath: [JSONPathComponent], key: String, position: SourcePosition, firstPosition: SourcePosition) {
             self.objectPath = objectPath
             self.key = key
             self.position = position
@@ -30,25 +31,35 @@ public struct JSONParser {
     private var path: [JSONPathComponent] = []
     /// Nesting beyond this depth is reported rather than recursed into, so hostile input
     /// cannot overflow the stack.
-    private let maximumDepth = 512
+    private let maximumDepth: Int
+    private let keepsDuplicateMembers: Bool
 
-    public private(set) var duplicateKeys: [DuplicateKey] = []
+    package private(set) var duplicateKeys: [DuplicateKey] = []
 
-    public init(bytes: [UInt8]) {
+    /// - Parameters:
+    ///   - maximumDepth: how many arrays or objects may nest.
+    ///   - keepsDuplicateMembers: whether an object's later duplicate keys stay in its members
+    ///     (for readers that report them in their own words); either way they are listed in
+    ///     ``duplicateKeys`` and the first value comes first.
+    package init(bytes: [UInt8], maximumDepth: Int = 512, keepsDuplicateMembers: Bool = false) {
         self.bytes = bytes
+        self.maximumDepth = maximumDepth
+        self.keepsDuplicateMembers = keepsDuplicateMembers
     }
 
     /// Parses one JSON document: a value surrounded by optional whitespace.
-    public mutating func parse() throws(JSONSyntaxError) -> JSONNode {
+    package mutating func parse() throws(JSONSyntaxError) -> JSONNode {
         if let invalid = Self.firstInvalidUTF8(bytes) {
-            throw JSONSyntaxError(position: invalid, path: [], found: "bytes that are not UTF-8", expected: "a UTF-8 text file")
+            throw JSONSyntaxError(
+                position: invalid.position, offset: invalid.offset, path: [], found: "bytes that are not UTF-8",
+                expected: "a UTF-8 text file", reason: .invalidUTF8)
         }
         if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { offset = 3 }  // a UTF-8 byte order mark
         skipWhitespace()
         let root = try parseValue(depth: 0)
         skipWhitespace()
         if offset < bytes.count {
-            throw error(found: describeCurrent(), expected: "the end of the file after the top-level value")
+            throw error(.trailingContent, found: describeCurrent(), expected: "the end of the file after the top-level value")
         }
         return root
     }
@@ -56,11 +67,11 @@ public struct JSONParser {
     // MARK: Values
 
     private mutating func parseValue(depth: Int) throws(JSONSyntaxError) -> JSONNode {
-        guard depth < maximumDepth else {
-            throw error(found: "more than \(maximumDepth) nested arrays or objects", expected: "a shallower document")
-        }
         let start = position
-        guard let byte = peek() else { throw error(found: "the end of the file", expected: "a value") }
+        guard let byte = peek() else { throw error(.expectedValue, found: "the end of the file", expected: "a value") }
+        if byte == UInt8(ascii: "{") || byte == UInt8(ascii: "["), depth >= maximumDepth {
+            throw error(.tooDeep(limit: maximumDepth), found: "more than \(maximumDepth) nested arrays or objects", expected: "a shallower document")
+        }
         switch byte {
         case UInt8(ascii: "{"): return JSONNode(value: try parseObject(depth: depth), position: start)
         case UInt8(ascii: "["): return JSONNode(value: try parseArray(depth: depth), position: start)
@@ -70,7 +81,7 @@ public struct JSONParser {
         case UInt8(ascii: "t"): try expectLiteral("true"); return JSONNode(value: .bool(true), position: start)
         case UInt8(ascii: "f"): try expectLiteral("false"); return JSONNode(value: .bool(false), position: start)
         case UInt8(ascii: "n"): try expectLiteral("null"); return JSONNode(value: .null, position: start)
-        default: throw error(found: describeCurrent(), expected: "a value")
+        default: throw error(.expectedValue, found: describeCurrent(), expected: "a value")
         }
     }
 
@@ -87,30 +98,37 @@ public struct JSONParser {
         while true {
             skipWhitespace()
             guard peek() == UInt8(ascii: "\"") else {
-                throw error(found: describeCurrent(), expected: "a string key", opening: ("object", opening))
+                throw error(.expectedKey, found: describeCurrent(), expected: "a string key", opening: ("object", opening))
             }
             let keyPosition = position
             let key = try parseString()
             skipWhitespace()
             guard peek() == UInt8(ascii: ":") else {
-                throw error(found: describeCurrent(), expected: "\":\" after the key \"\(key)\"", opening: ("object", opening))
+                throw error(
+                    .expectedColon(afterKey: key), found: describeCurrent(), expected: "\":\" after the key \"\(key)\"",
+                    opening: ("object", opening))
             }
             advance()
             skipWhitespace()
             path.append(.key(key))
             let value = try parseValue(depth: depth + 1)
             path.removeLast()
+            let member = JSONNode.Member(key: key, keyPosition: keyPosition, value: value)
             if let first = firstPositions[key] {
                 duplicateKeys.append(DuplicateKey(objectPath: path, key: key, position: keyPosition, firstPosition: first))
+                if keepsDuplicateMembers { members.append(member) }
             } else {
                 firstPositions[key] = keyPosition
-                members.append(JSONNode.Member(key: key, keyPosition: keyPosition, value: value))
+                members.append(member)
             }
             skipWhitespace()
             switch peek() {
             case UInt8(ascii: ","): advance()
             case UInt8(ascii: "}"): advance(); return .object(members)
-            default: throw error(found: describeCurrent(), expected: "\",\" or \"}\"", opening: ("object", opening))
+            default:
+                throw error(
+                    .expectedCommaOrClosingBrace(afterKey: key), found: describeCurrent(), expected: "\",\" or \"}\"",
+                    opening: ("object", opening))
             }
         }
     }
@@ -133,7 +151,8 @@ public struct JSONParser {
             switch peek() {
             case UInt8(ascii: ","): advance()
             case UInt8(ascii: "]"): advance(); return .array(elements)
-            default: throw error(found: describeCurrent(), expected: "\",\" or \"]\"", opening: ("array", opening))
+            default:
+                throw error(.expectedCommaOrClosingBracket, found: describeCurrent(), expected: "\",\" or \"]\"", opening: ("array", opening))
             }
         }
     }
@@ -144,7 +163,9 @@ public struct JSONParser {
         var text: [UInt8] = []
         while true {
             guard let byte = peek() else {
-                throw error(found: "the end of the file", expected: "a closing quote", opening: ("string", opening))
+                throw error(
+                    .unterminatedString(opening: opening), found: "the end of the file",
+                    expected: "a closing quote", opening: ("string", opening))
             }
             switch byte {
             case UInt8(ascii: "\""):
@@ -154,7 +175,9 @@ public struct JSONParser {
                 advance()
                 text.append(contentsOf: String(try parseEscape()).utf8)
             case 0x00..<0x20:
-                throw error(found: "a control character (U+\(hex(byte, width: 4)))", expected: "\"\\n\" or another escape inside a string")
+                throw error(
+                    .controlCharacter, found: "a control character (U+\(hex(byte, width: 4)))",
+                    expected: "\"\\n\" or another escape inside a string")
             default:
                 text.append(byte)
                 advance()
@@ -163,7 +186,8 @@ public struct JSONParser {
     }
 
     private mutating func parseEscape() throws(JSONSyntaxError) -> Unicode.Scalar {
-        guard let byte = peek() else { throw error(found: "the end of the file", expected: "an escape character") }
+        guard let byte = peek() else { throw error(.expectedEscape, found: "the end of the file", expected: "an escape character") }
+        let escapePosition = position
         advance()
         switch byte {
         case UInt8(ascii: "\""): return "\""
@@ -178,21 +202,25 @@ public struct JSONParser {
             let high = try parseHexQuad()
             if (0xD800..<0xDC00).contains(high) {
                 guard peek() == UInt8(ascii: "\\"), peek(at: 1) == UInt8(ascii: "u") else {
-                    throw error(found: "a lone high surrogate \\u\(hex(high, width: 4))", expected: "a low surrogate \\uDC00…\\uDFFF after it")
+                    throw error(
+                        .loneHighSurrogate, found: "a lone high surrogate \\u\(hex(high, width: 4))",
+                        expected: "a low surrogate \\uDC00…\\uDFFF after it")
                 }
                 advance(); advance()
                 let low = try parseHexQuad()
                 guard (0xDC00..<0xE000).contains(low) else {
-                    throw error(found: "\\u\(hex(low, width: 4))", expected: "a low surrogate \\uDC00…\\uDFFF")
+                    throw error(.invalidLowSurrogate(low), found: "\\u\(hex(low, width: 4))", expected: "a low surrogate \\uDC00…\\uDFFF")
                 }
                 return Unicode.Scalar(0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00))!
             }
             guard let scalar = Unicode.Scalar(high) else {
-                throw error(found: "a lone low surrogate \\u\(hex(high, width: 4))", expected: "a valid Unicode scalar")
+                throw error(.loneLowSurrogate, found: "a lone low surrogate \\u\(hex(high, width: 4))", expected: "a valid Unicode scalar")
             }
             return scalar
         default:
-            throw error(found: "the escape \\\(String(decoding: [byte], as: UTF8.self))", expected: "one of \\\" \\\\ \\/ \\b \\f \\n \\r \\t \\uXXXX")
+            throw error(
+                .invalidEscape(byte, at: escapePosition), found: "the escape \\\(String(decoding: [byte], as: UTF8.self))",
+                expected: "one of \\\" \\\\ \\/ \\b \\f \\n \\r \\t \\uXXXX")
         }
     }
 
@@ -200,7 +228,7 @@ public struct JSONParser {
         var value: UInt32 = 0
         for _ in 0..<4 {
             guard let byte = peek(), let digit = hexValue(byte) else {
-                throw error(found: describeCurrent(), expected: "four hexadecimal digits after \\u")
+                throw error(.expectedHexDigit, found: describeCurrent(), expected: "four hexadecimal digits after \\u")
             }
             value = value << 4 | digit
             advance()
@@ -212,19 +240,19 @@ public struct JSONParser {
         let start = offset
         if peek() == UInt8(ascii: "-") { advance() }
         guard let first = peek(), isDigit(first) else {
-            throw error(found: describeCurrent(), expected: "a digit")
+            throw error(.expectedDigit(after: .minusSign), found: describeCurrent(), expected: "a digit")
         }
         advance()
         if first != UInt8(ascii: "0") { while let byte = peek(), isDigit(byte) { advance() } }
         if peek() == UInt8(ascii: ".") {
             advance()
-            guard let byte = peek(), isDigit(byte) else { throw error(found: describeCurrent(), expected: "a digit after \".\"") }
+            guard let byte = peek(), isDigit(byte) else { throw error(.expectedDigit(after: .decimalPoint), found: describeCurrent(), expected: "a digit after \".\"") }
             while let byte = peek(), isDigit(byte) { advance() }
         }
         if peek() == UInt8(ascii: "e") || peek() == UInt8(ascii: "E") {
             advance()
             if peek() == UInt8(ascii: "+") || peek() == UInt8(ascii: "-") { advance() }
-            guard let byte = peek(), isDigit(byte) else { throw error(found: describeCurrent(), expected: "an exponent") }
+            guard let byte = peek(), isDigit(byte) else { throw error(.expectedDigit(after: .exponentMark), found: describeCurrent(), expected: "an exponent") }
             while let byte = peek(), isDigit(byte) { advance() }
         }
         return String(decoding: bytes[start..<offset], as: UTF8.self)
@@ -237,8 +265,8 @@ public struct JSONParser {
             guard peek() == expected else {
                 let word = bytes[startOffset...].prefix { isWordByte($0) }
                 throw JSONSyntaxError(
-                    position: start, path: path, found: quoted(String(decoding: word, as: UTF8.self)),
-                    expected: "a value (a string, number, object, array, true, false or null)")
+                    position: start, offset: startOffset, path: path, found: quoted(String(decoding: word, as: UTF8.self)),
+                    expected: "a value (a string, number, object, array, true, false or null)", reason: .expectedValue)
             }
             advance()
         }
@@ -246,13 +274,15 @@ public struct JSONParser {
 
     // MARK: Reading bytes
 
-    private static func firstInvalidUTF8(_ bytes: [UInt8]) -> SourcePosition? {
+    private static func firstInvalidUTF8(_ bytes: [UInt8]) -> (position: SourcePosition, offset: Int)? {
         var iterator = bytes.makeIterator()
         var decoder = UTF8()
         var position = SourcePosition(line: 1, column: 1)
+        var offset = 0
         while true {
             switch decoder.decode(&iterator) {
             case .scalarValue(let scalar):
+                offset += UTF8.width(scalar)
                 if scalar == "\n" {
                     position.line += 1
                     position.column = 1
@@ -260,7 +290,7 @@ public struct JSONParser {
                     position.column += 1
                 }
             case .emptyInput: return nil
-            case .error: return position
+            case .error: return (position, offset)
             }
         }
     }
@@ -305,24 +335,16 @@ public struct JSONParser {
     }
 
     private func error(
-        found: String, expected: String, opening: (kind: String, position: SourcePosition)? = nil
+        _ reason: JSONSyntaxError.Reason, found: String, expected: String, opening: (kind: String, position: SourcePosition)? = nil
     ) -> JSONSyntaxError {
         var expected = expected
         if let opening, peek() == nil {
             expected += " (the \(opening.kind) opened at \(opening.position) is never closed)"
         }
-        return JSONSyntaxError(position: position, path: path, found: found, expected: expected)
+        return JSONSyntaxError(position: position, offset: offset, path: path, found: found, expected: expected, reason: reason)
     }
 }
 
-/// Why a file is not valid JSON, and where.
-public struct JSONSyntaxError: Error, Hashable, Sendable {
-    public var position: SourcePosition
-    /// Where in the document the parser was (the innermost complete key or index).
-    public var path: [JSONPathComponent]
-    public var found: String
-    public var expected: String
-}
 
 private func isDigit(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }
 
