@@ -30,6 +30,15 @@ let package = Package(
             path: "Benchmarks/DeliveryBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")]
         ),
+        .executableTarget(
+            name: "ImpressionBenchmarks",
+            dependencies: [
+                .product(name: "ImpressionTracking", package: "MeasurementEvents"),
+                .product(name: "Benchmark", package: "package-benchmark"),
+            ],
+            path: "Benchmarks/ImpressionBenchmarks",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")]
+        ),
         // Not a benchmark: a plain driver to run under a profiler.
         .executableTarget(
             name: "BusProfile",

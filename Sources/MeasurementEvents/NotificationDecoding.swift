@@ -138,7 +138,11 @@ struct NotificationKeys: Sendable {
 
     static func readArgs(_ raw: Any?, notificationName: Notification.Name) throws(MalformedEventError) -> EventArgs {
         guard let raw else { return [:] }
-        if let typed = raw as? [String: any EventValueConvertible] {
+        // Only when it is exactly that type: a cast from [String: Any] would convert every
+        // element first, which costs more than reading them.
+        if Swift.type(of: raw) == [String: any EventValueConvertible].self,
+            let typed = raw as? [String: any EventValueConvertible]
+        {
             return try readPostedArgs(typed, notificationName: notificationName)
         }
         // Converted in place: upcasting a [String: Any] to [AnyHashable: Any] copies it.
