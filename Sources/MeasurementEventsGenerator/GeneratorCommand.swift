@@ -35,7 +35,7 @@ public struct GeneratorCommand: Hashable, Sendable {
         subcommands:
           generate [catalog…]             write Sources/<Module>/events_<Module>.swift for every catalog in
                                           Events/, or for the named ones (DemoFeed or Events/DemoFeed.json)
-          check                           exit 1 and list the generated files that are stale or missing; writes nothing
+          check                           exit 1 and list the generated files that are stale, missing or orphaned; writes nothing
           plan [--format markdown|json]   print every event of every catalog
 
         options:
@@ -127,11 +127,13 @@ public struct GeneratorCommand: Hashable, Sendable {
             case .generate(let modules):
                 let report = try generator.generate(modules: modules)
                 for path in report.written { output("wrote \(path)") }
+                for path in report.removed { output("removed \(path) (its catalog is gone)") }
                 output("\(report.written.count + report.unchanged.count) generated files: \(report.written.count) written, \(report.unchanged.count) unchanged")
             case .check:
                 let report = try generator.check()
                 for path in report.stale { errorOutput("stale: \(path) differs from what generate would write") }
                 for path in report.missing { errorOutput("missing: \(path)") }
+                for path in report.orphaned { errorOutput("orphaned: \(path) was generated from a catalog that no longer exists") }
                 guard report.isUpToDate else {
                     errorOutput("\(report.outdated.count) generated file\(report.outdated.count == 1 ? " is" : "s are") out of date; run: swift run measurement-events generate")
                     return Self.exitFailure

@@ -49,6 +49,21 @@ final class PackageGeneratorTests: XCTestCase {
         XCTAssertEqual(report.outdated, ["Sources/Empty/events_Empty.swift"])
     }
 
+    func testCheckFlagsAGeneratedFileWhoseCatalogWasDeletedAndGenerateRemovesIt() throws {
+        try FileManager.default.removeItem(at: package.root.appendingPathComponent("Events/Minimal.json"))
+        try package.write("Sources/Handwritten/events_Handwritten.swift", "// Not ours: no generator header.\n")
+        let report = try generator.check()
+        XCTAssertEqual(report.orphaned, ["Sources/Minimal/events_Minimal.swift"])
+        XCTAssertFalse(report.isUpToDate)
+        XCTAssertNotNil(package.read("Sources/Minimal/events_Minimal.swift"), "check writes nothing")
+
+        XCTAssertEqual(try generator.generate(modules: ["Shop"]).removed, [], "a partial generate removes nothing")
+        XCTAssertEqual(try generator.generate().removed, ["Sources/Minimal/events_Minimal.swift"])
+        XCTAssertNil(package.read("Sources/Minimal/events_Minimal.swift"))
+        XCTAssertNotNil(package.read("Sources/Handwritten/events_Handwritten.swift"))
+        XCTAssertTrue(try generator.check().isUpToDate)
+    }
+
     func testGenerateWritesOnlyFilesWhoseContentChanged() throws {
         let path = "Sources/Minimal/events_Minimal.swift"
         try package.write(path, "// stale\n")
