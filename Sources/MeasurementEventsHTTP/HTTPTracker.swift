@@ -98,6 +98,9 @@ public final class HTTPTracker: EventTracker, @unchecked Sendable {
     public enum SetupError: Error, CustomStringConvertible {
         case insecureEndpoint(URL)
         case unreadableIdentity(path: String, underlying: String)
+        /// Another live tracker uses the directory; each tracker needs its own.
+        case directoryInUse(path: String)
+        case directoryNotLockable(path: String, underlying: String)
 
         public var description: String {
             switch self {
@@ -106,12 +109,17 @@ public final class HTTPTracker: EventTracker, @unchecked Sendable {
                     + "(plain http is allowed for loopback addresses only)"
             case .unreadableIdentity(let path, let underlying):
                 return "cannot read or create the anonymous id at \(path): \(underlying)"
+            case .directoryInUse(let path):
+                return "another HTTPTracker is using \(path); give each tracker its own directory"
+            case .directoryNotLockable(let path, let underlying):
+                return "cannot lock \(path): \(underlying)"
             }
         }
     }
 
     public let encoder: any BatchEncoder
     public let directory: URL
+    private let directoryLock: DirectoryLock
     public let configuration: Configuration
     /// Generated on first use of ``directory`` and kept there: the vendor's anonymous id.
     public let anonymousID: String
@@ -135,6 +143,13 @@ public final class HTTPTracker: EventTracker, @unchecked Sendable {
         self.directory = directory
         self.configuration = configuration
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        do {
+            directoryLock = try DirectoryLock(directory: directory)
+        } catch let error as DirectoryLock.InUse {
+            throw SetupError.directoryInUse(path: error.path)
+        } catch let error as DirectoryLock.Failed {
+            throw SetupError.directoryNotLockable(path: error.path, underlying: String(cString: strerror(error.code)))
+        }
         let identity = try DeliveryIdentity(directory: directory)
         anonymousID = identity.anonymousID
         let log = configuration.logHandler

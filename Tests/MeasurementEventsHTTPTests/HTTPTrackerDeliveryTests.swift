@@ -176,13 +176,25 @@ final class HTTPTrackerDeliveryTests: XCTestCase {
         XCTAssertFalse(HTTPTracker.isAllowedEndpoint(URL(string: "http://10.0.0.1")!))
     }
 
+    func testASecondLiveTrackerOnTheSameDirectoryIsRefused() throws {
+        var first: HTTPTracker? = try makeTracker()
+        XCTAssertThrowsError(try makeTracker()) { error in
+            XCTAssertEqual("\(error)", "another HTTPTracker is using \(directory.path); give each tracker its own directory")
+        }
+        try first?.track(numbered(1)[0])
+        XCTAssertTrue(first?.waitUntilDelivered(timeout: 30) == true)
+        first = nil
+        XCTAssertNoThrow(try makeTracker(), "the lock goes with the tracker")
+    }
+
     func testAnonymousIDIsKeptAndUserIDTravelsWithEachEvent() throws {
-        let first = try makeTracker()
-        let anonymousID = first.anonymousID
-        try first.track(numbered(1)[0])
-        try first.setUserID("user-777")
-        try first.track(numbered(1, from: 1)[0])
-        XCTAssertTrue(first.waitUntilDelivered(timeout: 30))
+        var first: HTTPTracker? = try makeTracker()
+        let anonymousID = try XCTUnwrap(first?.anonymousID)
+        try first?.track(numbered(1)[0])
+        try first?.setUserID("user-777")
+        try first?.track(numbered(1, from: 1)[0])
+        XCTAssertTrue(first?.waitUntilDelivered(timeout: 30) == true)
+        first = nil  // a restart: the next tracker on this directory reads what the first kept
         let second = try makeTracker()
         XCTAssertEqual(second.anonymousID, anonymousID)
         XCTAssertEqual(second.userID, "user-777")

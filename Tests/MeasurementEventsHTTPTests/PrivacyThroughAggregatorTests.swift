@@ -20,9 +20,9 @@ final class PrivacyThroughAggregatorTests: XCTestCase {
         try? FileManager.default.removeItem(at: directory)
     }
 
-    private func makeTracker(flushAt: Int = 20) throws -> HTTPTracker {
+    private func makeTracker(flushAt: Int = 20, directory: URL? = nil) throws -> HTTPTracker {
         try HTTPTracker(
-            encoder: SegmentEncoder(writeKey: "key", baseURL: collector.baseURL), directory: directory,
+            encoder: SegmentEncoder(writeKey: "key", baseURL: collector.baseURL), directory: directory ?? self.directory,
             configuration: testConfiguration(flushAt: flushAt))
     }
 
@@ -41,12 +41,14 @@ final class PrivacyThroughAggregatorTests: XCTestCase {
 
     func testWithoutConsentServerReceivesNothingAndQueueStaysEmpty() throws {
         for consent in [EventAggregator.Consent.pendingDiscarding, .denied] {
-            let tracker = try makeTracker(flushAt: 1)
+            // One directory per tracker: each tracker holds its directory while it lives.
+            let trackerDirectory = directory.appendingPathComponent("\(consent)")
+            let tracker = try makeTracker(flushAt: 1, directory: trackerDirectory)
             let (aggregator, center) = aggregator(tracker, consent: consent)
             for index in 0..<50 { MeasurementEvent.post("feed/item_tapped", args: ["index": index], to: center) }
             aggregator.flush()
             XCTAssertTrue(tracker.waitUntilDelivered(timeout: 10))
-            XCTAssertEqual(queueFiles(directory), [], "\(consent)")
+            XCTAssertEqual(queueFiles(trackerDirectory), [], "\(consent)")
             XCTAssertEqual(tracker.diagnostics.accepted, 0)
             XCTAssertEqual(aggregator.diagnostics.discarded, 50)
         }

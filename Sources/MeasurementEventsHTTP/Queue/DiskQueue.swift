@@ -62,7 +62,7 @@ final class DiskQueue: @unchecked Sendable {
     let directory: URL
     let limits: Limits
     private let log: @Sendable (String) -> Void
-    private let state: LockedState
+    private let state: LockedValue<State>
 
     private struct State {
         var descriptor: Int32 = -1
@@ -79,23 +79,11 @@ final class DiskQueue: @unchecked Sendable {
         var frame: [UInt8] = []
     }
 
-    /// A tiny lock of its own, so that the queue does not depend on the core's lock type.
-    private final class LockedState: @unchecked Sendable {
-        // @unchecked: `value` is only touched inside `withLock`.
-        private var value = State()
-        private let lock = NSLock()
-        func withLock<Result>(_ body: (inout State) throws -> Result) rethrows -> Result {
-            lock.lock()
-            defer { lock.unlock() }
-            return try body(&value)
-        }
-    }
-
     init(directory: URL, limits: Limits, log: @escaping @Sendable (String) -> Void) throws {
         self.directory = directory
         self.limits = limits
         self.log = log
-        state = LockedState()
+        state = LockedValue(State())
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         recover()
     }

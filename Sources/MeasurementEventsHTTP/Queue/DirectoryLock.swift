@@ -1,0 +1,45 @@
+import Foundation
+
+#if canImport(Darwin)
+import Darwin
+#elseif canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Android)
+import Android
+#endif
+
+/// An exclusive `flock` on `<directory>/tracker.lock`, held while the tracker lives: two
+/// trackers appending to one queue would interleave records and send each batch twice. The
+/// operating system releases the lock when the process dies, so a crash never leaves it held.
+final class DirectoryLock: Sendable {
+    private let descriptor: Int32
+
+    /// Another tracker, in this process or another, holds the directory.
+    struct InUse: Error {
+        let path: String
+    }
+
+    struct Failed: Error {
+        let path: String
+        let code: Int32
+    }
+
+    init(directory: URL) throws {
+        let path = directory.appendingPathComponent("tracker.lock").path
+        let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else { throw Failed(path: path, code: errno) }
+        guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
+            let code = errno
+            close(descriptor)
+            if code == EWOULDBLOCK { throw InUse(path: directory.path) }
+            throw Failed(path: path, code: code)
+        }
+        self.descriptor = descriptor
+    }
+
+    deinit {
+        close(descriptor)
+    }
+}
