@@ -84,7 +84,7 @@ public struct CatalogReader {
             }
         }
         guard let module else { return nil }
-        let catalog = Catalog(path: file, module: module, description: description, events: events, modulePosition: SourcePosition(members["module"]!.value.position))
+        let catalog = Catalog(path: file, module: module, description: description, events: events, modulePosition: members["module"]!.value.position)
         checkNames(catalog)
         return catalog
     }
@@ -130,7 +130,7 @@ public struct CatalogReader {
         guard let name, let description else { return nil }
         return CatalogEvent(
             name: name, description: description, type: type, category: category, args: args,
-            namePosition: SourcePosition(members["name"]!.value.position), indexInCatalog: index)
+            namePosition: members["name"]!.value.position, indexInCatalog: index)
     }
 
     private mutating func readArg(_ member: JSONNode.Member, at path: [JSONPathComponent]) -> CatalogArg? {
@@ -164,7 +164,7 @@ public struct CatalogReader {
         guard nameIsValid, let type, let description else { return nil }
         return CatalogArg(
             name: member.key, type: type, description: description, isOptional: isOptional, isPersonalData: isPersonalData,
-            namePosition: SourcePosition(member.keyPosition))
+            namePosition: member.keyPosition)
     }
 
     // MARK: Names within one file
@@ -237,17 +237,6 @@ public struct CatalogReader {
 
     private mutating func report(at position: SourcePosition, _ path: String, found: String, expected: String) {
         diagnostics.append(CatalogDiagnostic(file: file, position: position, path: path, found: found, expected: expected))
-    }
-
-    /// For positions straight from the parser.
-    private mutating func report(
-        at position: MeasurementEvents.SourcePosition, _ path: [JSONPathComponent], found: String, expected: String
-    ) {
-        report(at: SourcePosition(position), path, found: found, expected: expected)
-    }
-
-    private mutating func report(at position: MeasurementEvents.SourcePosition, _ path: String, found: String, expected: String) {
-        report(at: SourcePosition(position), path, found: found, expected: expected)
     }
 
     /// The members of an object by key; unknown keys are reported.

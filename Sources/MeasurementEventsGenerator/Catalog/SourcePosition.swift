@@ -1,26 +1,5 @@
 import MeasurementEvents
 
-/// A line and column in a source file, both counted from 1; columns count Unicode scalars.
-public struct SourcePosition: Hashable, Sendable, Comparable, CustomStringConvertible {
-    public var line: Int
-    public var column: Int
-
-    public init(line: Int, column: Int) {
-        self.line = line
-        self.column = column
-    }
-
-    public static func < (lhs: SourcePosition, rhs: SourcePosition) -> Bool {
-        (lhs.line, lhs.column) < (rhs.line, rhs.column)
-    }
-
-    /// `12:5`
-    public var description: String { "\(line):\(column)" }
-}
-
-extension SourcePosition {
-    /// The position the package's JSON parser gives, as the generator's public value.
-    init(_ position: MeasurementEvents.SourcePosition) {
-        self.init(line: position.line, column: position.column)
-    }
-}
+/// A line and column in a catalog, both counted from 1; the core's type, named here so that the
+/// generator's diagnostics read on their own.
+public typealias SourcePosition = MeasurementEvents.SourcePosition
