@@ -81,8 +81,10 @@ open class EventAggregator: @unchecked Sendable {
         /// most this much later; ``EventAggregator/waitUntilDelivered()`` does not wait for it.
         /// Zero wakes the queue at once.
         public var deliveryCoalescing: TimeInterval = 0.002
-        /// Called, off the posting thread's lock, for each malformed notification and each
-        /// tracker failure. Everything reported is also counted in ``Diagnostics``.
+        /// Called, outside the aggregator's lock, for each malformed notification, tracker
+        /// failure and dropped held event. Everything reported is also counted in
+        /// ``Diagnostics``. It may post, but an event posted for every dropped held event is
+        /// itself held and drops the next one: report such problems once, not per event.
         public var problemHandler: (@Sendable (Problem) -> Void)?
 
         public init() {}
@@ -265,18 +267,18 @@ open class EventAggregator: @unchecked Sendable {
     /// Changes consent. Granting delivers what was held; denying discards what is held here
     /// and asks every tracker to ``EventTracker/discardPending()``.
     public func setConsent(_ consent: Consent) {
-        let trackers = state.withLock { state -> [any EventTracker] in
-            state.consent = consent
-            guard consent.discards else { return [] }
-            state.diagnostics.discarded += state.held.count
-            state.held.removeAll()
-            state.diagnostics.held = 0
-            return consent == .denied ? state.trackers : []
-        }
-        if !trackers.isEmpty {
-            onDeliveryContext {
-                for tracker in trackers { self.call(tracker, on: nil) { try $0.discardPending() } }
+        // In the delivery context, so that a denial and its discardPending() are one step that
+        // no delivery (and no concurrent change of consent) can come between.
+        onDeliveryContext {
+            let trackers = self.state.withLock { state -> [any EventTracker] in
+                state.consent = consent
+                guard consent.discards else { return [] }
+                state.diagnostics.discarded += state.held.count
+                state.held.removeAll()
+                state.diagnostics.held = 0
+                return consent == .denied ? state.trackers : []
             }
+            for tracker in trackers { self.call(tracker, on: nil) { try $0.discardPending() } }
         }
         if consent == .granted { releaseHeldEvents() }
     }
@@ -288,12 +290,21 @@ open class EventAggregator: @unchecked Sendable {
     // MARK: Waiting
 
     /// Blocks until every event received so far has reached the trackers (or been held or
-    /// discarded). For tests and app shutdown; never call it from a tracker.
+    /// discarded). For tests and app shutdown.
+    ///
+    /// Called from delivery code (a tracker, a processor, ``didReceive(_:)``), it returns at
+    /// once: the delivery in progress hands out the rest, in order, when that code returns.
     public func waitUntilDelivered() {
+        if isOnDeliveryQueue { return }
         onDeliveryContext { self.drain() }
     }
 
-    /// ``waitUntilDelivered()``, then asks every tracker to flush.
+    private var isOnDeliveryQueue: Bool {
+        DispatchQueue.getSpecific(key: queueKey) == ObjectIdentifier(self)
+    }
+
+    /// ``waitUntilDelivered()``, then asks every tracker to flush. From delivery code it only
+    /// flushes the trackers.
     public func flush() {
         waitUntilDelivered()
         let trackers = state.withLock { $0.trackers }
@@ -479,6 +490,7 @@ open class EventAggregator: @unchecked Sendable {
             }
             event = processed
         }
+        var dropped: EventName?
         let trackers = state.withLock { state -> [any EventTracker]? in
             if pending.consentAtPost.discards || state.consent.discards {
                 state.diagnostics.discarded += 1
@@ -489,9 +501,11 @@ open class EventAggregator: @unchecked Sendable {
                 state.diagnostics.forwarded += 1
                 return state.trackers
             }
-            hold(event, in: &state)
+            dropped = hold(event, in: &state)
             return nil
         }
+        // Outside the lock: the handler may read diagnostics or post.
+        if let dropped { configuration.problemHandler?(.heldEventDropped(dropped)) }
         guard let trackers else { return }
         forward(event, to: trackers)
     }
@@ -503,14 +517,13 @@ open class EventAggregator: @unchecked Sendable {
         }
     }
 
-    private func hold(_ event: MeasurementEvent, in state: inout State) {
+    /// Holds `event`; returns the name of the oldest held event when the limit made it go.
+    private func hold(_ event: MeasurementEvent, in state: inout State) -> EventName? {
         state.held.append(event)
-        if state.held.count > max(configuration.heldEventLimit, 0) {
-            let dropped = state.held.removeFirst()
-            state.diagnostics.dropped += 1
-            configuration.problemHandler?(.heldEventDropped(dropped.name))
-        }
-        state.diagnostics.held = state.held.count
+        defer { state.diagnostics.held = state.held.count }
+        guard state.held.count > max(configuration.heldEventLimit, 0) else { return nil }
+        state.diagnostics.dropped += 1
+        return state.held.removeFirst().name
     }
 
     private func releaseHeldEvents() {
@@ -546,7 +559,7 @@ open class EventAggregator: @unchecked Sendable {
     private func onDeliveryContext(_ body: @escaping @Sendable () -> Void) {
         switch configuration.delivery {
         case .asynchronous:
-            if DispatchQueue.getSpecific(key: queueKey) == ObjectIdentifier(self) {
+            if isOnDeliveryQueue {
                 body()
             } else {
                 queue.async(execute: body)

@@ -76,7 +76,9 @@ public struct EventPattern: Hashable, Sendable, ExpressibleByStringLiteral, Cust
     public func matches(_ name: EventName) -> Bool {
         switch kind {
         case .exact(let exact): return exact == name.rawValue
-        case .prefix(let prefix): return name.rawValue.hasPrefix(prefix)
+        // Bytes, as the filter compares them: `hasPrefix` compares characters, and "/" followed
+        // by a combining mark is one character.
+        case .prefix(let prefix): return name.rawValue.utf8.starts(with: prefix.utf8)
         case .everything: return true
         case .invalid: return false
         }

@@ -41,11 +41,10 @@ extension MeasurementEvent {
         args: [String: any EventValueConvertible] = [:],
         to center: NotificationCenter = .default
     ) {
-        var info: [AnyHashable: Any] = [
-            UserInfoKey.name: name.rawValue,
-            // Plain values as they are (no copy); anything else becomes its plain value.
-            UserInfoKey.args: allPlain(args) ? args : args.mapValues { $0.eventValue.plainValue },
-        ]
+        // Plain values travel as they are (no copy). Anything else is converted once, here,
+        // so that every observer and the aggregator see the same values.
+        let args = allPlain(args) ? args : args.mapValues { $0.eventValue.plainConvertible }
+        var info: [AnyHashable: Any] = [UserInfoKey.name: name.rawValue, UserInfoKey.args: args]
         if type != .default { info[UserInfoKey.type] = type.rawValue }
         if let category { info[UserInfoKey.category] = category }
         guard let identity = PostInProgress.identity(of: info) else {

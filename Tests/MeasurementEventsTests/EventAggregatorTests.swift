@@ -235,6 +235,32 @@ final class EventAggregatorTests: XCTestCase {
         XCTAssertEqual(tracker.flushCount, 1)
     }
 
+    /// A tracker that flushes the aggregator mid-batch must not get newer events delivered
+    /// before the rest of the batch.
+    func testFlushingFromATrackerKeepsPostingOrder() {
+        let center = NotificationCenter()
+        let names = LockedValue<[EventName]>([])
+        let box = LockedValue<EventAggregator?>(nil)
+        let tracker = ClosureTracker { event in
+            names.withLock { $0.append(event.name) }
+            if event.name == "x/a" {
+                MeasurementEvent.post("x/c", to: center)  // queued behind x/b
+                box.withLock { $0 }?.flush()
+            }
+        }
+        var configuration = EventAggregator.Configuration()
+        configuration.deliveryCoalescing = 0.2  // x/a and x/b land in one batch
+        let aggregator = EventAggregator(center: center, filter: .allowAll, trackers: [tracker], configuration: configuration)
+        box.withLock { $0 = aggregator }
+        aggregator.start()
+        MeasurementEvent.post("x/a", to: center)
+        MeasurementEvent.post("x/b", to: center)
+        aggregator.waitUntilDelivered()
+        aggregator.waitUntilDelivered()
+        XCTAssertEqual(names.withLock { $0 }, ["x/a", "x/b", "x/c"])
+        box.withLock { $0 = nil }
+    }
+
     func testAReleasedAggregatorStopsObserving() {
         let center = NotificationCenter()
         let tracker = RecordingTracker()

@@ -60,6 +60,13 @@ final class EventFilterTests: XCTestCase {
         XCTAssertFalse(filter.allows("wild100/name"))
     }
 
+    func testAPatternAndAFilterAgreeOnACombiningMarkAfterTheSlash() {
+        let name = EventName("feed/\u{301}x")
+        XCTAssertNil(name.validationFailure)
+        XCTAssertTrue(EventFilter(allow: ["feed/*"]).allows(name))
+        XCTAssertTrue(EventPattern("feed/*").matches(name))
+    }
+
     func testPatternsCodeAsStrings() throws {
         let data = Data(#"["feed/*","app/launched"]"#.utf8)
         let patterns = try JSONDecoder().decode([EventPattern].self, from: data)

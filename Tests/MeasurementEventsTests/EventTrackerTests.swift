@@ -68,6 +68,14 @@ final class EventTrackerTests: XCTestCase {
         XCTAssertEqual(try String(contentsOf: url, encoding: .utf8).split(separator: "\n").count, 2)
     }
 
+    func testJSONLinesTrackerReportsAFailedWrite() throws {
+        guard FileManager.default.fileExists(atPath: "/dev/full") else { throw XCTSkip("needs /dev/full") }
+        let tracker = try JSONLinesFileTracker(url: URL(fileURLWithPath: "/dev/full"))
+        XCTAssertThrowsError(try tracker.track(event)) { error in
+            XCTAssertTrue("\(error)".hasPrefix("cannot write to /dev/full: "), "\(error)")
+        }
+    }
+
     func testJSONLinesTrackerReportsAnUnwritablePath() {
         XCTAssertThrowsError(try JSONLinesFileTracker(url: URL(fileURLWithPath: "/proc/no-such-dir/events.jsonl"))) { error in
             XCTAssertTrue("\(error)".hasPrefix("cannot open /proc/no-such-dir/events.jsonl for appending: "), "\(error)")

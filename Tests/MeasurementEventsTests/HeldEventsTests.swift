@@ -109,3 +109,40 @@ final class HeldEventsTests: XCTestCase {
         XCTAssertEqual(aggregator.diagnostics.held, 0)
     }
 }
+
+final class ReentrantProblemHandlerTests: XCTestCase {
+    /// The handler hears about a dropped held event outside the aggregator's lock, so it may
+    /// read diagnostics and post (this used to deadlock).
+    func testAProblemHandlerMayReadDiagnosticsAndPost() {
+        for delivery in [EventAggregator.Delivery.asynchronous, .synchronous] {
+            let center = NotificationCenter()
+            let tracker = RecordingTracker()
+            let seenDropped = LockedValue<[Int]>([])
+            let box = LockedValue<EventAggregator?>(nil)
+            var configuration = EventAggregator.Configuration()
+            configuration.delivery = delivery
+            configuration.holdsEventsUntilReady = true
+            configuration.heldEventLimit = 1
+            configuration.problemHandler = { problem in
+                guard case .heldEventDropped = problem, let aggregator = box.withLock({ $0 }) else { return }
+                let first = seenDropped.withLock { seen in
+                    seen.append(aggregator.diagnostics.dropped)
+                    return seen.count == 1
+                }
+                // Once only: while events are held, every post drops one more.
+                if first { MeasurementEvent.post("sdk/problem", to: center) }
+            }
+            let aggregator = EventAggregator(center: center, filter: .allowAll, trackers: [tracker], configuration: configuration)
+            box.withLock { $0 = aggregator }
+            aggregator.start()
+            MeasurementEvent.post("app/one", to: center)
+            MeasurementEvent.post("app/two", to: center)
+            aggregator.waitUntilDelivered()
+            aggregator.markReady()
+            aggregator.waitUntilDelivered()
+            XCTAssertEqual(seenDropped.withLock { $0 }.first, 1, "\(delivery)")
+            XCTAssertEqual(tracker.names.last, "sdk/problem", "\(delivery)")
+            box.withLock { $0 = nil }
+        }
+    }
+}

@@ -52,6 +52,27 @@ final class PostedArgsTests: XCTestCase {
         XCTAssertEqual(seen.withLock { $0["plan"] } as? String, "pro")
     }
 
+    /// A custom conformer is asked for its value once, at post time, and every receiver sees
+    /// that value.
+    func testACustomValueIsEvaluatedOnceForEveryReceiver() {
+        final class Counting: EventValueConvertible, @unchecked Sendable {
+            // @unchecked: `calls` is a LockedValue.
+            let calls = LockedValue(0)
+            var eventValue: EventValue { .int(calls.withLock { $0 += 1; return $0 }) }
+        }
+        let center = NotificationCenter()
+        let recorder = EventRecorder(center: center)
+        let tracker = RecordingTracker()
+        let aggregator = EventAggregator(center: center, filter: .allowAll, trackers: [tracker])
+        aggregator.start()
+        let value = Counting()
+        MeasurementEvent.post("a/counted", args: ["n": value], to: center)
+        aggregator.waitUntilDelivered()
+        XCTAssertEqual(value.calls.withLock { $0 }, 1)
+        XCTAssertEqual(recorder.events.first?.args["n"], 1)
+        XCTAssertEqual(tracker.events.first?.args["n"], 1)
+    }
+
     func testAnAggregatorRejectsANonFiniteArgFromAFastPathPost() {
         let center = NotificationCenter()
         let tracker = RecordingTracker()

@@ -44,7 +44,8 @@ public final class JSONLinesFileTracker: EventTracker, @unchecked Sendable {
         try? FileManager.default.createDirectory(
             at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
         let descriptor = open(url.path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o644)
-        guard descriptor >= 0 else { throw OpenError(path: url.path, code: errno) }
+        let code = errno
+        guard descriptor >= 0 else { throw OpenError(path: url.path, code: code) }
         self.descriptor = descriptor
         encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
@@ -59,7 +60,12 @@ public final class JSONLinesFileTracker: EventTracker, @unchecked Sendable {
         defer { lock.unlock() }
         var line = try encoder.encode(event)
         line.append(UInt8(ascii: "\n"))
-        if let code = writeAll(line, to: descriptor) { throw WriteError(path: url.path, code: code) }
+        let end = lseek(descriptor, 0, SEEK_END)
+        if let code = writeAll(line, to: descriptor) {
+            // Cut a partly written line off, or the next line would be glued to it.
+            if end >= 0 { _ = ftruncate(descriptor, end) }
+            throw WriteError(path: url.path, code: code)
+        }
     }
 
     public func flush() throws {
