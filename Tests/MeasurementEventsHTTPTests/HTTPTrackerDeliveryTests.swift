@@ -5,21 +5,7 @@ import MeasurementEvents
 import XCTest
 
 /// Delivery through a real HTTP server on loopback, in the normal case and under faults.
-final class HTTPTrackerDeliveryTests: XCTestCase {
-    private var collector: LoopbackCollector!
-    private var directory: URL!
-
-    override func setUpWithError() throws {
-        collector = LoopbackCollector()
-        try collector.start()
-        directory = makeTemporaryDirectory(name)
-    }
-
-    override func tearDown() {
-        collector.stop()
-        try? FileManager.default.removeItem(at: directory)
-    }
-
+final class HTTPTrackerDeliveryTests: LoopbackTestCase {
     private func makeTracker(
         _ configuration: HTTPTracker.Configuration = testConfiguration(), maximumEvents: Int = 100
     ) throws -> HTTPTracker {

@@ -5,21 +5,7 @@ import MeasurementEvents
 import XCTest
 
 /// Consent and personal data, end to end: notification → aggregator → HTTP tracker → server.
-final class PrivacyThroughAggregatorTests: XCTestCase {
-    private var collector: LoopbackCollector!
-    private var directory: URL!
-
-    override func setUpWithError() throws {
-        collector = LoopbackCollector()
-        try collector.start()
-        directory = makeTemporaryDirectory(name)
-    }
-
-    override func tearDown() {
-        collector.stop()
-        try? FileManager.default.removeItem(at: directory)
-    }
-
+final class PrivacyThroughAggregatorTests: LoopbackTestCase {
     private func makeTracker(flushAt: Int = 20, directory: URL? = nil) throws -> HTTPTracker {
         try HTTPTracker(
             encoder: SegmentEncoder(writeKey: "key", baseURL: collector.baseURL), directory: directory ?? self.directory,

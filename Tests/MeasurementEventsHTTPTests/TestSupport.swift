@@ -2,6 +2,7 @@ import Foundation
 import LoopbackCollector
 import MeasurementEvents
 @testable import MeasurementEventsHTTP
+import XCTest
 
 /// A clock for tests: a fixed, advanceable `now`; scheduled work either runs at once (on
 /// another thread, its delay recorded) or waits for ``advance(by:)``.
@@ -56,6 +57,23 @@ final class TestClock: DeliveryClock, @unchecked Sendable {
         pending.removeAll { $0.deadline <= current }
         lock.unlock()
         for item in due { item.work() }
+    }
+}
+
+/// A test case with a loopback collector running and a fresh directory, both gone afterwards.
+class LoopbackTestCase: XCTestCase {
+    var collector: LoopbackCollector!
+    var directory: URL!
+
+    override func setUpWithError() throws {
+        collector = LoopbackCollector()
+        try collector.start()
+        directory = makeTemporaryDirectory(name)
+    }
+
+    override func tearDown() {
+        collector.stop()
+        try? FileManager.default.removeItem(at: directory)
     }
 }
 

@@ -18,6 +18,16 @@ enum PlanJSON {
             throw PlanJSONSyntaxError(error, bytes: bytes)
         }
     }
+
+    /// Reads `data`; a syntax error is added to `problems` at `$` and thrown with all of them.
+    static func read(_ data: Data, reportingTo problems: inout ProblemList) throws(TrackingPlanError) -> JSONNode {
+        do throws(PlanJSONSyntaxError) {
+            return try read(data)
+        } catch {
+            problems.add("$", at: error.position, "syntax error: \(error.message)")
+            throw TrackingPlanError(problems: problems.sorted)
+        }
+    }
 }
 
 /// A JSON syntax error: where reading stopped and what was wrong there.

@@ -67,13 +67,7 @@ struct TrackingPlanLoader {
     }
 
     mutating func load() throws(TrackingPlanError) -> TrackingPlan {
-        let root: JSONNode
-        do throws(PlanJSONSyntaxError) {
-            root = try PlanJSON.read(data)
-        } catch {
-            problems.add("$", at: error.position, "syntax error: \(error.message)")
-            throw TrackingPlanError(problems: problems.sorted)
-        }
+        let root = try PlanJSON.read(data, reportingTo: &problems)
         guard case .object(let members) = root.value else {
             problems.add("$", at: root.position, "found \(root.kindDescription), expected an object with \(PlanText.quotedList(Self.topLevelKeys))")
             throw TrackingPlanError(problems: problems.sorted)

@@ -27,13 +27,7 @@ extension TrackingPlan {
         public init(generatorOutput data: Data, file: String = "catalog") throws(TrackingPlanError) {
             var problems = ProblemList(file: file)
             var names: Set<EventName> = []
-            let root: JSONNode
-            do throws(PlanJSONSyntaxError) {
-                root = try PlanJSON.read(data)
-            } catch {
-                problems.add("$", at: error.position, "syntax error: \(error.message)")
-                throw TrackingPlanError(problems: problems.sorted)
-            }
+            let root = try PlanJSON.read(data, reportingTo: &problems)
             func requireArray(_ value: JSONNode?, _ path: String, at position: SourcePosition, _ what: String) -> [JSONNode] {
                 guard let value else {
                     problems.add(path, at: position, "missing \(what), expected an array")
