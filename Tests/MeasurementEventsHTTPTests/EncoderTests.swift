@@ -68,6 +68,38 @@ final class AmplitudeEncoderTests: XCTestCase {
         XCTAssertFalse(String(decoding: try XCTUnwrap(encoded.request).body, as: UTF8.self).contains("user_id"))
         XCTAssertEqual(encoded.adaptations.count, 1)
     }
+
+    func testA400ThatNamesEventsGivesTheirPositions() {
+        let reply = HTTPResponse(status: 400, body: Array(#"""
+            {"code": 400, "error": "Request missing required field",
+             "events_with_invalid_fields": {"time": [3, 1], "device_id": [1]},
+             "events_with_missing_fields": {"event_type": [0]}}
+            """#.utf8))
+        XCTAssertEqual(AmplitudeEncoder(apiKey: "k").refusedEvents(in: reply, of: sampleBatch()), [0, 1, 3])
+    }
+
+    func testIndicesThatAreNotPositionsOfTheBatchAreIgnored() {
+        let reply = HTTPResponse(status: 400, body: Array(#"""
+            {"events_with_invalid_fields": {"time": [-1, 5, 1.5, true, "2", 99999999999999999999, 4]}}
+            """#.utf8))
+        XCTAssertEqual(AmplitudeEncoder(apiKey: "k").refusedEvents(in: reply, of: sampleBatch()), [4])
+    }
+
+    func testAReplyThatNamesNoEventGivesNil() {
+        let encoder = AmplitudeEncoder(apiKey: "k")
+        for (status, body) in [
+            (400, #"{"code": 400, "error": "Invalid API key"}"#),
+            (400, #"{"events_with_invalid_fields": {"time": []}}"#),
+            (400, #"{"events_with_invalid_fields": [1, 2]}"#),
+            (400, #"{"events_with_invalid_fields": {"time": [1, 2"#),
+            (400, "<html>Bad Request</html>"),
+            (403, #"{"events_with_invalid_fields": {"time": [1]}}"#),
+        ] {
+            XCTAssertNil(
+                encoder.refusedEvents(in: HTTPResponse(status: status, body: Array(body.utf8)), of: sampleBatch()),
+                "\(status) \(body)")
+        }
+    }
 }
 
 final class GA4EncoderTests: XCTestCase {

@@ -118,6 +118,41 @@ final class HTTPTrackerDeliveryTests: LoopbackTestCase {
         XCTAssertTrue(tracker.diagnostics.recentProblems.last?.contains("bad batch") == true)
     }
 
+    func testAmplitudeRefusingSomeEventsDropsOnlyThoseAndSendsTheRestAgain() throws {
+        collector.script([.status(400, body: #"""
+            {"code":400,"error":"Invalid field values on some events",
+             "events_with_invalid_fields":{"time":[1,3]},"events_with_missing_fields":{"event_type":[3]}}
+            """#)])
+        let tracker = try HTTPTracker(
+            encoder: AmplitudeEncoder(apiKey: "key", baseURL: collector.baseURL), directory: directory,
+            configuration: testConfiguration())
+        for event in numbered(5) { try tracker.track(event) }
+        XCTAssertTrue(tracker.waitUntilDelivered(timeout: 30))
+        let sent = collector.requests.map { request -> [Int] in
+            let body = try? JSONSerialization.jsonObject(with: Data(request.body)) as? [String: Any]
+            let events = body?["events"] as? [[String: Any]] ?? []
+            return events.compactMap { ($0["event_properties"] as? [String: Any])?["index"] as? Int }
+        }
+        XCTAssertEqual(sent, [[0, 1, 2, 3, 4], [0, 2, 4]])
+        XCTAssertEqual(tracker.diagnostics.rejectedByServer, 2)
+        XCTAssertEqual(tracker.diagnostics.delivered, 3)
+        let problem = try XCTUnwrap(tracker.diagnostics.recentProblems.last)
+        XCTAssertTrue(problem.contains("refused 2 of 5 events (test/numbered)"), problem)
+        XCTAssertTrue(problem.contains("Invalid field values"), problem)
+    }
+
+    func testAnEncoderRejectionIsCountedOnceThoughTheBatchIsRetried() throws {
+        collector.script([.status(500), .status(503)])
+        let tracker = try makeTracker()
+        let big = MeasurementEvent("big/event", args: ["blob": .string(String(repeating: "x", count: 40_000))])
+        try tracker.track(big)
+        for event in numbered(3) { try tracker.track(event) }
+        XCTAssertTrue(tracker.waitUntilDelivered(timeout: 30))
+        XCTAssertEqual(tracker.diagnostics.retries, 2)
+        XCTAssertEqual(tracker.diagnostics.rejectedByEncoder, 1)
+        XCTAssertEqual(tracker.diagnostics.delivered, 3)
+    }
+
     func testConnectionRefusedUntilServerComesUp() throws {
         let port = try LoopbackCollector.unusedPort()
         let late = LoopbackCollector(port: port)

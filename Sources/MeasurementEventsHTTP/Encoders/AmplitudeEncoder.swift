@@ -71,4 +71,29 @@ public struct AmplitudeEncoder: BatchEncoder {
             url: endpoint, headers: ["Accept": "*/*", "Content-Type": "application/json"], body: body.bytes)
         return EncodedBatch(request: request, adaptations: adaptations)
     }
+
+    /// Amplitude's 400 names the bad events by their index in the request's `events`, under
+    /// `events_with_invalid_fields` and `events_with_missing_fields` (field → indices), and
+    /// asks that the rest be sent again. Indices that are out of range or not integers are
+    /// ignored; a body that names none gives `nil`.
+    public func refusedEvents(in response: HTTPResponse, of events: [QueuedEvent]) -> Set<Int>? {
+        var parser = JSONParser(bytes: response.body, maximumDepth: 8)
+        guard response.status == 400, let root = try? parser.parse(), case .object(let members) = root.value
+        else { return nil }
+        var refused: Set<Int> = []
+        for member in members where Self.refusalKeys.contains(member.key) {
+            guard case .object(let fields) = member.value.value else { continue }
+            for field in fields {
+                guard case .array(let indices) = field.value.value else { continue }
+                for node in indices {
+                    if case .number(let text) = node.value, let index = Int(text), events.indices.contains(index) {
+                        refused.insert(index)
+                    }
+                }
+            }
+        }
+        return refused.isEmpty ? nil : refused
+    }
+
+    private static let refusalKeys: Set<String> = ["events_with_invalid_fields", "events_with_missing_fields"]
 }

@@ -26,6 +26,15 @@ public protocol BatchEncoder: Sendable {
     var limits: BatchLimits { get }
     /// One request for `events`, and the events it had to leave out or change, with reasons.
     func encode(_ events: [QueuedEvent], context: BatchContext) -> EncodedBatch
+    /// For a request the server refused (a 4xx other than 408, 413 and 429): the positions, in
+    /// the `events` given to ``encode(_:context:)``, of the events the server named as the
+    /// bad ones. The uploader drops those (counted and logged) and sends the rest again.
+    /// `nil`, the default, means the server did not say: the whole request is dropped.
+    func refusedEvents(in response: HTTPResponse, of events: [QueuedEvent]) -> Set<Int>?
+}
+
+extension BatchEncoder {
+    public func refusedEvents(in response: HTTPResponse, of events: [QueuedEvent]) -> Set<Int>? { nil }
 }
 
 /// What one request to a vendor may carry.

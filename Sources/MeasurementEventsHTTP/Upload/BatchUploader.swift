@@ -6,7 +6,9 @@ import MeasurementEvents
 ///
 /// Per request: 2xx deletes the events; 408, 429, 5xx and network errors retry after a backoff
 /// (or `Retry-After`); 413 halves the batch down to single events (a single event refused
-/// with 413 is dropped); any other 4xx drops that batch. Every drop is counted and logged.
+/// with 413 is dropped); any other 4xx drops that batch, or only the events the server named
+/// when the encoder can read them from the reply (Amplitude), sending the rest again. Every
+/// drop is counted and logged.
 final class BatchUploader: @unchecked Sendable {
     // @unchecked: the mutable properties below are only touched on `queue`; `counters` has
     // its own lock.
@@ -25,6 +27,16 @@ final class BatchUploader: @unchecked Sendable {
         let batch: DiskQueue.Batch
         let events: [QueuedEvent]
         var ranges: [Range<Int>]
+        /// Events the server refused by name; left out when their range is sent again.
+        var refused: Set<Int> = []
+        /// Events whose encoding was counted: a retry, a halved range or a resend encodes
+        /// them again, and the encoder's rejections and adaptations count once.
+        var encoded: Set<Int> = []
+
+        /// The events of `range` still to be sent.
+        func positions(in range: Range<Int>) -> [Int] {
+            refused.isEmpty ? Array(range) : range.filter { !refused.contains($0) }
+        }
     }
 
     let counters = LockedValue(Counters())
@@ -104,10 +116,14 @@ final class BatchUploader: @unchecked Sendable {
                 current = nil
                 continue
             }
-            let events = Array(current!.events[range])
+            let positions = current!.positions(in: range)
+            let events = positions.map { current!.events[$0] }
             let encoded = encoder.encode(events, context: BatchContext(anonymousID: anonymousID, sentAt: clock.now()))
-            note(encoded)
-            guard let request = encoded.request else {
+            if !positions.allSatisfy(current!.encoded.contains) {
+                note(encoded)
+                current!.encoded.formUnion(positions)
+            }
+            guard !positions.isEmpty, let request = encoded.request else {
                 current!.ranges.removeFirst()
                 continue
             }
@@ -115,7 +131,7 @@ final class BatchUploader: @unchecked Sendable {
                 current!.ranges.replaceSubrange(0..<1, with: halves(range))
                 continue
             }
-            send(request, range: range, eventCount: events.count - encoded.rejected.count)
+            send(request, range: range, positions: positions, eventCount: events.count - encoded.rejected.count)
             return
         }
     }
@@ -150,21 +166,23 @@ final class BatchUploader: @unchecked Sendable {
         }
     }
 
-    private func send(_ request: HTTPRequest, range: Range<Int>, eventCount: Int) {
+    private func send(_ request: HTTPRequest, range: Range<Int>, positions: [Int], eventCount: Int) {
         requestInFlight = true
         counters.withLock { $0.requests += 1 }
         let sentGeneration = generation
         transport.send(request, timeout: timeout) { result in
             self.queue.async {
                 self.requestInFlight = false
-                self.handle(result, range: range, eventCount: eventCount, generation: sentGeneration)
+                self.handle(
+                    result, range: range, positions: positions, eventCount: eventCount, generation: sentGeneration)
                 self.pump()
             }
         }
     }
 
     private func handle(
-        _ result: Result<HTTPResponse, any Error>, range: Range<Int>, eventCount: Int, generation sentGeneration: Int
+        _ result: Result<HTTPResponse, any Error>, range: Range<Int>, positions: [Int], eventCount: Int,
+        generation sentGeneration: Int
     ) {
         guard sentGeneration == generation, current?.ranges.first == range else { return }
         let response: HTTPResponse
@@ -187,11 +205,28 @@ final class BatchUploader: @unchecked Sendable {
             scheduleRetry(after: retryAfter, reason: "HTTP \(response.status)")
         default:
             attempt = 0
+            let message = String(decoding: response.body.prefix(500), as: UTF8.self)
+            if dropNamedEvents(in: response, positions: positions, message: message) { return }
             current!.ranges.removeFirst()
             counters.withLock { $0.rejectedByServer += eventCount }
-            let message = String(decoding: response.body.prefix(500), as: UTF8.self)
             problem("HTTP \(response.status): the server refused \(eventCount) events; dropped. Server said: \(message)")
         }
+    }
+
+    /// When the encoder reads from the reply which of the sent events the server refused, and
+    /// that is not all of them, drops those and leaves the rest to be sent again.
+    private func dropNamedEvents(in response: HTTPResponse, positions: [Int], message: String) -> Bool {
+        let sent = positions.map { current!.events[$0] }
+        guard let named = encoder.refusedEvents(in: response, of: sent)?.filter(positions.indices.contains),
+            !named.isEmpty, named.count < positions.count
+        else { return false }
+        current!.refused.formUnion(named.map { positions[$0] })
+        counters.withLock { $0.rejectedByServer += named.count }
+        let names = Set(named.map { sent[$0].event.name.rawValue }).sorted().joined(separator: ", ")
+        problem(
+            "HTTP \(response.status): the server refused \(named.count) of \(positions.count) events (\(names)); "
+                + "dropped those, sending the rest again. Server said: \(message)")
+        return true
     }
 
     private func scheduleRetry(after retryAfter: TimeInterval?, reason: String) {
