@@ -556,7 +556,8 @@ open class EventAggregator: @unchecked Sendable {
     /// already on it), or under the synchronous-delivery lock.
     /// Asynchronous delivery runs `body` on a queue thread and waits: `queue.sync` would run it
     /// on the caller's thread, and trackers must never run on a posting (or main) thread.
-    private func onDeliveryContext(_ body: @escaping @Sendable () -> Void) {
+    /// Runs `body` between two deliveries, never during one; waits for it.
+    func onDeliveryContext(_ body: @escaping @Sendable () -> Void) {
         switch configuration.delivery {
         case .asynchronous:
             if isOnDeliveryQueue {

@@ -120,6 +120,49 @@ final class PlanAggregatorTests: XCTestCase {
         XCTAssertEqual(labelled(setup.console), ["settings/opened Settings", "settings/theme_changed Settings"])
     }
 
+    /// An event is labelled (by a processor) and then routed (by the destination trackers):
+    /// a plan applied in between must not label it by the old plan and route it by the new.
+    func testAPlanAppliedDuringADeliveryWaitsForItToEnd() throws {
+        let inProcessor = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
+        let applied = DispatchSemaphore(value: 0)
+        let amplitude = RecordingTracker()
+        let console = RecordingTracker()
+        let center = NotificationCenter()
+        let aggregator = try EventAggregator(
+            plan: try plan("""
+                {"version": 1, "destinations": ["amplitude", "console"],
+                 "events": {"feed/opened": {"label": "Old", "destinations": ["amplitude"]}}}
+                """),
+            destinations: ["amplitude": amplitude, "console": console], center: center,
+            processors: [ClosureProcessor { event in
+                inProcessor.signal()
+                release.wait()
+                return event
+            }])
+        aggregator.start()
+        MeasurementEvent.post("feed/opened", to: center)
+        inProcessor.wait()
+        let newPlan = try plan("""
+            {"version": 1, "destinations": ["amplitude", "console"],
+             "events": {"feed/opened": {"label": "New", "destinations": ["console"]}}}
+            """)
+        Thread.detachNewThread {
+            try? aggregator.applyPlan(newPlan)
+            applied.signal()
+        }
+        // applyPlan must wait for the delivery in progress.
+        XCTAssertEqual(applied.wait(timeout: .now() + 0.3), .timedOut)
+        release.signal()
+        XCTAssertEqual(applied.wait(timeout: .now() + 10), .success)
+        MeasurementEvent.post("feed/opened", to: center)
+        inProcessor.wait()
+        release.signal()
+        aggregator.waitUntilDelivered()
+        XCTAssertEqual(labelled(amplitude), ["feed/opened Old"])
+        XCTAssertEqual(labelled(console), ["feed/opened New"])
+    }
+
     /// The malformed plans of ``MalformedTrackingPlanTests``, as a running aggregator would
     /// meet them on a reload: each is rejected and the aggregator keeps its whole old plan.
     func testARejectedPlanLeavesTheRunningConfigurationUntouched() throws {

@@ -47,7 +47,9 @@ extension EventAggregator {
 
     /// Replaces the plan of an aggregator built from one, all at once: filter, labels and
     /// routes. The plan must declare the same destinations as the first one (or none). On
-    /// error nothing changes. Events already received are labelled and routed by the new plan.
+    /// error nothing changes. Events already received are labelled and routed by the new plan;
+    /// an event being delivered while the plan changes is labelled and routed by one plan,
+    /// never by both.
     public func applyPlan(_ plan: TrackingPlan) throws(TrackingPlanError) {
         guard let holder = planHolder else {
             throw TrackingPlanError(problems: [TrackingPlanProblem(
@@ -56,7 +58,8 @@ extension EventAggregator {
         }
         let names = trackers.compactMap { ($0 as? PlanDestinationTracker)?.destination }
         try plan.checkDestinations(names)
-        holder.plan = plan
+        // Between deliveries: labelling and routing both read the holder during a delivery.
+        onDeliveryContext { holder.plan = plan }
         setFilter(plan.filter)
     }
 
