@@ -552,11 +552,11 @@ open class EventAggregator: @unchecked Sendable {
         }
     }
 
-    /// Runs `body` where trackers are called: on the queue (synchronously, or directly when
-    /// already on it), or under the synchronous-delivery lock.
-    /// Asynchronous delivery runs `body` on a queue thread and waits: `queue.sync` would run it
-    /// on the caller's thread, and trackers must never run on a posting (or main) thread.
-    /// Runs `body` between two deliveries, never during one; waits for it.
+    /// Runs `body` where trackers are called, between two deliveries and never during one, and
+    /// waits for it: on the queue (directly when already on it), or under the
+    /// synchronous-delivery lock. Asynchronous delivery runs `body` on a queue thread:
+    /// `queue.sync` would run it on the caller's thread, and trackers must never run on a
+    /// posting (or main) thread.
     func onDeliveryContext(_ body: @escaping @Sendable () -> Void) {
         switch configuration.delivery {
         case .asynchronous:

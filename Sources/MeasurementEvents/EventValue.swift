@@ -19,7 +19,10 @@ public enum EventValue: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// The plain Foundation value that travels in a notification's userInfo.
-    public var plainValue: Any {
+    public var plainValue: Any { plainConvertible }
+
+    /// The plain `String`, `Int`, `Double` or `Bool` inside, typed for a post's args.
+    var plainConvertible: any EventValueConvertible {
         switch self {
         case .string(let value): return value
         case .int(let value): return value

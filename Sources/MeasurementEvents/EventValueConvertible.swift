@@ -71,15 +71,3 @@ extension Dictionary where Key == String, Value == any EventValueConvertible {
     /// The arguments as ``EventArgs``.
     public var eventArgs: EventArgs { mapValues(\.eventValue) }
 }
-
-extension EventValue {
-    /// The plain `String`, `Int`, `Double` or `Bool` inside.
-    var plainConvertible: any EventValueConvertible {
-        switch self {
-        case .string(let value): return value
-        case .int(let value): return value
-        case .double(let value): return value
-        case .bool(let value): return value
-        }
-    }
-}

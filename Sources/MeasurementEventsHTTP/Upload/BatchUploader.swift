@@ -117,13 +117,17 @@ final class BatchUploader: @unchecked Sendable {
                 continue
             }
             let positions = current!.positions(in: range)
+            guard !positions.isEmpty else {
+                current!.ranges.removeFirst()
+                continue
+            }
             let events = positions.map { current!.events[$0] }
             let encoded = encoder.encode(events, context: BatchContext(anonymousID: anonymousID, sentAt: clock.now()))
             if !positions.allSatisfy(current!.encoded.contains) {
                 note(encoded)
                 current!.encoded.formUnion(positions)
             }
-            guard !positions.isEmpty, let request = encoded.request else {
+            guard let request = encoded.request else {
                 current!.ranges.removeFirst()
                 continue
             }
