@@ -27,120 +27,26 @@ import Foundation
 /// The observer runs on the posting thread and only reads the name, filters, and decodes;
 /// processors, ``didReceive(_:)`` and trackers run on the aggregator's serial queue, in
 /// posting order per posting thread (or on the posting thread with ``Delivery/synchronous``).
+///
+/// Identity changes (``MeasurementIdentity``) travel the same way, in order with the events of
+/// their thread: every forwarded event carries the identity, session and device context in
+/// force when it was posted (``MeasurementEvent/attribution``).
 open class EventAggregator: @unchecked Sendable {
-    // @unchecked: every mutable property lives in `state` behind its lock; `queue` and the
-    // other stored properties are immutable after init.
-
-    /// Where trackers are called.
-    public enum Delivery: Sendable {
-        /// On the aggregator's own serial queue; `post` returns at once.
-        case asynchronous
-        /// On the posting thread, before `post` returns, one event at a time.
-        case synchronous
-    }
-
-    /// What happens to events while consent is not granted.
-    public enum Consent: Sendable, Equatable {
-        /// Events flow to trackers.
-        case granted
-        /// Events are held in memory (bounded by ``Configuration/heldEventLimit``) until
-        /// consent is granted, or discarded if it is denied.
-        case pendingHolding
-        /// Events are discarded (and counted) until consent is granted.
-        case pendingDiscarding
-        /// Events are discarded (and counted); trackers were told to discard what they hold.
-        case denied
-
-        var discards: Bool { self == .pendingDiscarding || self == .denied }
-    }
-
-    public struct Configuration: Sendable {
-        public var delivery: Delivery = .asynchronous
-        /// When true, events are held (bounded) until ``markReady()``: for apps whose vendors
-        /// finish setting up after the first events are posted.
-        public var holdsEventsUntilReady = false
-        /// The most events held while not ready or awaiting consent; the oldest are dropped
-        /// and counted beyond it.
-        public var heldEventLimit = 1_000
-        /// Also accept notifications of the Objective-C AQSEvent library
-        /// (`org.openaquamarine.measurement_event`, keys `event_name` and `event_args`).
-        public var acceptsLegacyAQSNotifications = false
-        /// Remember the names that were posted but filtered out: the usual sign of a missing
-        /// allow-list entry. On in debug builds.
-        public var recordsFilteredOutNames: Bool = {
-            #if DEBUG
-            return true
-            #else
-            return false
-            #endif
-        }()
-        public var consent: Consent = .granted
-        /// How long asynchronous delivery waits after the first event of a burst before it
-        /// wakes the delivery queue, so that one wake-up serves the whole burst instead of
-        /// one per post (a wake-up costs about as much as a post). Events reach trackers at
-        /// most this much later; ``EventAggregator/waitUntilDelivered()`` does not wait for it.
-        /// Zero wakes the queue at once.
-        public var deliveryCoalescing: TimeInterval = 0.002
-        /// Called, outside the aggregator's lock, for each malformed notification, tracker
-        /// failure and dropped held event. Everything reported is also counted in
-        /// ``Diagnostics``. It may post, but an event posted for every dropped held event is
-        /// itself held and drops the next one: report such problems once, not per event.
-        public var problemHandler: (@Sendable (Problem) -> Void)?
-
-        public init() {}
-    }
-
-    /// Something that went wrong, reported to ``Configuration/problemHandler``.
-    public enum Problem: Sendable, CustomStringConvertible {
-        case malformedNotification(MalformedEventError)
-        case trackerFailed(tracker: String, event: EventName, error: String)
-        case heldEventDropped(EventName)
-
-        public var description: String {
-            switch self {
-            case .malformedNotification(let error): return error.description
-            case .trackerFailed(let tracker, let event, let error):
-                return "tracker \(tracker) failed on \(event): \(error)"
-            case .heldEventDropped(let name):
-                return "held event \(name) dropped: more than the held-event limit were waiting"
-            }
-        }
-    }
-
-    /// Counters since the aggregator was made.
-    public struct Diagnostics: Sendable, Equatable {
-        /// Notifications observed, well-formed or not.
-        public var received = 0
-        /// Events handed to ``didReceive(_:)`` and the trackers.
-        public var forwarded = 0
-        /// Events the filter did not keep.
-        public var filteredOut = 0
-        /// Notifications that could not be read as events.
-        public var malformed = 0
-        /// Held events dropped because the held-event limit was reached.
-        public var dropped = 0
-        /// Events discarded by a processor (sampling, for instance) or for lack of consent.
-        public var discarded = 0
-        /// Tracker calls that threw.
-        public var trackerFailures = 0
-        /// Events held right now, waiting for ``markReady()`` or consent.
-        public var held = 0
-        /// Filtered-out names and how often each was posted, when recorded.
-        public var filteredOutNames: [EventName: Int] = [:]
-        /// The most recent malformed notifications (up to 20), newest last.
-        public var recentMalformed: [MalformedEventError] = []
-    }
+    // @unchecked: every mutable property lives in `state` behind its lock; `attribution` is
+    // touched in the delivery context only; the other stored properties are immutable.
 
     public let center: NotificationCenter
     public let configuration: Configuration
 
-    private let queue: DispatchQueue
+    let queue: DispatchQueue
     private let queueKey = DispatchSpecificKey<ObjectIdentifier>()
-    private let state: LockedValue<State>
+    let state: LockedValue<State>
     /// Serialises synchronous delivery; recursive so that a tracker may post.
-    private let synchronousDelivery = NSRecursiveLock()
+    let synchronousDelivery = NSRecursiveLock()
+    let attribution: AttributionState
+    private let clock: (any EventClock)?
 
-    private struct Pending {
+    struct Pending {
         var event: MeasurementEvent
         var needsID: Bool
         /// The args of a fast-path post, still as posted; converted by `completeArgs`.
@@ -150,21 +56,49 @@ open class EventAggregator: @unchecked Sendable {
         var consentAtPost: Consent
     }
 
-    private struct State {
+    /// Something applied between two pending events, in posting order: an identity change or a
+    /// move to or from the background. Kept apart from `pending` so that events cost nothing more.
+    struct Control {
+        enum Action {
+            case identity(IdentityChange)
+            case enterBackground
+            case enterForeground
+            case refreshContext
+        }
+
+        /// Applied before `pending[position]`.
+        var position: Int
+        var action: Action
+        var timestamp: Date
+        var consentAtPost: Consent
+    }
+
+    /// What waits while consent is pending or the trackers are not ready.
+    enum Held {
+        case event(MeasurementEvent)
+        case identity(IdentityEvent)
+    }
+
+    struct State {
         var filter: EventFilter?
         var trackers: [any EventTracker]
         var processors: [any EventProcessor]
         var observers: [any NSObjectProtocol] = []
         var pending: [Pending] = []
+        var controls: [Control] = []
         var drainScheduled = false
         var ready: Bool
         var consent: Consent
-        var held: [MeasurementEvent] = []
+        var held: [Held] = []
         var ids = EventIDGenerator()
         var diagnostics = Diagnostics()
     }
 
     /// Makes an aggregator. Nothing is observed until ``start()``.
+    ///
+    /// Reads the ``Configuration/identityStore`` (a problem reading it is reported to the
+    /// ``Configuration/problemHandler`` and the store is started afresh): the consent it
+    /// remembers replaces ``Configuration/consent``.
     ///
     /// - Parameters:
     ///   - filter: what to keep. `nil` (the default) builds it from ``allowList`` and
@@ -180,11 +114,20 @@ open class EventAggregator: @unchecked Sendable {
     ) {
         self.center = center
         self.configuration = configuration
+        clock = configuration.clock
         queue = DispatchQueue(label: "MeasurementEvents.EventAggregator")
+        attribution = AttributionState(
+            store: configuration.identityStore ?? InMemoryIdentityStore(), rules: configuration.sessions,
+            context: configuration.context?() ?? .current())
+        let restored = attribution.restored
+        var diagnostics = Diagnostics()
+        if restored.problem != nil { diagnostics.identityStoreFailures = 1 }
         state = LockedValue(State(
             filter: filter, trackers: trackers, processors: processors,
-            ready: !configuration.holdsEventsUntilReady, consent: configuration.consent))
+            ready: !configuration.holdsEventsUntilReady, consent: restored.consent ?? configuration.consent,
+            diagnostics: diagnostics))
         queue.setSpecific(key: queueKey, value: ObjectIdentifier(self))
+        if let problem = restored.problem { configuration.problemHandler?(.identityStoreFailed(problem)) }
     }
 
     deinit {
@@ -205,21 +148,30 @@ open class EventAggregator: @unchecked Sendable {
     /// delivery queue. The default does nothing.
     open func didReceive(_ event: MeasurementEvent) {}
 
+    /// Called for each identity change before the trackers, on the delivery queue. The default
+    /// does nothing.
+    open func didChangeIdentity(_ event: IdentityEvent) {}
+
     // MARK: Lifecycle
 
-    /// Starts observing. Calling it again does nothing.
+    /// Starts observing events and identity changes, and tells every tracker the consent in
+    /// force (a consent remembered as denied makes them discard what a previous run left).
+    /// Calling it again does nothing.
     public func start() {
         let needsFilter = state.withLock { $0.filter == nil && $0.observers.isEmpty }
         // Read the subclass's lists outside the lock: they are arbitrary code.
         let builtFilter = needsFilter ? EventFilter(allow: allowList, deny: denyList) : nil
-        state.withLock { state in
-            guard state.observers.isEmpty else { return }
+        let started = state.withLock { state -> Bool in
+            guard state.observers.isEmpty else { return false }
             if state.filter == nil { state.filter = builtFilter }
-            state.observers.append(observe(.measurementEvent, keys: .standard))
+            state.observers.append(observe(.measurementEvent) { $0.receive($1, keys: .standard) })
+            state.observers.append(observe(.measurementIdentity) { $0.receiveIdentity($1) })
             if configuration.acceptsLegacyAQSNotifications {
-                state.observers.append(observe(.legacyAQSEvent, keys: .legacyAQS))
+                state.observers.append(observe(.legacyAQSEvent) { $0.receive($1, keys: .legacyAQS) })
             }
+            return true
         }
+        if started { announceConsent() }
     }
 
     /// Stops observing; events posted afterwards are not received. Events already received
@@ -234,10 +186,12 @@ open class EventAggregator: @unchecked Sendable {
 
     public var isStarted: Bool { state.withLock { !$0.observers.isEmpty } }
 
-    private func observe(_ name: Notification.Name, keys: NotificationKeys) -> any NSObjectProtocol {
+    private func observe(
+        _ name: Notification.Name, _ handle: @escaping @Sendable (EventAggregator, Notification) -> Void
+    ) -> any NSObjectProtocol {
         // No `queue:`: on Linux it makes the poster wait for that queue to drain.
         center.addObserver(forName: name, object: nil, queue: nil) { [weak self] notification in
-            self?.receive(notification, keys: keys)
+            if let self { handle(self, notification) }
         }
     }
 
@@ -264,25 +218,6 @@ open class EventAggregator: @unchecked Sendable {
         releaseHeldEvents()
     }
 
-    /// Changes consent. Granting delivers what was held; denying discards what is held here
-    /// and asks every tracker to ``EventTracker/discardPending()``.
-    public func setConsent(_ consent: Consent) {
-        // In the delivery context, so that a denial and its discardPending() are one step that
-        // no delivery (and no concurrent change of consent) can come between.
-        onDeliveryContext {
-            let trackers = self.state.withLock { state -> [any EventTracker] in
-                state.consent = consent
-                guard consent.discards else { return [] }
-                state.diagnostics.discarded += state.held.count
-                state.held.removeAll()
-                state.diagnostics.held = 0
-                return consent == .denied ? state.trackers : []
-            }
-            for tracker in trackers { self.call(tracker, on: nil) { try $0.discardPending() } }
-        }
-        if consent == .granted { releaseHeldEvents() }
-    }
-
     public var consent: Consent { state.withLock { $0.consent } }
 
     public var diagnostics: Diagnostics { state.withLock { $0.diagnostics } }
@@ -299,7 +234,7 @@ open class EventAggregator: @unchecked Sendable {
         onDeliveryContext { self.drain() }
     }
 
-    private var isOnDeliveryQueue: Bool {
+    var isOnDeliveryQueue: Bool {
         DispatchQueue.getSpecific(key: queueKey) == ObjectIdentifier(self)
     }
 
@@ -307,10 +242,12 @@ open class EventAggregator: @unchecked Sendable {
     /// flushes the trackers.
     public func flush() {
         waitUntilDelivered()
+        onDeliveryContext { self.flushTrackers() }
+    }
+
+    func flushTrackers() {
         let trackers = state.withLock { $0.trackers }
-        onDeliveryContext {
-            for tracker in trackers { self.call(tracker, on: nil) { try $0.flush() } }
-        }
+        for tracker in trackers { call(tracker, on: nil) { try $0.flush() } }
     }
 
     // MARK: Receiving
@@ -318,8 +255,11 @@ open class EventAggregator: @unchecked Sendable {
     /// Handles one notification as if it had been observed: for bridges from other buses
     /// and for tests. Malformed notifications are counted and reported, never thrown.
     public func receive(_ notification: Notification) {
-        let keys: NotificationKeys = notification.name == .legacyAQSEvent ? .legacyAQS : .standard
-        receive(notification, keys: keys)
+        switch notification.name {
+        case .measurementIdentity: receiveIdentity(notification)
+        case .legacyAQSEvent: receive(notification, keys: .legacyAQS)
+        default: receive(notification, keys: .standard)
+        }
     }
 
     private func receive(_ notification: Notification, keys: NotificationKeys) {
@@ -335,7 +275,7 @@ open class EventAggregator: @unchecked Sendable {
         guard let consent = admit(fields.name) else { return }
         let event: MeasurementEvent
         do {
-            event = try MeasurementEvent(fields: fields, receivedAt: Date(), assignsID: false)
+            event = try MeasurementEvent(fields: fields, receivedAt: now(), assignsID: false)
         } catch {
             return reject(error, alreadyCounted: true)
         }
@@ -358,8 +298,14 @@ open class EventAggregator: @unchecked Sendable {
         }
         let event = MeasurementEvent(
             post.name, type: post.type, category: post.category, id: MeasurementEvent.placeholderID,
-            timestamp: Date())
+            timestamp: now())
         enqueue(Pending(event: event, needsID: true, postedArgs: post.args, consentAtPost: consent))
+    }
+
+    @inline(__always)
+    func now() -> Date {
+        if let clock { return clock.now() }
+        return Date()
     }
 
     /// Counts a received event and applies the filter; the consent in force when it is kept.
@@ -380,46 +326,20 @@ open class EventAggregator: @unchecked Sendable {
         case .asynchronous:
             let schedule = state.withLock { state -> Bool in
                 state.pending.append(pending)
-                guard !state.drainScheduled else { return false }
-                state.drainScheduled = true
-                return true
+                return state.claimDrain()
             }
             if schedule { scheduleDrain() }
         case .synchronous:
             var batch = [pending]
-            completeArgs(&batch)
-            guard let pending = batch.first else { return }
+            var noControls: [Control] = []
+            completeArgs(&batch, shifting: &noControls)
             synchronousDelivery.lock()
             defer { synchronousDelivery.unlock() }
-            deliver(pending)
+            deliverSegment(&batch, 0..<batch.count)
         }
     }
 
-    /// Converts the args that fast-path posts left as they were posted; rejects (and counts)
-    /// the events whose args turn out not to be valid, keeping the others in order.
-    private func completeArgs(_ batch: inout [Pending]) {
-        guard batch.contains(where: { $0.postedArgs != nil }) else { return }
-        var kept = 0
-        var rejected: [MalformedEventError] = []
-        for index in batch.indices {
-            var pending = batch[index]
-            if let args = pending.postedArgs {
-                do {
-                    pending.event.args = try NotificationKeys.readPostedArgs(args, notificationName: .measurementEvent)
-                    pending.postedArgs = nil
-                } catch {
-                    rejected.append(error)
-                    continue
-                }
-            }
-            batch[kept] = pending
-            kept += 1
-        }
-        batch.removeLast(batch.count - kept)
-        for error in rejected { reject(error, alreadyCounted: true) }
-    }
-
-    private func reject(_ error: MalformedEventError, alreadyCounted: Bool = false) {
+    func reject(_ error: MalformedEventError, alreadyCounted: Bool = false) {
         state.withLock { state in
             if !alreadyCounted { state.diagnostics.received += 1 }
             state.diagnostics.malformed += 1
@@ -427,129 +347,6 @@ open class EventAggregator: @unchecked Sendable {
             if state.diagnostics.recentMalformed.count > 20 { state.diagnostics.recentMalformed.removeFirst() }
         }
         configuration.problemHandler?(.malformedNotification(error))
-    }
-
-    // MARK: Delivering
-
-    /// Delivers everything pending, in order. Runs on the queue (or under the synchronous lock).
-    private func scheduleDrain() {
-        let delay = configuration.deliveryCoalescing
-        if delay > 0 {
-            queue.asyncAfter(deadline: .now() + delay) { self.drain() }
-        } else {
-            queue.async { self.drain() }
-        }
-    }
-
-    private func drain() {
-        var batch: [Pending] = []
-        while true {
-            state.withLock { state in
-                swap(&batch, &state.pending)
-                if batch.isEmpty { state.drainScheduled = false }
-            }
-            if batch.isEmpty { return }
-            completeArgs(&batch)
-            if let trackers = admitWhole(&batch) {
-                for pending in batch { forward(pending.event, to: trackers) }
-            } else {
-                for pending in batch { deliver(pending) }
-            }
-            batch.removeAll(keepingCapacity: true)
-        }
-    }
-
-    /// In the usual state (consent granted, ready, nothing held, no processors) admits a whole
-    /// batch under one lock, giving its events their ids, and returns the trackers; otherwise
-    /// returns nil and admits nothing. Locking per event made the delivery thread contend
-    /// with posting threads for the state lock four times per event.
-    private func admitWhole(_ batch: inout [Pending]) -> [any EventTracker]? {
-        state.withLock { state -> [any EventTracker]? in
-            guard state.processors.isEmpty, state.consent == .granted, state.ready, state.held.isEmpty,
-                !batch.contains(where: { $0.consentAtPost.discards })
-            else { return nil }
-            for index in batch.indices where batch[index].needsID {
-                batch[index].event.id = state.ids.next()
-                batch[index].needsID = false
-            }
-            state.diagnostics.forwarded += batch.count
-            return state.trackers
-        }
-    }
-
-    private func deliver(_ pending: Pending) {
-        let (processors, assignedID) = state.withLock { state -> ([any EventProcessor], UUID?) in
-            (state.processors, pending.needsID ? state.ids.next() : nil)
-        }
-        var event = pending.event
-        if let assignedID { event.id = assignedID }
-        for processor in processors {
-            guard let processed = processor.process(event) else {
-                state.withLock { $0.diagnostics.discarded += 1 }
-                return
-            }
-            event = processed
-        }
-        var dropped: EventName?
-        let trackers = state.withLock { state -> [any EventTracker]? in
-            if pending.consentAtPost.discards || state.consent.discards {
-                state.diagnostics.discarded += 1
-                return nil
-            }
-            // While held events wait for release, newer ones queue behind them to keep order.
-            if state.consent == .granted && state.ready && state.held.isEmpty {
-                state.diagnostics.forwarded += 1
-                return state.trackers
-            }
-            dropped = hold(event, in: &state)
-            return nil
-        }
-        // Outside the lock: the handler may read diagnostics or post.
-        if let dropped { configuration.problemHandler?(.heldEventDropped(dropped)) }
-        guard let trackers else { return }
-        forward(event, to: trackers)
-    }
-
-    private func forward(_ event: MeasurementEvent, to trackers: [any EventTracker]) {
-        didReceive(event)
-        for tracker in trackers {
-            call(tracker, on: event.name) { try $0.track(event) }
-        }
-    }
-
-    /// Holds `event`; returns the name of the oldest held event when the limit made it go.
-    private func hold(_ event: MeasurementEvent, in state: inout State) -> EventName? {
-        state.held.append(event)
-        defer { state.diagnostics.held = state.held.count }
-        guard state.held.count > max(configuration.heldEventLimit, 0) else { return nil }
-        state.diagnostics.dropped += 1
-        return state.held.removeFirst().name
-    }
-
-    private func releaseHeldEvents() {
-        onDeliveryContext {
-            // Deliveries also run in this context, so nothing is added to `held` meanwhile.
-            let (events, trackers) = self.state.withLock { state -> ([MeasurementEvent], [any EventTracker]) in
-                guard state.ready, state.consent == .granted else { return ([], []) }
-                defer {
-                    state.diagnostics.forwarded += state.held.count
-                    state.held.removeAll()
-                    state.diagnostics.held = 0
-                }
-                return (state.held, state.trackers)
-            }
-            for event in events { self.forward(event, to: trackers) }
-        }
-    }
-
-    private func call(_ tracker: any EventTracker, on name: EventName?, _ body: (any EventTracker) throws -> Void) {
-        do {
-            try body(tracker)
-        } catch {
-            state.withLock { $0.diagnostics.trackerFailures += 1 }
-            configuration.problemHandler?(.trackerFailed(
-                tracker: String(describing: type(of: tracker)), event: name ?? "(flush)", error: "\(error)"))
-        }
     }
 
     /// Runs `body` where trackers are called, between two deliveries and never during one, and
@@ -571,6 +368,15 @@ open class EventAggregator: @unchecked Sendable {
             defer { synchronousDelivery.unlock() }
             body()
         }
+    }
+}
+
+extension EventAggregator.State {
+    /// Whether the caller must schedule a drain (none is scheduled yet).
+    mutating func claimDrain() -> Bool {
+        guard !drainScheduled else { return false }
+        drainScheduled = true
+        return true
     }
 }
 

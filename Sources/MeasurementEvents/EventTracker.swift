@@ -23,11 +23,22 @@ public protocol EventTracker: Sendable {
     /// Deletes whatever the tracker holds and has not delivered yet; called when the user
     /// revokes consent. The default does nothing.
     func discardPending() throws
+
+    /// Receives an identity change (identify, reset, group), in order with the events around
+    /// it; the events themselves carry their identity already. The default does nothing.
+    func identify(_ event: IdentityEvent) throws
+
+    /// Called when the aggregator starts and whenever consent changes, before any event under
+    /// the new consent: a tracker that sends what an earlier run left (``discardPending()``
+    /// follows a denial) waits for this. The default does nothing.
+    func consentDidChange(to consent: EventAggregator.Consent) throws
 }
 
 extension EventTracker {
     public func flush() throws {}
     public func discardPending() throws {}
+    public func identify(_ event: IdentityEvent) throws {}
+    public func consentDidChange(to consent: EventAggregator.Consent) throws {}
 
     /// One tracker that hands each event to `self` and then to each of `others`.
     ///
@@ -58,6 +69,14 @@ public struct CombinedTracker: EventTracker {
 
     public func discardPending() throws {
         try forEachCollectingErrors { try $0.discardPending() }
+    }
+
+    public func identify(_ event: IdentityEvent) throws {
+        try forEachCollectingErrors { try $0.identify(event) }
+    }
+
+    public func consentDidChange(to consent: EventAggregator.Consent) throws {
+        try forEachCollectingErrors { try $0.consentDidChange(to: consent) }
     }
 
     private func forEachCollectingErrors(_ body: (any EventTracker) throws -> Void) throws {

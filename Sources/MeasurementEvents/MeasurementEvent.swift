@@ -1,7 +1,8 @@
 import Foundation
 
 /// One measurement event: what happened (``name``), its scalar ``args``, its ``type``,
-/// and, set by the bus, a unique ``id`` and the ``timestamp`` at which it was posted.
+/// and, set by the bus, a unique ``id``, the ``timestamp`` at which it was posted and, once an
+/// aggregator forwards it, its ``attribution``: who posted it, in which session, on which device.
 ///
 /// ```swift
 /// MeasurementEvent.post("feed/item_tapped", args: ["item_id": "42", "position": 3])
@@ -17,6 +18,8 @@ public struct MeasurementEvent: Hashable, Sendable, Identifiable {
     public var label: String?
     /// When the event was posted.
     public var timestamp: Date
+    /// Identity, session and context, shared between events (see ``attribution``).
+    var attributionStorage: AttributionStorage?
 
     public init(
         _ name: EventName,
@@ -52,7 +55,7 @@ extension MeasurementEvent: CustomStringConvertible {
 
 extension MeasurementEvent: Codable {
     private enum CodingKeys: String, CodingKey {
-        case id, name, type, category, label, args, timestamp
+        case id, name, type, category, label, args, timestamp, attribution
     }
 
     public init(from decoder: any Decoder) throws {
@@ -65,6 +68,8 @@ extension MeasurementEvent: Codable {
         args = try container.decodeIfPresent(EventArgs.self, forKey: .args) ?? [:]
         let seconds = try container.decode(Double.self, forKey: .timestamp)
         timestamp = Date(timeIntervalSince1970: seconds)
+        attributionStorage = try container.decodeIfPresent(EventAttribution.self, forKey: .attribution)
+            .map(AttributionStorage.init)
     }
 
     /// Encodes `timestamp` as seconds since 1970, whatever the encoder's date strategy.
@@ -77,5 +82,6 @@ extension MeasurementEvent: Codable {
         try container.encodeIfPresent(label, forKey: .label)
         try container.encode(args, forKey: .args)
         try container.encode(timestamp.timeIntervalSince1970, forKey: .timestamp)
+        try container.encodeIfPresent(attribution, forKey: .attribution)
     }
 }

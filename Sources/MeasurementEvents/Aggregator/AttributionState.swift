@@ -1,0 +1,141 @@
+import Foundation
+
+/// The aggregator's delivery-side knowledge of who, which session and where: it stamps each
+/// event as it is delivered, in posting order with identity changes and lifecycle moves, and
+/// keeps the identity store up to date.
+///
+/// Only touched in the aggregator's delivery context (its queue, or the synchronous-delivery
+/// lock), one call at a time; ``published`` is what other threads may read.
+final class AttributionState: @unchecked Sendable {
+    // @unchecked: every mutable property is touched in the delivery context only (see above);
+    // `published` has its own lock.
+    private let store: any IdentityStore
+    private var contents: IdentityStoreContents
+    private var timeline: SessionTimeline
+    private var context: EventContext
+    /// Shared by every event stamped until identity, session or context changes.
+    private var storage: AttributionStorage
+    /// The latest attribution, for readers on any thread.
+    let published: LockedValue<EventAttribution>
+
+    /// What loading found: the consent to start with, and a problem to report.
+    struct Restored {
+        var consent: EventAggregator.Consent?
+        var problem: IdentityStoreError?
+    }
+
+    private(set) var restored: Restored
+
+    init(store: any IdentityStore, rules: SessionRules, context: EventContext) {
+        self.store = store
+        var restored = Restored()
+        var loaded: IdentityStoreContents?
+        do {
+            loaded = try store.load()
+        } catch let error as IdentityStoreError {
+            restored.problem = error
+        } catch {
+            restored.problem = IdentityStoreError(path: "\(type(of: store))", problem: "cannot be read (\(error))")
+        }
+        let isNew = loaded == nil
+        let contents = loaded ?? IdentityStoreContents(identity: .anonymous())
+        restored.consent = contents.consent
+        self.contents = contents
+        self.timeline = SessionTimeline(rules: rules, restored: contents.session)
+        self.context = context
+        let attribution = EventAttribution(identity: contents.identity, sessionID: nil, context: context)
+        self.storage = AttributionStorage(attribution)
+        self.published = LockedValue(attribution)
+        self.restored = restored
+        // The anonymous id is made once per install: keep it from the first launch on.
+        if isNew, let problem = save(), self.restored.problem == nil { self.restored.problem = problem }
+    }
+
+    var identity: EventIdentity { contents.identity }
+    var currentAttribution: EventAttribution { storage.value }
+    var currentSession: Session? { timeline.current }
+    var storedContents: IdentityStoreContents { contents }
+
+    /// Stamps `event` with the identity, session and context in force; returns what happened to
+    /// sessions (and saves a session that started).
+    func stamp(_ event: inout MeasurementEvent) -> (SessionTimeline.Transition, IdentityStoreError?) {
+        let transition = timeline.event(at: event.timestamp)
+        var problem: IdentityStoreError?
+        if !transition.isEmpty {
+            rebuild()
+            problem = save()
+        }
+        event.attributionStorage = storage
+        return (transition, problem)
+    }
+
+    /// Applies an identity change made at `date`; returns it as trackers receive it.
+    func apply(_ change: IdentityChange, at date: Date, id: UUID) -> (IdentityEvent, IdentityStoreError?) {
+        let previous = contents.identity
+        contents.identity = previous.applying(change)
+        rebuild()
+        let problem = save()
+        return (IdentityEvent(change: change, id: id, timestamp: date, attribution: storage.value, previousIdentity: previous), problem)
+    }
+
+    func setConsent(_ consent: EventAggregator.Consent) -> IdentityStoreError? {
+        guard contents.consent != consent else { return nil }
+        contents.consent = consent
+        return save()
+    }
+
+    func enterBackground(at date: Date) -> IdentityStoreError? {
+        timeline.enterBackground(at: date)
+        return save()
+    }
+
+    /// Returns the session that spent too long in the background, now ended.
+    func enterForeground(at date: Date, context newContext: EventContext?) -> (Session?, IdentityStoreError?) {
+        let transition = timeline.enterForeground(at: date)
+        if let newContext { context = newContext }
+        rebuild()
+        return (transition.ended, transition.ended == nil ? nil : save())
+    }
+
+    func replaceContext(_ newContext: EventContext) {
+        context = newContext
+        rebuild()
+    }
+
+    /// Records the app's version and build, and says how they compare with the previous
+    /// launch's. A missing version or build is kept as "", so that a launch is always recorded.
+    func recordAppRelease(version: String?, build: String?) -> (EventAggregator.AppRelease, IdentityStoreError?) {
+        let (version, build) = (version ?? "", build ?? "")
+        let hadLaunched = contents.appVersion != nil || contents.appBuild != nil
+        if hadLaunched, contents.appVersion == version, contents.appBuild == build { return (.unchanged, nil) }
+        let release: EventAggregator.AppRelease =
+            hadLaunched
+            ? .updated(previousVersion: contents.appVersion.flatMap { $0.isEmpty ? nil : $0 },
+                       previousBuild: contents.appBuild.flatMap { $0.isEmpty ? nil : $0 })
+            : .installed
+        contents.appVersion = version
+        contents.appBuild = build
+        return (release, save())
+    }
+
+    /// Saves the current state; the session's last activity is saved with it.
+    func save() -> IdentityStoreError? {
+        contents.session = timeline.current
+        do {
+            try store.save(contents)
+            return nil
+        } catch let error as IdentityStoreError {
+            return error
+        } catch {
+            return IdentityStoreError(path: "\(type(of: store))", problem: "cannot be written (\(error))")
+        }
+    }
+
+    private func rebuild() {
+        let attribution = EventAttribution(identity: contents.identity, sessionID: timeline.current?.id, context: context)
+        if attribution != storage.value {
+            storage = AttributionStorage(attribution)
+            published.withLock { $0 = attribution }
+        }
+    }
+}

@@ -1,0 +1,75 @@
+import Foundation
+
+extension EventAggregator {
+    /// Where trackers are called.
+    public enum Delivery: Sendable {
+        /// On the aggregator's own serial queue; `post` returns at once.
+        case asynchronous
+        /// On the posting thread, before `post` returns, one event at a time.
+        case synchronous
+    }
+
+    /// What happens to events while consent is not granted. Remembered across launches by the
+    /// ``Configuration/identityStore``.
+    public enum Consent: String, Sendable, Equatable, Codable {
+        /// Events flow to trackers.
+        case granted
+        /// Events are held in memory (bounded by ``Configuration/heldEventLimit``) until
+        /// consent is granted, or discarded if it is denied.
+        case pendingHolding
+        /// Events are discarded (and counted) until consent is granted.
+        case pendingDiscarding
+        /// Events are discarded (and counted); trackers were told to discard what they hold.
+        case denied
+
+        var discards: Bool { self == .pendingDiscarding || self == .denied }
+    }
+
+    public struct Configuration: Sendable {
+        public var delivery: Delivery = .asynchronous
+        /// When true, events are held (bounded) until ``markReady()``: for apps whose vendors
+        /// finish setting up after the first events are posted.
+        public var holdsEventsUntilReady = false
+        /// The most events held while not ready or awaiting consent; the oldest are dropped
+        /// and counted beyond it.
+        public var heldEventLimit = 1_000
+        /// Also accept notifications of the Objective-C AQSEvent library
+        /// (`org.openaquamarine.measurement_event`, keys `event_name` and `event_args`).
+        public var acceptsLegacyAQSNotifications = false
+        /// Remember the names that were posted but filtered out: the usual sign of a missing
+        /// allow-list entry. On in debug builds.
+        public var recordsFilteredOutNames: Bool = {
+            #if DEBUG
+            return true
+            #else
+            return false
+            #endif
+        }()
+        /// The consent at the first launch. Later launches start with the consent the
+        /// ``identityStore`` remembered.
+        public var consent: Consent = .granted
+        /// Where identity, consent and the session are remembered across launches. `nil` (the
+        /// default) keeps them in memory only: a new anonymous id every launch.
+        public var identityStore: (any IdentityStore)?
+        /// How sessions are cut, and whether session events are sent.
+        public var sessions = SessionRules()
+        /// Where event timestamps and session times come from. `nil`: the system clock.
+        public var clock: (any EventClock)?
+        /// Makes the device and app context, at start and on returning to the foreground.
+        /// `nil`: ``EventContext/current(bundleInfo:locale:timeZone:)``.
+        public var context: (@Sendable () -> EventContext)?
+        /// How long asynchronous delivery waits after the first event of a burst before it
+        /// wakes the delivery queue, so that one wake-up serves the whole burst instead of
+        /// one per post (a wake-up costs about as much as a post). Events reach trackers at
+        /// most this much later; ``EventAggregator/waitUntilDelivered()`` does not wait for it.
+        /// Zero wakes the queue at once.
+        public var deliveryCoalescing: TimeInterval = 0.002
+        /// Called, outside the aggregator's lock, for each malformed notification, tracker
+        /// failure, dropped held event and identity store failure. Everything reported is also
+        /// counted in ``Diagnostics``. It may post, but an event posted for every dropped held
+        /// event is itself held and drops the next one: report such problems once, not per event.
+        public var problemHandler: (@Sendable (Problem) -> Void)?
+
+        public init() {}
+    }
+}

@@ -1,0 +1,254 @@
+import Dispatch
+import Foundation
+
+/// Delivery: everything here runs in the delivery context (the aggregator's queue, or the
+/// posting thread under the synchronous-delivery lock).
+extension EventAggregator {
+    func scheduleDrain() {
+        let delay = configuration.deliveryCoalescing
+        if delay > 0 {
+            queue.asyncAfter(deadline: .now() + delay) { self.drain() }
+        } else {
+            queue.async { self.drain() }
+        }
+    }
+
+    /// Delivers everything pending, in order, applying controls (identity changes, background
+    /// moves) between the events they were posted between.
+    func drain() {
+        var batch: [Pending] = []
+        var controls: [Control] = []
+        while true {
+            state.withLock { state in
+                swap(&batch, &state.pending)
+                swap(&controls, &state.controls)
+                if batch.isEmpty && controls.isEmpty { state.drainScheduled = false }
+            }
+            if batch.isEmpty && controls.isEmpty { return }
+            completeArgs(&batch, shifting: &controls)
+            var start = 0
+            for control in controls {
+                deliverSegment(&batch, start..<control.position)
+                apply(control)
+                start = control.position
+            }
+            deliverSegment(&batch, start..<batch.count)
+            batch.removeAll(keepingCapacity: true)
+            controls.removeAll(keepingCapacity: true)
+        }
+    }
+
+    /// Converts the args that fast-path posts left as they were posted; rejects (and counts)
+    /// the events whose args turn out not to be valid, keeping the others in order and the
+    /// controls between the same events.
+    func completeArgs(_ batch: inout [Pending], shifting controls: inout [Control]) {
+        guard batch.contains(where: { $0.postedArgs != nil }) else { return }
+        var kept = 0
+        var nextControl = 0
+        var rejected: [MalformedEventError] = []
+        for index in batch.indices {
+            while nextControl < controls.count, controls[nextControl].position <= index {
+                controls[nextControl].position = kept
+                nextControl += 1
+            }
+            var pending = batch[index]
+            if let args = pending.postedArgs {
+                do {
+                    pending.event.args = try NotificationKeys.readPostedArgs(args, notificationName: .measurementEvent)
+                    pending.postedArgs = nil
+                } catch {
+                    rejected.append(error)
+                    continue
+                }
+            }
+            batch[kept] = pending
+            kept += 1
+        }
+        for index in nextControl..<controls.count { controls[index].position = kept }
+        batch.removeLast(batch.count - kept)
+        for error in rejected { reject(error, alreadyCounted: true) }
+    }
+
+    /// Stamps the events of `range` with identity, session and context, adds session events
+    /// where sessions start or end (when configured), and delivers them.
+    func deliverSegment(_ batch: inout [Pending], _ range: Range<Int>) {
+        guard !range.isEmpty else { return }
+        var expanded: [Pending]?
+        var sessionsStarted = 0
+        for index in range {
+            let (transition, problem) = attribution.stamp(&batch[index].event)
+            if let problem { reportStoreProblem(problem) }
+            if transition.started != nil { sessionsStarted += 1 }
+            if !transition.isEmpty, configuration.sessions.emitsEvents {
+                if expanded == nil { expanded = Array(batch[range.lowerBound..<index]) }
+                let consent = batch[index].consentAtPost
+                expanded!.append(contentsOf: sessionEvents(for: transition).map {
+                    Pending(event: $0, needsID: true, postedArgs: nil, consentAtPost: consent)
+                })
+            }
+            expanded?.append(batch[index])
+        }
+        if sessionsStarted > 0 { state.withLock { $0.diagnostics.sessionsStarted += sessionsStarted } }
+        if var expanded {
+            deliverAll(&expanded, 0..<expanded.count)
+        } else {
+            deliverAll(&batch, range)
+        }
+    }
+
+    /// The events that say a session ended and another started, stamped as their sessions.
+    func sessionEvents(for transition: SessionTimeline.Transition) -> [MeasurementEvent] {
+        let rules = configuration.sessions
+        var events: [MeasurementEvent] = []
+        // The session id travels in the attribution (an Int64); no arg repeats it, so that
+        // nothing needs an Int wider than 32 bits.
+        if let ended = transition.ended {
+            var event = MeasurementEvent(
+                rules.endedEventName, type: .activity,
+                args: ["duration_seconds": .double(max(0, ended.lastActivityAt.timeIntervalSince(ended.startedAt)))],
+                id: MeasurementEvent.placeholderID, timestamp: ended.lastActivityAt)
+            var endedAttribution = attribution.currentAttribution
+            endedAttribution.sessionID = ended.id
+            event.attribution = endedAttribution
+            events.append(event)
+        }
+        if let started = transition.started {
+            var event = MeasurementEvent(
+                rules.startedEventName, type: .activity, id: MeasurementEvent.placeholderID, timestamp: started.startedAt)
+            event.attribution = attribution.currentAttribution
+            events.append(event)
+        }
+        return events
+    }
+
+    func deliverAll(_ batch: inout [Pending], _ range: Range<Int>) {
+        guard !range.isEmpty else { return }
+        if let trackers = admitWhole(&batch, range) {
+            for index in range { forward(batch[index].event, to: trackers) }
+        } else {
+            for index in range { deliver(batch[index]) }
+        }
+    }
+
+    /// In the usual state (consent granted, ready, nothing held, no processors) admits a whole
+    /// batch under one lock, giving its events their ids, and returns the trackers; otherwise
+    /// returns nil and admits nothing. Locking per event made the delivery thread contend
+    /// with posting threads for the state lock four times per event.
+    private func admitWhole(_ batch: inout [Pending], _ range: Range<Int>) -> [any EventTracker]? {
+        state.withLock { state -> [any EventTracker]? in
+            guard state.processors.isEmpty, state.consent == .granted, state.ready, state.held.isEmpty,
+                !batch[range].contains(where: { $0.consentAtPost.discards })
+            else { return nil }
+            for index in range where batch[index].needsID {
+                batch[index].event.id = state.ids.next()
+                batch[index].needsID = false
+            }
+            state.diagnostics.forwarded += range.count
+            return state.trackers
+        }
+    }
+
+    private func deliver(_ pending: Pending) {
+        let (processors, assignedID) = state.withLock { state -> ([any EventProcessor], UUID?) in
+            (state.processors, pending.needsID ? state.ids.next() : nil)
+        }
+        var event = pending.event
+        if let assignedID { event.id = assignedID }
+        for processor in processors {
+            guard let processed = processor.process(event) else {
+                state.withLock { $0.diagnostics.discarded += 1 }
+                return
+            }
+            event = processed
+        }
+        if let trackers = admitOrHold(.event(event), consentAtPost: pending.consentAtPost) {
+            forward(event, to: trackers)
+        }
+    }
+
+    /// The trackers when `item` may go to them now; otherwise discards it (no consent) or holds
+    /// it (not ready, consent pending) and returns nil.
+    func admitOrHold(_ item: Held, consentAtPost: Consent) -> [any EventTracker]? {
+        var dropped: EventName?
+        let isEvent: Bool
+        if case .event = item { isEvent = true } else { isEvent = false }
+        let trackers = state.withLock { state -> [any EventTracker]? in
+            if consentAtPost.discards || state.consent.discards {
+                if isEvent { state.diagnostics.discarded += 1 }
+                return nil
+            }
+            // While held events wait for release, newer ones queue behind them to keep order.
+            if state.consent == .granted && state.ready && state.held.isEmpty {
+                if isEvent { state.diagnostics.forwarded += 1 }
+                return state.trackers
+            }
+            dropped = hold(item, in: &state)
+            return nil
+        }
+        // Outside the lock: the handler may read diagnostics or post.
+        if let dropped { configuration.problemHandler?(.heldEventDropped(dropped)) }
+        return trackers
+    }
+
+    func forward(_ event: MeasurementEvent, to trackers: [any EventTracker]) {
+        didReceive(event)
+        for tracker in trackers {
+            call(tracker, on: event.name) { try $0.track(event) }
+        }
+    }
+
+    func forward(_ event: IdentityEvent, to trackers: [any EventTracker]) {
+        didChangeIdentity(event)
+        for tracker in trackers {
+            call(tracker, on: "(identity)") { try $0.identify(event) }
+        }
+    }
+
+    /// Holds `item`; returns the name of the oldest held event when the limit made it go.
+    private func hold(_ item: Held, in state: inout State) -> EventName? {
+        state.held.append(item)
+        defer { state.diagnostics.held = state.held.count }
+        guard state.held.count > max(configuration.heldEventLimit, 0) else { return nil }
+        state.diagnostics.dropped += 1
+        switch state.held.removeFirst() {
+        case .event(let event): return event.name
+        case .identity: return "(identity)"
+        }
+    }
+
+    func releaseHeldEvents() {
+        onDeliveryContext {
+            // Deliveries also run in this context, so nothing is added to `held` meanwhile.
+            let (items, trackers) = self.state.withLock { state -> ([Held], [any EventTracker]) in
+                guard state.ready, state.consent == .granted else { return ([], []) }
+                defer {
+                    state.diagnostics.forwarded += state.held.filter { if case .event = $0 { true } else { false } }.count
+                    state.held.removeAll()
+                    state.diagnostics.held = 0
+                }
+                return (state.held, state.trackers)
+            }
+            for item in items {
+                switch item {
+                case .event(let event): self.forward(event, to: trackers)
+                case .identity(let event): self.forward(event, to: trackers)
+                }
+            }
+        }
+    }
+
+    func call(_ tracker: any EventTracker, on name: EventName?, _ body: (any EventTracker) throws -> Void) {
+        do {
+            try body(tracker)
+        } catch {
+            state.withLock { $0.diagnostics.trackerFailures += 1 }
+            configuration.problemHandler?(.trackerFailed(
+                tracker: String(describing: type(of: tracker)), event: name ?? "(flush)", error: "\(error)"))
+        }
+    }
+
+    func reportStoreProblem(_ problem: IdentityStoreError) {
+        state.withLock { $0.diagnostics.identityStoreFailures += 1 }
+        configuration.problemHandler?(.identityStoreFailed(problem))
+    }
+}

@@ -1,0 +1,57 @@
+import Foundation
+
+extension EventAggregator {
+    /// Something that went wrong, reported to ``Configuration/problemHandler``.
+    public enum Problem: Sendable, CustomStringConvertible {
+        case malformedNotification(MalformedEventError)
+        case malformedIdentityChange(MalformedIdentityError)
+        case trackerFailed(tracker: String, event: EventName, error: String)
+        case heldEventDropped(EventName)
+        /// The identity store could not be read (it was replaced) or written.
+        case identityStoreFailed(IdentityStoreError)
+
+        public var description: String {
+            switch self {
+            case .malformedNotification(let error): return error.description
+            case .malformedIdentityChange(let error): return error.description
+            case .trackerFailed(let tracker, let event, let error):
+                return "tracker \(tracker) failed on \(event): \(error)"
+            case .heldEventDropped(let name):
+                return "held event \(name) dropped: more than the held-event limit were waiting"
+            case .identityStoreFailed(let error): return error.description
+            }
+        }
+    }
+
+    /// Counters since the aggregator was made.
+    public struct Diagnostics: Sendable, Equatable {
+        /// Event notifications observed, well-formed or not.
+        public var received = 0
+        /// Events handed to ``didReceive(_:)`` and the trackers.
+        public var forwarded = 0
+        /// Events the filter did not keep.
+        public var filteredOut = 0
+        /// Event notifications that could not be read as events.
+        public var malformed = 0
+        /// Held events dropped because the held-event limit was reached.
+        public var dropped = 0
+        /// Events discarded by a processor (sampling, for instance) or for lack of consent.
+        public var discarded = 0
+        /// Tracker calls that threw.
+        public var trackerFailures = 0
+        /// Events held right now, waiting for ``markReady()`` or consent.
+        public var held = 0
+        /// Identity changes received (identify, reset, group); they are never filtered.
+        public var identityChanges = 0
+        /// Identity change notifications that could not be read.
+        public var malformedIdentityChanges = 0
+        /// Sessions started.
+        public var sessionsStarted = 0
+        /// Identity store reads or writes that failed.
+        public var identityStoreFailures = 0
+        /// Filtered-out names and how often each was posted, when recorded.
+        public var filteredOutNames: [EventName: Int] = [:]
+        /// The most recent malformed notifications (up to 20), newest last.
+        public var recentMalformed: [MalformedEventError] = []
+    }
+}

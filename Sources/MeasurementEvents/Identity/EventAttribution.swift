@@ -1,0 +1,57 @@
+import Foundation
+
+/// Who posted an event, in which session, on which device and app: what the aggregator adds
+/// to every event it forwards (``MeasurementEvent/attribution``), on its delivery queue.
+public struct EventAttribution: Sendable, Hashable, Codable {
+    /// The identity as of the moment the event was posted (in posting order with identity changes).
+    public var identity: EventIdentity
+    /// The session's id: its start time in milliseconds since 1970 (Amplitude's convention).
+    public var sessionID: Int64?
+    /// The device and app, as collected at start and refreshed on returning to the foreground.
+    public var context: EventContext?
+
+    public init(identity: EventIdentity, sessionID: Int64? = nil, context: EventContext? = nil) {
+        self.identity = identity
+        self.sessionID = sessionID
+        self.context = context
+    }
+}
+
+/// Shared storage for an attribution: every event of a session with the same identity points at
+/// one instance, so stamping an event costs one retain instead of a copy of every field.
+final class AttributionStorage: Hashable, @unchecked Sendable {
+    // @unchecked: immutable after init.
+    let value: EventAttribution
+
+    init(_ value: EventAttribution) {
+        self.value = value
+    }
+
+    static func == (lhs: AttributionStorage, rhs: AttributionStorage) -> Bool {
+        lhs === rhs || lhs.value == rhs.value
+    }
+
+    func hash(into hasher: inout Hasher) {
+        hasher.combine(value)
+    }
+}
+
+extension MeasurementEvent {
+    /// Who, which session, where: set by the aggregator on every event it forwards; `nil` on an
+    /// event that has not been through an aggregator.
+    public var attribution: EventAttribution? {
+        get { attributionStorage?.value }
+        set { attributionStorage = newValue.map(AttributionStorage.init) }
+    }
+
+    /// The identity the event carries (``EventAttribution/identity``).
+    public var identity: EventIdentity? { attributionStorage?.value.identity }
+    /// The user id the event carries: the one set when it was posted.
+    public var userID: String? { attributionStorage?.value.identity.userID }
+    /// The anonymous id the event carries.
+    public var anonymousID: String? { attributionStorage?.value.identity.anonymousID }
+    /// The session the event belongs to (its start time in ms since 1970).
+    public var sessionID: Int64? { attributionStorage?.value.sessionID }
+    /// The device and app context the event carries.
+    public var context: EventContext? { attributionStorage?.value.context }
+}

@@ -1,0 +1,59 @@
+import Foundation
+
+/// Where an aggregator remembers identity, consent and the current session across launches.
+///
+/// Two ship: ``FileIdentityStore`` (a JSON file in a directory the app names) and
+/// ``InMemoryIdentityStore`` (for tests, and the default: nothing is written unless asked).
+///
+/// ```swift
+/// var configuration = EventAggregator.Configuration()
+/// configuration.identityStore = FileIdentityStore(directory: applicationSupport.appendingPathComponent("analytics"))
+/// ```
+///
+/// The aggregator calls a store from its delivery queue only, one call at a time.
+public protocol IdentityStore: Sendable {
+    /// What was saved last, or `nil` when nothing was ever saved. Throws when something is
+    /// there but cannot be read; the aggregator reports it and starts afresh.
+    func load() throws -> IdentityStoreContents?
+    /// Replaces what is saved, atomically.
+    func save(_ contents: IdentityStoreContents) throws
+}
+
+/// Everything an ``IdentityStore`` keeps.
+public struct IdentityStoreContents: Sendable, Equatable, Codable {
+    public var identity: EventIdentity
+    /// The consent the app gave last; `nil` when it never said.
+    public var consent: EventAggregator.Consent?
+    /// The session in progress when the app last saved.
+    public var session: Session?
+    /// The app version and build of the previous launch, for telling an install from an update.
+    public var appVersion: String?
+    public var appBuild: String?
+
+    public init(
+        identity: EventIdentity, consent: EventAggregator.Consent? = nil, session: Session? = nil,
+        appVersion: String? = nil, appBuild: String? = nil
+    ) {
+        self.identity = identity
+        self.consent = consent
+        self.session = session
+        self.appVersion = appVersion
+        self.appBuild = appBuild
+    }
+}
+
+/// Keeps the contents in memory: for tests, and for apps that want nothing on disk.
+public final class InMemoryIdentityStore: IdentityStore, @unchecked Sendable {
+    // @unchecked: the contents sit behind their lock.
+    private let contents: LockedValue<IdentityStoreContents?>
+
+    public init(_ contents: IdentityStoreContents? = nil) {
+        self.contents = LockedValue(contents)
+    }
+
+    public func load() throws -> IdentityStoreContents? { contents.withLock { $0 } }
+
+    public func save(_ contents: IdentityStoreContents) throws {
+        self.contents.withLock { $0 = contents }
+    }
+}
