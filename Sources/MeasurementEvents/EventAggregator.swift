@@ -45,6 +45,9 @@ open class EventAggregator: @unchecked Sendable {
     let synchronousDelivery = NSRecursiveLock()
     let attribution: AttributionState
     private let clock: (any EventClock)?
+    /// Whether `clock` is nil: checked first, since copying the optional existential costs
+    /// more than reading the time.
+    private let usesSystemClock: Bool
 
     struct Pending {
         var event: MeasurementEvent
@@ -115,6 +118,7 @@ open class EventAggregator: @unchecked Sendable {
         self.center = center
         self.configuration = configuration
         clock = configuration.clock
+        usesSystemClock = configuration.clock == nil
         queue = DispatchQueue(label: "MeasurementEvents.EventAggregator")
         attribution = AttributionState(
             store: configuration.identityStore ?? InMemoryIdentityStore(), rules: configuration.sessions,
@@ -164,10 +168,12 @@ open class EventAggregator: @unchecked Sendable {
         let started = state.withLock { state -> Bool in
             guard state.observers.isEmpty else { return false }
             if state.filter == nil { state.filter = builtFilter }
-            state.observers.append(observe(.measurementEvent) { $0.receive($1, keys: .standard) })
-            state.observers.append(observe(.measurementIdentity) { $0.receiveIdentity($1) })
+            state.observers.append(observe(.measurementEvent, keys: .standard))
+            state.observers.append(center.addObserver(forName: .measurementIdentity, object: nil, queue: nil) {
+                [weak self] notification in self?.receiveIdentity(notification)
+            })
             if configuration.acceptsLegacyAQSNotifications {
-                state.observers.append(observe(.legacyAQSEvent) { $0.receive($1, keys: .legacyAQS) })
+                state.observers.append(observe(.legacyAQSEvent, keys: .legacyAQS))
             }
             return true
         }
@@ -186,12 +192,10 @@ open class EventAggregator: @unchecked Sendable {
 
     public var isStarted: Bool { state.withLock { !$0.observers.isEmpty } }
 
-    private func observe(
-        _ name: Notification.Name, _ handle: @escaping @Sendable (EventAggregator, Notification) -> Void
-    ) -> any NSObjectProtocol {
+    private func observe(_ name: Notification.Name, keys: NotificationKeys) -> any NSObjectProtocol {
         // No `queue:`: on Linux it makes the poster wait for that queue to drain.
         center.addObserver(forName: name, object: nil, queue: nil) { [weak self] notification in
-            if let self { handle(self, notification) }
+            self?.receive(notification, keys: keys)
         }
     }
 
@@ -304,8 +308,8 @@ open class EventAggregator: @unchecked Sendable {
 
     @inline(__always)
     func now() -> Date {
-        if let clock { return clock.now() }
-        return Date()
+        if usesSystemClock { return Date() }
+        return clock?.now() ?? Date()
     }
 
     /// Counts a received event and applies the filter; the consent in force when it is kept.
