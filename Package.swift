@@ -6,7 +6,9 @@ import PackageDescription
 
 // MARK: Core bus and test kit
 let coreTargets: [Target] = [
-    .target(name: "MeasurementEvents"),
+    // C11 atomics for the posting path (our own C target: no package dependency).
+    .target(name: "CMeasurementAtomics"),
+    .target(name: "MeasurementEvents", dependencies: ["CMeasurementAtomics"]),
     .target(
         name: "MeasurementEventsTesting",
         dependencies: ["MeasurementEvents"]

@@ -1,0 +1,39 @@
+// C11 atomics for MeasurementEvents: the posting path's counters and flags, without a lock.
+// SwiftPM builds this on every platform; it is part of this package, not a dependency.
+#ifndef C_MEASUREMENT_ATOMICS_H
+#define C_MEASUREMENT_ATOMICS_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+typedef struct me_atomic_int64 { _Atomic(int64_t) value; } me_atomic_int64;
+
+/// A new atomic on the heap (Swift cannot allocate a C11 atomic itself); never NULL.
+me_atomic_int64 *me_atomic_int64_create(int64_t value);
+void me_atomic_int64_destroy(me_atomic_int64 *atomic);
+
+static inline int64_t me_atomic_int64_load(me_atomic_int64 *atomic) {
+    return atomic_load_explicit(&atomic->value, memory_order_acquire);
+}
+
+static inline void me_atomic_int64_store(me_atomic_int64 *atomic, int64_t value) {
+    atomic_store_explicit(&atomic->value, value, memory_order_release);
+}
+
+/// Adds `delta`; returns the value before. Relaxed: counters order nothing.
+static inline int64_t me_atomic_int64_add(me_atomic_int64 *atomic, int64_t delta) {
+    return atomic_fetch_add_explicit(&atomic->value, delta, memory_order_relaxed);
+}
+
+/// Adds `delta` with acquire-release ordering; returns the value before.
+static inline int64_t me_atomic_int64_add_ordered(me_atomic_int64 *atomic, int64_t delta) {
+    return atomic_fetch_add_explicit(&atomic->value, delta, memory_order_acq_rel);
+}
+
+static inline bool me_atomic_int64_compare_exchange(me_atomic_int64 *atomic, int64_t expected, int64_t desired) {
+    return atomic_compare_exchange_strong_explicit(
+        &atomic->value, &expected, desired, memory_order_acq_rel, memory_order_acquire);
+}
+
+#endif
