@@ -72,7 +72,7 @@ final class ModulePostingXCTests: XCTestCase {
         let center = NotificationCenter()
         let recorder = EventRecorder(center: center)
         MeasurementEvent.post("feed/opened", args: ["source": "push"], to: center)
-        // Not `let error = #expect(throws:)`: its result needs Swift 6.1, and the package admits 6.0.
+        // Not the result of #expect(throws:): it needs Swift 6.1, and the package admits 6.0.
         do {
             _ = try await recorder.waitForEvent("feed/closed", timeout: 0.01)
             Issue.record("expected EventRecorderTimeout, the wait returned an event")
