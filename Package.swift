@@ -64,7 +64,11 @@ let generatorProducts: [Product] = [
 
 // MARK: Impression tracking
 let impressionTargets: [Target] = [
-    .target(name: "ImpressionTracking", dependencies: ["MeasurementEvents"]),
+    // PrivacyInfo.xcprivacy: Apple's privacy manifest (system boot time, for the impression clock).
+    .target(
+        name: "ImpressionTracking", dependencies: ["MeasurementEvents"],
+        resources: [.copy("PrivacyInfo.xcprivacy")]
+    ),
     .testTarget(
         name: "ImpressionTrackingTests",
         dependencies: ["ImpressionTracking", "MeasurementEvents"]
@@ -85,7 +89,11 @@ let triggerProducts: [Product] = [
 
 // MARK: HTTP delivery
 let httpTargets: [Target] = [
-    .target(name: "MeasurementEventsHTTP", dependencies: ["MeasurementEvents"]),
+    // PrivacyInfo.xcprivacy: Apple's privacy manifest (file metadata, for the disk queue).
+    .target(
+        name: "MeasurementEventsHTTP", dependencies: ["MeasurementEvents"],
+        resources: [.copy("PrivacyInfo.xcprivacy")]
+    ),
     // A tiny HTTP/1.1 server on loopback with scripted replies: for the tests and the demo.
     .target(name: "LoopbackCollector", path: "Tests/LoopbackCollector"),
     .executableTarget(

@@ -2,6 +2,16 @@ import Dispatch
 import Foundation
 import MeasurementEvents
 
+#if canImport(Darwin)
+import Darwin
+#elseif canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Android)
+import Android
+#endif
+
 /// Where the impression engine reads the time: monotonic seconds, plus a way to turn such an
 /// instant into a wall-clock date for the wire.
 ///
@@ -23,24 +33,59 @@ public protocol ImpressionClock: Sendable {
     func date(at instant: TimeInterval) -> Date
 }
 
-/// The system's monotonic clock (uptime, not affected by the user changing the date).
+/// The system's monotonic clock, counting the time the device sleeps (not affected by the
+/// user changing the date).
 ///
 /// Reading it costs a few nanoseconds; dates are derived from one wall-clock reading taken
-/// when the clock is made.
+/// when the clock is made. The clock keeps counting while the device sleeps (Darwin's
+/// `mach_continuous_time`, Linux's `CLOCK_BOOTTIME`): uptime stops in sleep, so dates derived from
+/// it fell behind by all the sleep since the clock was made.
 public struct SystemImpressionClock: ImpressionClock {
+    private let readSeconds: @Sendable () -> TimeInterval
     private let anchorInstant: TimeInterval
     private let anchorDate: Date
 
     public init() {
-        anchorDate = Date()
-        anchorInstant = Self.uptime()
+        self.init(readSeconds: Self.secondsIncludingSleep, wallClock: Date())
     }
 
-    public func now() -> TimeInterval { Self.uptime() }
+    /// A clock reading `readSeconds`, whose current reading stands for `wallClock`: tests
+    /// inject a source to simulate sleep.
+    init(readSeconds: @escaping @Sendable () -> TimeInterval, wallClock: Date) {
+        self.readSeconds = readSeconds
+        anchorDate = wallClock
+        anchorInstant = readSeconds()
+    }
+
+    public func now() -> TimeInterval { readSeconds() }
 
     public func date(at instant: TimeInterval) -> Date {
         anchorDate.addingTimeInterval(instant - anchorInstant)
     }
+
+    /// Seconds since an arbitrary point, counting sleep.
+    static func secondsIncludingSleep() -> TimeInterval {
+        #if canImport(Darwin)
+        // mach_continuous_time counts sleep, mach_absolute_time (Dispatch's uptime) does not;
+        // both macOS 10.12, iOS 10, tvOS 10, watchOS 3.
+        return TimeInterval(mach_continuous_time()) * nanosecondsPerTick / 1_000_000_000
+        #elseif os(Linux) || os(Android)
+        // CLOCK_BOOTTIME counts suspend; CLOCK_MONOTONIC (Dispatch's uptime) does not.
+        var time = timespec()
+        guard clock_gettime(CLOCK_BOOTTIME, &time) == 0 else { return uptime() }
+        return TimeInterval(time.tv_sec) + TimeInterval(time.tv_nsec) / 1_000_000_000
+        #else
+        return uptime()
+        #endif
+    }
+
+    #if canImport(Darwin)
+    private static let nanosecondsPerTick: Double = {
+        var timebase = mach_timebase_info_data_t()
+        guard mach_timebase_info(&timebase) == KERN_SUCCESS, timebase.denom != 0 else { return 1 }
+        return Double(timebase.numer) / Double(timebase.denom)
+    }()
+    #endif
 
     private static func uptime() -> TimeInterval {
         TimeInterval(DispatchTime.now().uptimeNanoseconds) / 1_000_000_000

@@ -32,14 +32,30 @@ public struct DispatchCycleScheduler: ImpressionCycleScheduler {
 
     public func scheduleRepeating(every interval: TimeInterval, _ tick: @escaping @Sendable () -> Void) -> ScheduledCycle {
         let timer = TimerBox(DispatchSource.makeTimerSource(queue: queue))
-        let nanoseconds = Int(min(interval, 86_400) * 1_000_000_000)
-        // A tenth of the interval of leeway lets the system batch wake-ups.
-        timer.source.schedule(
-            deadline: .now() + .nanoseconds(nanoseconds), repeating: .nanoseconds(nanoseconds),
-            leeway: .nanoseconds(nanoseconds / 10))
+        let (period, leeway) = Self.period(of: interval)
+        timer.source.schedule(deadline: .now() + period, repeating: period, leeway: leeway)
         timer.source.setEventHandler(handler: tick)
         timer.source.resume()
         return ScheduledCycle { timer.source.cancel() }
+    }
+
+    /// The timer's period, in the finest unit whose count fits in `Int` (5 s in nanoseconds
+    /// overflows a 32-bit Int, as on Apple Watch), and a tenth of it as leeway, which lets the
+    /// system batch wake-ups. The interval is clamped to between 1 ms and one day; NaN reads
+    /// as one day.
+    static func period(
+        of interval: TimeInterval, limit: IntRange = .native
+    ) -> (period: DispatchTimeInterval, leeway: DispatchTimeInterval) {
+        let seconds = interval.isNaN ? 86_400 : min(max(interval, 0.001), 86_400)
+        if let count = checkedInt((seconds * 1e9).rounded(), limit: limit) {
+            return (.nanoseconds(count), .nanoseconds(count / 10))
+        }
+        if let count = checkedInt((seconds * 1e6).rounded(), limit: limit) {
+            return (.microseconds(count), .microseconds(count / 10))
+        }
+        // At most 86_400_000, which fits in any Int.
+        let count = checkedInt((seconds * 1e3).rounded(), limit: limit) ?? 86_400_000
+        return (.milliseconds(count), .milliseconds(count / 10))
     }
 
     private final class TimerBox: @unchecked Sendable {

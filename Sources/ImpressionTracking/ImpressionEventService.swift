@@ -20,11 +20,18 @@ public struct ImpressionEventEncoder<ItemID: Hashable & Sendable>: ImpressionEnc
         self.describeID = describeID
     }
 
+    /// Whole milliseconds as `.int`; as `.double` when they do not fit in `Int` (a visit of more
+    /// than 24.8 days where `Int` is 32 bits, as on Apple Watch): JSON does not tell them apart.
+    static func milliseconds(_ seconds: TimeInterval, limit: IntRange = .native) -> EventValue {
+        let milliseconds = (seconds * 1000).rounded()
+        return checkedInt(milliseconds, limit: limit).map(EventValue.int) ?? .double(milliseconds)
+    }
+
     public func encode(_ batch: [Impression<ItemID>], clock: any ImpressionClock) -> [MeasurementEvent] {
         batch.map { impression in
             var args = impression.context
             args[ImpressionEventKey.itemID] = .string(describeID(impression.itemID))
-            args[ImpressionEventKey.durationMilliseconds] = .int(Int((impression.visibleDuration * 1000).rounded()))
+            args[ImpressionEventKey.durationMilliseconds] = Self.milliseconds(impression.visibleDuration)
             args[ImpressionEventKey.maxVisibleFraction] = .double(impression.maxVisibleFraction)
             args[ImpressionEventKey.stillVisible] = .bool(impression.isStillVisible)
             args[ImpressionEventKey.startedAt] = .double(clock.date(at: impression.start).timeIntervalSince1970)

@@ -4,7 +4,7 @@
 /// ```swift
 /// struct JSONImpressionEncoder: ImpressionEncoder {
 ///     func encode(_ batch: [Impression<String>], clock: any ImpressionClock) throws -> Data {
-///         try JSONEncoder().encode(batch.map { ["id": $0.itemID, "ms": "\(Int($0.visibleDuration * 1000))"] })
+///         try JSONEncoder().encode(batch.map { ["id": $0.itemID, "ms": "\(Int64($0.visibleDuration * 1000))"] })
 ///     }
 /// }
 /// ```

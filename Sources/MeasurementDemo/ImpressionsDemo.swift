@@ -7,8 +7,8 @@ import MeasurementEvents
 func runImpressionsDemo() throws {
     let feed = SimulatedFeed(itemCount: 200, itemHeight: 160, viewportHeight: 800)
     print("""
-        == Impressions: a feed of \(feed.itemCount) items of \(Int(feed.itemHeight)) pt in a \
-        \(Int(feed.viewportHeight)) pt viewport, on a simulated clock ==
+        == Impressions: a feed of \(feed.itemCount) items of \(feed.itemHeight) pt in a \
+        \(feed.viewportHeight) pt viewport, on a simulated clock ==
         an item counts after ≥50% of it stayed visible for 1 continuous second
         """)
 
@@ -70,8 +70,8 @@ private struct SimulatedFeed {
 
     /// The visible fraction of each item overlapping the viewport at `offset`.
     func visibleFractions(at offset: Double) -> [Int: Double] {
-        let first = max(0, Int(offset / itemHeight))
-        let last = min(itemCount - 1, Int((offset + viewportHeight) / itemHeight))
+        let first = max(0, Int(offset / itemHeight))  // fits: the demo's own feed of 200 items
+        let last = min(itemCount - 1, Int((offset + viewportHeight) / itemHeight))  // fits: as above
         var fractions: [Int: Double] = [:]
         for item in first...last {
             let top = Double(item) * itemHeight
@@ -107,7 +107,7 @@ private struct VisibilitySampler {
     mutating func scroll(_ label: String, speed: Double, for seconds: TimeInterval) {
         let before = engine.diagnostics
         let start = clock.now()
-        let frames = Int((seconds / Self.frame).rounded())
+        let frames = Int((seconds / Self.frame).rounded())  // fits: the demo's scripted seconds
         for _ in 0..<frames {
             clock.advance(by: Self.frame)
             // Rounded to a micro-point, so that sums of frame steps land exactly on item edges.

@@ -89,6 +89,12 @@ extension EventValue {
     /// finite `Double`/`Float`, `NSNumber` and `EventValue`; anything else (arrays,
     /// dictionaries, `NSNull`, dates, non-finite numbers) is rejected with the reason.
     public static func converting(_ value: Any) -> Result<EventValue, ValueRejection> {
+        converting(value, limit: .native)
+    }
+
+    /// ``converting(_:)`` for an `Int` of the given range: tests pass `.int32` to run the code
+    /// an Apple Watch runs.
+    static func converting(_ value: Any, limit: IntRange) -> Result<EventValue, ValueRejection> {
         // The usual types first, by exact type: on Linux each failed `as?` below costs a few
         // hundred instructions, and posts carry almost nothing but these four.
         let valueType = type(of: value)
@@ -108,7 +114,7 @@ extension EventValue {
         // An NSNumber must be checked before Swift's bridging casts: on Apple platforms
         // `NSNumber(1) as? Bool` succeeds, which would turn integers into booleans.
         if type(of: value) is NSNumber.Type, let number = value as? NSNumber {
-            return converting(number)
+            return converting(number, limit: limit)
         }
         switch value {
         case let bool as Bool: return .success(.bool(bool))
@@ -116,29 +122,36 @@ extension EventValue {
         case let double as Double: return double.isFinite ? .success(.double(double)) : .failure(.nonFinite)
         case let float as Float: return float.isFinite ? .success(.double(Double(float))) : .failure(.nonFinite)
         case let substring as Substring: return .success(.string(String(substring)))
-        case let int as Int8: return .success(.int(Int(int)))
-        case let int as Int16: return .success(.int(Int(int)))
-        case let int as Int32: return .success(.int(Int(int)))
-        case let int as Int64: return .success(.int(Int(int)))
-        case let int as UInt8: return .success(.int(Int(int)))
-        case let int as UInt16: return .success(.int(Int(int)))
-        case let int as UInt32: return .success(.int(Int(int)))
-        case let int as UInt64: return Int(exactly: int).map { .success(.int($0)) } ?? .failure(.outOfRange)
-        case let int as UInt: return Int(exactly: int).map { .success(.int($0)) } ?? .failure(.outOfRange)
+        case let int as Int8: return integer(int, limit: limit)
+        case let int as Int16: return integer(int, limit: limit)
+        case let int as Int32: return integer(int, limit: limit)
+        case let int as Int64: return integer(int, limit: limit)
+        case let int as UInt8: return integer(int, limit: limit)
+        case let int as UInt16: return integer(int, limit: limit)
+        case let int as UInt32: return integer(int, limit: limit)
+        case let int as UInt64: return integer(int, limit: limit)
+        case let int as UInt: return integer(int, limit: limit)
         default: return .failure(.notScalar(typeName: String(describing: type(of: value))))
         }
     }
 
-    private static func converting(_ number: NSNumber) -> Result<EventValue, ValueRejection> {
+    /// An integer of any width as `.int`, or ``ValueRejection/outOfRange`` where it does not
+    /// fit (a large `Int64` or `UInt32` where `Int` is 32 bits).
+    static func integer<Source: BinaryInteger>(_ value: Source, limit: IntRange) -> Result<EventValue, ValueRejection> {
+        checkedInt(value, limit: limit).map { .success(.int($0)) } ?? .failure(.outOfRange)
+    }
+
+    private static func converting(_ number: NSNumber, limit: IntRange) -> Result<EventValue, ValueRejection> {
         if isBoolean(number) { return .success(.bool(number.boolValue)) }
         switch UInt8(bitPattern: number.objCType.pointee) {
         case UInt8(ascii: "f"), UInt8(ascii: "d"):
             let double = number.doubleValue
             return double.isFinite ? .success(.double(double)) : .failure(.nonFinite)
         case UInt8(ascii: "Q"), UInt8(ascii: "L"):
-            return Int(exactly: number.uint64Value).map { .success(.int($0)) } ?? .failure(.outOfRange)
+            return integer(number.uint64Value, limit: limit)
         default:
-            return .success(.int(number.intValue))
+            // int64Value, not intValue: intValue truncates silently where Int is 32 bits.
+            return integer(number.int64Value, limit: limit)
         }
     }
 

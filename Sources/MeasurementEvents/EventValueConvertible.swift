@@ -8,6 +8,17 @@
 /// ```
 public protocol EventValueConvertible: Sendable {
     var eventValue: EventValue { get }
+
+    /// The value, or why it cannot be an event argument here: posting uses this, and rejects
+    /// the event (counted, reported) instead of trapping or changing the value.
+    ///
+    /// The default is `.success(eventValue)`; `Int64` and `UInt32` fail with
+    /// ``EventValue/ValueRejection/outOfRange`` where they do not fit in `Int` (Apple Watch).
+    var checkedEventValue: Result<EventValue, EventValue.ValueRejection> { get }
+}
+
+extension EventValueConvertible {
+    public var checkedEventValue: Result<EventValue, EventValue.ValueRejection> { .success(eventValue) }
 }
 
 extension EventValue: EventValueConvertible {
@@ -27,31 +38,49 @@ extension Int: EventValueConvertible {
 }
 
 extension Int8: EventValueConvertible {
-    public var eventValue: EventValue { .int(Int(self)) }
+    public var eventValue: EventValue { .int(Int(self)) }  // fits: Int has at least 32 bits
 }
 
 extension Int16: EventValueConvertible {
-    public var eventValue: EventValue { .int(Int(self)) }
+    public var eventValue: EventValue { .int(Int(self)) }  // fits: Int has at least 32 bits
 }
 
 extension Int32: EventValueConvertible {
-    public var eventValue: EventValue { .int(Int(self)) }
+    public var eventValue: EventValue { .int(Int(self)) }  // fits: Int has at least 32 bits
 }
 
 extension Int64: EventValueConvertible {
-    public var eventValue: EventValue { .int(Int(self)) }
+    /// `.int`, or where the value does not fit in `Int` (only where `Int` is 32 bits), its
+    /// decimal digits as `.string`, so that nothing traps or is lost; posting rejects such a
+    /// value instead, through ``checkedEventValue``.
+    public var eventValue: EventValue { Self.eventValue(self, limit: .native) }
+
+    public var checkedEventValue: Result<EventValue, EventValue.ValueRejection> { EventValue.integer(self, limit: .native) }
+
+    static func eventValue(_ value: Self, limit: IntRange) -> EventValue {
+        checkedInt(value, limit: limit).map(EventValue.int) ?? .string(String(value))
+    }
 }
 
 extension UInt8: EventValueConvertible {
-    public var eventValue: EventValue { .int(Int(self)) }
+    public var eventValue: EventValue { .int(Int(self)) }  // fits: Int has at least 32 bits
 }
 
 extension UInt16: EventValueConvertible {
-    public var eventValue: EventValue { .int(Int(self)) }
+    public var eventValue: EventValue { .int(Int(self)) }  // fits: Int has at least 32 bits
 }
 
 extension UInt32: EventValueConvertible {
-    public var eventValue: EventValue { .int(Int(self)) }
+    /// `.int`, or where the value does not fit in `Int` (only where `Int` is 32 bits), its
+    /// decimal digits as `.string`, so that nothing traps or is lost; posting rejects such a
+    /// value instead, through ``checkedEventValue``.
+    public var eventValue: EventValue { Self.eventValue(self, limit: .native) }
+
+    public var checkedEventValue: Result<EventValue, EventValue.ValueRejection> { EventValue.integer(self, limit: .native) }
+
+    static func eventValue(_ value: Self, limit: IntRange) -> EventValue {
+        checkedInt(value, limit: limit).map(EventValue.int) ?? .string(String(value))
+    }
 }
 
 /// Only `Double` and `Float` convert: other floating-point types are rare in events.

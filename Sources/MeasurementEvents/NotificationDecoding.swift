@@ -39,7 +39,7 @@ public struct MalformedEventError: Error, Hashable, Sendable, CustomStringConver
         case .invalidType(let found): what = "the event type \"\(found)\" is not one of ac, cl, im, rd, ua"
         case .categoryNotString(let type): what = "the category is a \(type), expected a String"
         case .invalidID(let found): what = "the id \"\(found)\" is not a UUID"
-        case .invalidTimestamp(let found): what = "the timestamp \(found) is not a finite number of seconds"
+        case .invalidTimestamp(let found): what = "the timestamp \(found) is not a number of seconds since 1970 between years 1 and 9999"
         }
         return "malformed measurement event notification (\(notificationName)): \(what)"
     }
@@ -83,7 +83,9 @@ extension MeasurementEvent {
         }
         var timestamp = receivedAt
         if let raw = fields.timestamp {
-            guard case .success(let value) = EventValue.converting(raw), let seconds = value.doubleValue else {
+            guard case .success(let value) = EventValue.converting(raw), let seconds = value.doubleValue,
+                Self.timestampRange.contains(seconds)
+            else {
                 throw MalformedEventError(.invalidTimestamp(found: "\(raw)"), notificationName: notificationName)
             }
             timestamp = Date(timeIntervalSince1970: seconds)
@@ -95,6 +97,11 @@ extension MeasurementEvent {
 }
 
 extension MeasurementEvent {
+    /// The timestamps a notification may carry, in seconds since 1970: years 1 to 9999. Larger
+    /// values are garbage, and would overflow the integer milliseconds and microseconds of
+    /// the wire formats.
+    static let timestampRange: ClosedRange<TimeInterval> = -62_135_596_800...253_402_300_799
+
     /// The all-zero UUID, never produced by ``EventIDGenerator``.
     static let placeholderID = UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
 }
@@ -161,13 +168,18 @@ struct NotificationKeys: Sendable {
     }
 
     /// The args `MeasurementEvent.post` puts in the userInfo: already scalars, but a `Double`
-    /// may still be NaN or infinite.
+    /// may still be NaN or infinite, and an integer may not fit in `Int` (Apple Watch).
     static func readPostedArgs(
         _ args: [String: any EventValueConvertible], notificationName: Notification.Name
     ) throws(MalformedEventError) -> EventArgs {
         var result = EventArgs(minimumCapacity: args.count)
         for (key, value) in args {
-            let scalar = value.eventValue
+            let scalar: EventValue
+            switch value.checkedEventValue {
+            case .success(let value): scalar = value
+            case .failure(let rejection):
+                throw MalformedEventError(.argValueRejected(key: key, rejection: rejection), notificationName: notificationName)
+            }
             if case .double(let double) = scalar, !double.isFinite {
                 throw MalformedEventError(.argValueRejected(key: key, rejection: .nonFinite), notificationName: notificationName)
             }

@@ -43,7 +43,12 @@ extension MeasurementEvent {
     ) {
         // Plain values travel as they are (no copy). Anything else is converted once, here,
         // so that every observer and the aggregator see the same values.
-        let args = allPlain(args) ? args : args.mapValues { $0.eventValue.plainConvertible }
+        // A value that cannot be an argument here (an Int64 beyond a 32-bit Int) travels as it
+        // is, so that the bus rejects the event with the reason instead of a trap or a change.
+        let args = allPlain(args) ? args : args.mapValues { value -> any EventValueConvertible in
+            guard case .success(let scalar) = value.checkedEventValue else { return value }
+            return scalar.plainConvertible
+        }
         var info: [AnyHashable: Any] = [UserInfoKey.name: name.rawValue, UserInfoKey.args: args]
         if type != .default { info[UserInfoKey.type] = type.rawValue }
         if let category { info[UserInfoKey.category] = category }

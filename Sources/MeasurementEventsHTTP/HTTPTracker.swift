@@ -34,6 +34,10 @@ import Android
 ///   queued.
 ///
 /// Use one tracker per directory at a time.
+///
+/// - Important: Put the directory in the app's own container (Application Support), never in
+///   an App Group container: the tracker holds a file lock on it for as long as it lives, and
+///   iOS kills a suspended app that holds a file lock in a shared container (`0xdead10cc`).
 public final class HTTPTracker: EventTracker, @unchecked Sendable {
     // @unchecked: the mutable state is in `state` (a lock); the queue and uploader are
     // thread-safe, the other properties immutable.
@@ -117,6 +121,11 @@ public final class HTTPTracker: EventTracker, @unchecked Sendable {
         }
     }
 
+    /// Whether `directory` is in an App Group container (`…/Shared/AppGroup/<id>/…` on iOS).
+    static func isInAppGroupContainer(_ directory: URL) -> Bool {
+        directory.standardizedFileURL.path.contains("/Shared/AppGroup/")
+    }
+
     public let encoder: any BatchEncoder
     public let directory: URL
     private let directoryLock: DirectoryLock
@@ -153,6 +162,10 @@ public final class HTTPTracker: EventTracker, @unchecked Sendable {
         let identity = try DeliveryIdentity(directory: directory)
         anonymousID = identity.anonymousID
         let log = configuration.logHandler
+        if Self.isInAppGroupContainer(directory) {
+            log("\(directory.path) is in an App Group container: iOS kills a suspended app that holds a file "
+                + "lock there (0xdead10cc), and this tracker holds one; use a directory in the app's own container")
+        }
         queue = try DiskQueue(
             directory: directory.appendingPathComponent("queue"),
             limits: DiskQueue.Limits(

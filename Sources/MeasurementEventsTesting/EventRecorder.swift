@@ -11,6 +11,9 @@ import MeasurementEvents
 ///
 /// Waiting fails with an ``EventRecorderTimeout`` that lists what *was* posted. Works from
 /// XCTest (`try`, or the `assert…` helpers) and from Swift Testing (`try await`).
+///
+/// - Important: `MeasurementEventsTesting` links XCTest: add it to test targets only, never to
+///   an app or framework target (an app linking XCTest fails to launch on a device).
 public final class EventRecorder: @unchecked Sendable {
     // @unchecked: `events`, `malformed` and `waiters` are only touched while `condition` is locked.
     public let center: NotificationCenter

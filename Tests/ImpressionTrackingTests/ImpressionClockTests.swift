@@ -1,5 +1,6 @@
 import Foundation
-import ImpressionTracking
+@testable import ImpressionTracking
+import MeasurementEvents
 import XCTest
 
 final class ImpressionClockTests: XCTestCase {
@@ -37,4 +38,35 @@ final class ImpressionClockTests: XCTestCase {
         // Loose on purpose: it checks the mapping, not the speed of the machine.
         XCTAssertEqual(clock.date(at: clock.now()).timeIntervalSince1970, Date().timeIntervalSince1970, accuracy: 60)
     }
+
+    func testSystemClockDatesStayOnTheWallClockAcrossASimulatedSleep() {
+        // The source counts sleep, as mach_continuous_time and CLOCK_BOOTTIME do: an hour asleep
+        // moves it by an hour, so dates after the sleep match the wall clock.
+        let seconds = LockedValue<TimeInterval>(500)
+        let clock = SystemImpressionClock(readSeconds: { seconds.withLock { $0 } }, wallClock: Date(timeIntervalSince1970: 1_000))
+        let beforeSleep = clock.now()
+        seconds.withLock { $0 += 2 }
+        seconds.withLock { $0 += 3_600 }  // asleep
+        seconds.withLock { $0 += 1 }
+        let afterSleep = clock.now()
+        XCTAssertEqual(clock.date(at: beforeSleep), Date(timeIntervalSince1970: 1_000))
+        XCTAssertEqual(clock.date(at: afterSleep), Date(timeIntervalSince1970: 4_603))
+        XCTAssertEqual(afterSleep - beforeSleep, 3_603)
+    }
+
+    #if os(Linux)
+    func testSystemClockReadsTheClockThatCountsSuspendOnLinux() {
+        // Dispatch's uptime is CLOCK_MONOTONIC, which stops while the machine is suspended.
+        func boottime() -> TimeInterval {
+            var time = timespec()
+            clock_gettime(CLOCK_BOOTTIME, &time)
+            return TimeInterval(time.tv_sec) + TimeInterval(time.tv_nsec) / 1_000_000_000
+        }
+        let before = boottime()
+        let now = SystemImpressionClock().now()
+        let after = boottime()
+        XCTAssertGreaterThanOrEqual(now, before)
+        XCTAssertLessThanOrEqual(now, after)
+    }
+    #endif
 }

@@ -1,5 +1,5 @@
 import Foundation
-import ImpressionTracking
+@testable import ImpressionTracking
 import MeasurementEvents
 import XCTest
 
@@ -27,5 +27,32 @@ final class ImpressionCycleSchedulerTests: XCTestCase {
         scheduler.tick()
         XCTAssertEqual(ticks.withLock { $0 }, ["first", "second", "second"])
         XCTAssertEqual(scheduler.scheduledIntervals, [7])
+    }
+}
+
+final class DispatchCycleSchedulerPeriodTests: XCTestCase {
+    func testFiveSecondsFitA32BitIntInMicroseconds() {
+        // 5 s in nanoseconds overflows a 32-bit Int: starting the cycle trapped on Apple Watch.
+        let (period, leeway) = DispatchCycleScheduler.period(of: 5, limit: .int32)
+        XCTAssertEqual(period, .microseconds(5_000_000))
+        XCTAssertEqual(leeway, .microseconds(500_000))
+    }
+
+    #if arch(x86_64) || arch(arm64)
+    func testFiveSecondsAreNanosecondsWhereIntHas64Bits() {
+        let (period, leeway) = DispatchCycleScheduler.period(of: 5)
+        XCTAssertEqual(period, .nanoseconds(5_000_000_000))
+        XCTAssertEqual(leeway, .nanoseconds(500_000_000))
+    }
+    #endif
+
+    func testADayFitsA32BitIntInMilliseconds() {
+        XCTAssertEqual(DispatchCycleScheduler.period(of: 86_400, limit: .int32).period, .milliseconds(86_400_000))
+        XCTAssertEqual(DispatchCycleScheduler.period(of: 1e12, limit: .int32).period, .milliseconds(86_400_000))
+    }
+
+    func testIntervalsThatAreNotPositiveOrNotANumberAreClamped() {
+        XCTAssertEqual(DispatchCycleScheduler.period(of: -3, limit: .int32).period, .nanoseconds(1_000_000))
+        XCTAssertEqual(DispatchCycleScheduler.period(of: .nan, limit: .int32).period, .milliseconds(86_400_000))
     }
 }

@@ -1,5 +1,5 @@
 import Foundation
-import ImpressionTracking
+@testable import ImpressionTracking
 import MeasurementEvents
 import XCTest
 
@@ -84,5 +84,11 @@ final class ImpressionEventServiceTests: XCTestCase {
             clock: ManualImpressionClock())
         XCTAssertEqual(Set(encoded.first?.args.keys ?? [:].keys), declared)
         XCTAssertEqual(encoded.first?.type.name, events.first?["type"] as? String)
+    }
+
+    func testDurationsBeyondA32BitIntOfMillisecondsGoAsDoubles() {
+        // 30 days are 2_592_000_000 ms: the old Int conversion trapped on Apple Watch.
+        XCTAssertEqual(ImpressionEventEncoder<Int>.milliseconds(30 * 86_400, limit: .int32), .double(2_592_000_000))
+        XCTAssertEqual(ImpressionEventEncoder<Int>.milliseconds(1.2345, limit: .int32), .int(1_235))
     }
 }

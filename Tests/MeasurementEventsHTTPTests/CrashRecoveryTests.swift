@@ -10,6 +10,8 @@ import Darwin
 import Glibc
 #endif
 
+// Process and kill exist only on macOS and Linux: iOS, tvOS and watchOS cannot run a child process.
+#if os(macOS) || os(Linux)
 /// A child process (`http-crash-child`) tracks 10,000 events and is killed with SIGKILL at a
 /// random moment. An event is *accepted* when the child has printed its index, which it does
 /// right after `track` returned. A new tracker on the same directory must then deliver every
@@ -29,7 +31,9 @@ final class CrashRecoveryTests: XCTestCase {
 
     func testEveryAcceptedEventIsDeliveredAfterSIGKILL() throws {
         guard FileManager.default.isExecutableFile(atPath: childURL.path) else {
-            return XCTFail("build http-crash-child first (swift build --build-tests builds it): \(childURL.path)")
+            // Xcode builds only the test target's dependencies, not this executable: skip, not fail.
+            throw XCTSkip("http-crash-child not found at \(childURL.path); run `swift build --build-tests` "
+                + "then `swift test --filter CrashRecoveryTests` from the command line (Xcode does not build it)")
         }
         let collector = LoopbackCollector()
         try collector.start()
@@ -101,3 +105,4 @@ final class CrashRecoveryTests: XCTestCase {
         return (lines.compactMap { Int($0) }, wasKilled)
     }
 }
+#endif

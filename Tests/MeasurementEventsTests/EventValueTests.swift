@@ -1,5 +1,5 @@
 import Foundation
-import MeasurementEvents
+@testable import MeasurementEvents
 import XCTest
 
 final class EventValueTests: XCTestCase {
@@ -37,6 +37,21 @@ final class EventValueTests: XCTestCase {
         XCTAssertEqual(convert(-Double.infinity), .failure(.nonFinite))
         XCTAssertEqual(convert(UInt64.max), .failure(.outOfRange))
         XCTAssertEqual(convert(NSNumber(value: UInt64.max)), .failure(.outOfRange))
+    }
+
+    func testIntegersBeyondA32BitIntAreRejectedAsOutOfRange() {
+        // What an Apple Watch (32-bit Int) does; these trapped there before.
+        XCTAssertEqual(EventValue.converting(Int64(3_000_000_000), limit: .int32), .failure(.outOfRange))
+        XCTAssertEqual(EventValue.converting(UInt32.max, limit: .int32), .failure(.outOfRange))
+        XCTAssertEqual(EventValue.converting(Int64(Int32.min), limit: .int32), .success(.int(Int(Int32.min))))
+        XCTAssertEqual(EventValue.converting(UInt32(7), limit: .int32), .success(.int(7)))
+    }
+
+    func testNSNumbersBeyondA32BitIntAreRejectedNotTruncated() {
+        // `intValue` kept the low 32 bits on a watch: 3_000_000_000 became -1_294_967_296.
+        XCTAssertEqual(EventValue.converting(NSNumber(value: Int64(3_000_000_000)), limit: .int32), .failure(.outOfRange))
+        XCTAssertEqual(EventValue.converting(NSNumber(value: UInt32.max), limit: .int32), .failure(.outOfRange))
+        XCTAssertEqual(EventValue.converting(NSNumber(value: Int64(-5)), limit: .int32), .success(.int(-5)))
     }
 
     func testCodableKeepsEachCase() throws {

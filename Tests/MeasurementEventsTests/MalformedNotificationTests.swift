@@ -28,6 +28,8 @@ final class MalformedNotificationTests: XCTestCase {
         ("unknown type", ["name": "feed/opened", "type": "zz"], #"the event type "zz" is not one of ac, cl, im, rd, ua"#),
         ("numeric category", ["name": "feed/opened", "category": 3], "the category is a Int, expected a String"),
         ("bad id", ["name": "feed/opened", "id": "not-a-uuid"], #"the id "not-a-uuid" is not a UUID"#),
+        ("far-future timestamp", ["name": "feed/opened", "timestamp": 1e300],
+         "the timestamp 1e+300 is not a number of seconds since 1970 between years 1 and 9999"),
     ]
 
     func testDecodingRejectsEachMalformedNotificationWithItsReason() {

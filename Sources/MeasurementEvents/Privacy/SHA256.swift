@@ -59,8 +59,8 @@ public struct SHA256: Sendable {
         var hex: [UInt8] = []
         hex.reserveCapacity(64)
         for byte in digest(of: bytes) {
-            hex.append(digits[Int(byte >> 4)])
-            hex.append(digits[Int(byte & 0x0F)])
+            hex.append(digits[Int(byte >> 4)])  // fits: a UInt8
+            hex.append(digits[Int(byte & 0x0F)])  // fits: a UInt8
         }
         return String(decoding: hex, as: UTF8.self)
     }
@@ -79,8 +79,8 @@ public struct SHA256: Sendable {
     private mutating func compress(_ block: [UInt8]) {
         var w = [UInt32](repeating: 0, count: 64)
         for i in 0..<16 {
-            w[i] = UInt32(block[4 * i]) << 24 | UInt32(block[4 * i + 1]) << 16
-                | UInt32(block[4 * i + 2]) << 8 | UInt32(block[4 * i + 3])
+            w[i] = UInt32(block[4 * i]) << 24 | UInt32(block[4 * i + 1]) << 16  // fits: bytes
+                | UInt32(block[4 * i + 2]) << 8 | UInt32(block[4 * i + 3])  // fits: bytes
         }
         for i in 16..<64 {
             let s0 = rotr(w[i - 15], 7) ^ rotr(w[i - 15], 18) ^ (w[i - 15] >> 3)

@@ -21,10 +21,16 @@ public struct ConsoleTracker: EventTracker {
         write("\(prefix) \(Self.clockTime(event.timestamp)) \(event)")
     }
 
-    /// `HH:mm:ss.SSS` in UTC, without a formatter (formatters are neither cheap nor Sendable).
-    static func clockTime(_ date: Date) -> String {
-        let milliseconds = Int((date.timeIntervalSince1970 * 1000).rounded(.down))
-        let dayMilliseconds = ((milliseconds % 86_400_000) + 86_400_000) % 86_400_000
+    /// `HH:mm:ss.SSS` in UTC, without a formatter (formatters are neither cheap nor Sendable);
+    /// `--:--:--.---` for a date no clock can show (infinite or NaN).
+    static func clockTime(_ date: Date, limit: IntRange = .native) -> String {
+        // The time of day is taken in Double before any conversion: milliseconds since 1970
+        // do not fit in a 32-bit Int (Apple Watch), the milliseconds of one day do.
+        let dayLength = 86_400_000.0
+        let remainder = (date.timeIntervalSince1970 * 1000).rounded(.down).truncatingRemainder(dividingBy: dayLength)
+        guard let dayMilliseconds = checkedInt(remainder < 0 ? remainder + dayLength : remainder, limit: limit) else {
+            return "--:--:--.---"
+        }
         func pad(_ value: Int, _ width: Int) -> String {
             let digits = String(value)
             return String(repeating: "0", count: max(0, width - digits.count)) + digits

@@ -86,7 +86,7 @@ public struct AmplitudeEncoder: BatchEncoder {
             for field in fields {
                 guard case .array(let indices) = field.value.value else { continue }
                 for node in indices {
-                    if case .number(let text) = node.value, let index = Int(text), events.indices.contains(index) {
+                    if case .number(let text) = node.value, let index = Int(text), events.indices.contains(index) {  // checked: nil beyond Int
                         refused.insert(index)
                     }
                 }

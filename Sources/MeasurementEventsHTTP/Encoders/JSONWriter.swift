@@ -29,8 +29,8 @@ public struct JSONWriter: Sendable {
             case 0..<0x20:
                 let hex = Array("0123456789abcdef".utf8)
                 bytes.append(contentsOf: Array("\\u00".utf8))
-                bytes.append(hex[Int(byte >> 4)])
-                bytes.append(hex[Int(byte & 0xF)])
+                bytes.append(hex[Int(byte >> 4)])  // fits: a UInt8
+                bytes.append(hex[Int(byte & 0xF)])  // fits: a UInt8
             default: bytes.append(byte)
             }
         }

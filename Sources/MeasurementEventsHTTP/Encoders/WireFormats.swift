@@ -1,36 +1,56 @@
 import Foundation
 
-#if canImport(Darwin)
-import Darwin
-#elseif canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Android)
-import Android
-#endif
-
 /// Small formatting helpers shared by the encoders.
 enum WireFormats {
     /// `2024-05-01T12:30:00.123Z`: ISO 8601 in UTC with milliseconds, as Segment expects.
+    ///
+    /// Computed in Int64 from the civil calendar, not with `gmtime_r`: `time_t` is 32 bits on
+    /// Apple Watch, where a date after 2038 would trap.
     static func iso8601(_ date: Date) -> String {
-        let milliseconds = Int64((date.timeIntervalSince1970 * 1000).rounded(.down))
-        var seconds = time_t(milliseconds >= 0 ? milliseconds / 1000 : (milliseconds - 999) / 1000)
-        let fraction = Int(milliseconds - Int64(seconds) * 1000)
-        var parts = tm()
-        gmtime_r(&seconds, &parts)
-        func two(_ value: Int32) -> String { value < 10 ? "0\(value)" : "\(value)" }
+        let milliseconds = self.milliseconds(date)
+        let (days, dayMilliseconds) = floorDivision(milliseconds, 86_400_000)
+        let (year, month, day) = civilDate(daysSince1970: days)
+        func two(_ value: Int64) -> String { value < 10 ? "0\(value)" : "\(value)" }
+        let fraction = dayMilliseconds % 1000
         let millis = fraction < 10 ? "00\(fraction)" : fraction < 100 ? "0\(fraction)" : "\(fraction)"
-        return "\(parts.tm_year + 1900)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday))T"
-            + "\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec)).\(millis)Z"
+        let seconds = dayMilliseconds / 1000
+        let yearText = String(repeating: "0", count: max(0, 4 - String(year).count)) + String(year)
+        return "\(yearText)-\(two(month))-\(two(day))T"
+            + "\(two(seconds / 3600)):\(two(seconds / 60 % 60)):\(two(seconds % 60)).\(millis)Z"
     }
 
+    /// Milliseconds since 1970, with the date clamped to years 1 to 9999 so that no date (a
+    /// `MeasurementEvent` made in code may carry any) can overflow Int64.
     static func milliseconds(_ date: Date) -> Int64 {
-        Int64((date.timeIntervalSince1970 * 1000).rounded(.down))
+        Int64((clampedSeconds(date) * 1000).rounded(.down))  // fits: clamped below ±2.6e14
     }
 
+    /// Microseconds since 1970, clamped like ``milliseconds(_:)``.
     static func microseconds(_ date: Date) -> Int64 {
-        Int64((date.timeIntervalSince1970 * 1_000_000).rounded(.down))
+        Int64((clampedSeconds(date) * 1_000_000).rounded(.down))  // fits: clamped below ±2.6e17
+    }
+
+    /// Seconds since 1970 within 0001-01-01 and 9999-12-31; NaN reads as 1970.
+    private static func clampedSeconds(_ date: Date) -> Double {
+        let seconds = date.timeIntervalSince1970
+        guard !seconds.isNaN else { return 0 }
+        return min(max(seconds, -62_135_596_800), 253_402_300_799.999)
+    }
+
+    private static func floorDivision(_ value: Int64, _ divisor: Int64) -> (quotient: Int64, remainder: Int64) {
+        let remainder = (value % divisor + divisor) % divisor
+        return ((value - remainder) / divisor, remainder)
+    }
+
+    /// Howard Hinnant's `civil_from_days`: the proleptic Gregorian date of a day count.
+    private static func civilDate(daysSince1970: Int64) -> (year: Int64, month: Int64, day: Int64) {
+        let (era, dayOfEra) = floorDivision(daysSince1970 + 719_468, 146_097)
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let shiftedMonth = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * shiftedMonth + 2) / 5 + 1
+        let month = shiftedMonth < 10 ? shiftedMonth + 3 : shiftedMonth - 9
+        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
     }
 
     /// `base` with `path` appended, keeping any path the base already has (for proxies).

@@ -359,15 +359,22 @@ final class DiskQueue: @unchecked Sendable {
         return String(repeating: "0", count: max(0, 12 - digits.count)) + digits
     }
 
+    // Names come from the disk: bounded so that the next sequence number and the sum of the
+    // counts cannot overflow (Int is 32 bits on Apple Watch). A name beyond them is not ours.
+    static let largestSequence: UInt64 = 1 << 62
+    static let largestBatchCount = 1 << 24
+
     static func sequence(ofOpenName name: String) -> UInt64? {
-        guard name.hasSuffix(".open") else { return nil }
-        return UInt64(name.dropLast(5))
+        guard name.hasSuffix(".open"), let sequence = UInt64(name.dropLast(5)), sequence <= largestSequence else { return nil }
+        return sequence
     }
 
     static func sequenceAndCount(ofBatchName name: String) -> (UInt64, Int)? {
         guard name.hasSuffix(".batch") else { return nil }
         let parts = name.dropLast(6).split(separator: "-")
-        guard parts.count == 2, let sequence = UInt64(parts[0]), let count = Int(parts[1]), count >= 0 else {
+        guard parts.count == 2, let sequence = UInt64(parts[0]), sequence <= largestSequence,
+            let count = Int(parts[1]), (0...largestBatchCount).contains(count)  // checked: nil beyond Int, then bounded
+        else {
             return nil
         }
         return (sequence, count)

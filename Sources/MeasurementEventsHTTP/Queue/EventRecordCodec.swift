@@ -63,7 +63,7 @@ enum EventRecordCodec {
                              idBytes[13], idBytes[14], idBytes[15]))
         let timestamp = Date(timeIntervalSinceReferenceDate: Double(bitPattern: try reader.uint64()))
         let code = try reader.byte()
-        guard let type = types.indices.contains(Int(code)) ? types[Int(code)] : nil else {
+        guard let type = types.indices.contains(Int(code)) ? types[Int(code)] : nil else {  // fits: a UInt8
             throw DecodingFailure(reason: "event type code \(code)")
         }
         let flags = try reader.byte()
@@ -74,13 +74,18 @@ enum EventRecordCodec {
         let count = try reader.varint()
         guard count <= UInt64(bytes.count) else { throw DecodingFailure(reason: "arg count \(count)") }
         var args: EventArgs = [:]
-        args.reserveCapacity(Int(count))
+        args.reserveCapacity(Int(count))  // fits: at most bytes.count, checked above
         for _ in 0..<count {
             let key = try reader.string()
             let tag = try reader.byte()
             switch tag {
             case UInt8(ascii: "s"): args[key] = .string(try reader.string())
-            case UInt8(ascii: "i"): args[key] = .int(Int(Int64(bitPattern: try reader.uint64())))
+            case UInt8(ascii: "i"):
+                // Where Int is 32 bits (Apple Watch) a stored Int64 may not fit: a corrupt record.
+                guard let int = checkedInt(Int64(bitPattern: try reader.uint64())) else {
+                    throw DecodingFailure(reason: "integer out of range for \(key)")
+                }
+                args[key] = .int(int)
             case UInt8(ascii: "d"): args[key] = .double(Double(bitPattern: try reader.uint64()))
             case UInt8(ascii: "b"): args[key] = .bool(try reader.byte() != 0)
             default: throw DecodingFailure(reason: "arg value tag \(tag) for \(key)")
@@ -164,7 +169,7 @@ enum EventRecordCodec {
             let length = try varint()
             guard length <= UInt64(bytes.endIndex - position) else { throw DecodingFailure(reason: "string length \(length)") }
             // The record's checksum already matched, so the bytes are what was written.
-            return String(decoding: try bytes(Int(length)), as: UTF8.self)
+            return String(decoding: try bytes(Int(length)), as: UTF8.self)  // fits: checked above
         }
     }
 }
