@@ -73,4 +73,27 @@ final class EventsFileWriterTests: XCTestCase {
                 ]
             """))
     }
+
+    #if os(macOS) || os(Linux)
+    /// Every keyword (reserved or contextual) as an arg name: as a property, a parameter and an
+    /// argument label at the call sites. `inout` is the one Swift refuses as a bare label.
+    func testEveryKeywordAsAnArgNameCompiles() throws {
+        let contextual = [
+            "any", "some", "async", "consuming", "borrowing", "isolated", "sending", "nonisolated", "package", "macro", "each",
+            "copy", "discard", "get", "set", "willSet", "didSet", "mutating", "lazy", "weak", "unowned", "override", "final",
+            "required", "optional", "indirect", "prefix", "postfix", "infix", "Protocol", "Type", "to", "center", "event", "value",
+        ]
+        let names = (SwiftNaming.keywords.sorted() + contextual).filter { name in
+            CatalogReader.isArgName(name) && !["args", "self", "Self", "Type", "Protocol"].contains(SwiftNaming.lowerCamelCase(name))
+        }
+        let events = names.enumerated().map { index, name in
+            #"{"name": "keyword/arg\#(index)", "description": "\#(name).", "args": {"\#(name)": {"type": "int", "description": "K."}, "#
+                + #""other": {"type": "string", "description": "O.", "optional": true}}}"#
+        }
+        let source = EventsFileWriter.source(for: try catalog(#"{"module": "Keywords", "events": [\#(events.joined(separator: ",\n"))]}"#, module: "Keywords"))
+        XCTAssertTrue(source.contains("postKeywordArg"), "the helpers were written")
+        let result = try GeneratedSourceCompiler().compile(["events_Keywords.swift": source])
+        XCTAssertEqual(result.exitCode, 0, result.diagnostics)
+    }
+    #endif
 }

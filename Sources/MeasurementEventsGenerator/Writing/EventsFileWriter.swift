@@ -173,7 +173,7 @@ public enum EventsFileWriter {
         let signature = (event.args.isEmpty ? "" : parameters(event.args) + ", ") + "to \(center): NotificationCenter = .default"
         out.line("public static func post\(typeName(event))(\(signature)) {")
         out.indented { out in
-            let arguments = event.args.map { "\(SwiftNaming.lowerCamelCase($0.name)): \(property($0))" }.joined(separator: ", ")
+            let arguments = event.args.map { "\(SwiftNaming.argumentLabel(SwiftNaming.lowerCamelCase($0.name))): \(property($0))" }.joined(separator: ", ")
             out.line("\(typeName(event))(\(arguments)).post(to: \(center))")
         }
         out.line("}")
