@@ -60,6 +60,16 @@ final class EventsFileWriterTests: XCTestCase {
         XCTAssertTrue(source.contains(#"public static let eventCategory: String? = "a \"b\"\\c""#))
     }
 
+    func testControlCharactersInDescriptionsAreEscapedInDocComments() throws {
+        let source = EventsFileWriter.source(for: try catalog(#"""
+            {"module": "Feed", "events": [{"name": "feed/opened", "description": "NUL \u0000, bell \u0007.\u2028Next", "args": {
+              "tab": {"type": "int", "description": "Zero\u200Bwidth \u202E."}}}]}
+            """#))
+        XCTAssertFalse(source.unicodeScalars.contains { $0.value < 0x20 && $0 != "\n" }, "no raw control character")
+        XCTAssertTrue(source.contains("    /// NUL \\u{0}, bell \\u{7}.\n    /// Next\n    public static let feedOpened"))
+        XCTAssertTrue(source.contains("///   - tab: Zero\\u{200B}width \\u{202E}."))
+    }
+
     func testPersonalDataArgsListsOnlyEventsWithPII() throws {
         let source = EventsFileWriter.source(for: try catalog(#"""
             {"module": "Feed", "events": [

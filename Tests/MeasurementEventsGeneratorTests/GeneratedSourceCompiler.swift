@@ -45,7 +45,7 @@ struct GeneratedSourceCompiler {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = [
-            "swiftc", "-swift-version", "6", "-parse-as-library", "-warnings-as-errors", "-emit-sil", "-o", "/dev/null",
+            "swiftc", "-swift-version", "6", "-parse-as-library", "-warnings-as-errors", "-wmo", "-emit-sil", "-o", "/dev/null",
             "-module-name", moduleName, "-I", modulesFolder.path,
         ] + paths
         let output = Pipe()

@@ -164,7 +164,7 @@ public enum EventsFileWriter {
             out.line("///")
             out.line("/// - Parameters:")
             for arg in event.args {
-                let lines = arg.description.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline)
+                let lines = SourceBuilder.docLines(arg.description)
                 out.line("///   - \(SwiftNaming.lowerCamelCase(arg.name)): \(lines.first ?? "")")
                 for line in lines.dropFirst() { out.line("///     \(line)") }
             }
