@@ -47,7 +47,12 @@ extension Unicode.Scalar {
 /// `"text"` for a message: backslashes and quotes escaped, invisible characters escaped
 /// (``Swift/String/escapingInvisibleCharacters``), texts longer than 60 characters cut with `…`.
 package func quoted(_ text: String) -> String {
-    let shown = text.count > 60 ? String(text.prefix(60)) + "…" : text
-    let escaped = shown.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
+    quotedInFull(text.count > 60 ? String(text.prefix(60)) + "…" : text)
+}
+
+/// `"text"` for a message, escaped as by ``quoted(_:)`` but never shortened: for names that a
+/// reader must see whole to tell apart.
+package func quotedInFull(_ text: String) -> String {
+    let escaped = text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
     return "\"\(escaped.escapingInvisibleCharacters)\""
 }
