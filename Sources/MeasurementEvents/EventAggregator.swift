@@ -95,6 +95,8 @@ open class EventAggregator: @unchecked Sendable {
         case malformedNotification(MalformedEventError)
         case trackerFailed(tracker: String, event: EventName, error: String)
         case heldEventDropped(EventName)
+        /// An allow- or deny-list entry that matches nothing (`cart*`); reported at ``EventAggregator/start()``.
+        case invalidPattern(EventPatternError)
 
         public var description: String {
             switch self {
@@ -103,6 +105,7 @@ open class EventAggregator: @unchecked Sendable {
                 return "tracker \(tracker) failed on \(event): \(error)"
             case .heldEventDropped(let name):
                 return "held event \(name) dropped: more than the held-event limit were waiting"
+            case .invalidPattern(let error): return error.description
             }
         }
     }
@@ -212,14 +215,16 @@ open class EventAggregator: @unchecked Sendable {
         let needsFilter = state.withLock { $0.filter == nil && $0.observers.isEmpty }
         // Read the subclass's lists outside the lock: they are arbitrary code.
         let builtFilter = needsFilter ? EventFilter(allow: allowList, deny: denyList) : nil
-        state.withLock { state in
-            guard state.observers.isEmpty else { return }
+        let startedFilter = state.withLock { state -> EventFilter? in
+            guard state.observers.isEmpty else { return nil }
             if state.filter == nil { state.filter = builtFilter }
             state.observers.append(observe(.measurementEvent, keys: .standard))
             if configuration.acceptsLegacyAQSNotifications {
                 state.observers.append(observe(.legacyAQSEvent, keys: .legacyAQS))
             }
+            return state.filter
         }
+        if let startedFilter { reportInvalidPatterns(of: startedFilter) }  // outside the lock: user code
     }
 
     /// Stops observing; events posted afterwards are not received. Events already received
