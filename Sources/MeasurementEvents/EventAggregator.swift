@@ -165,8 +165,8 @@ open class EventAggregator: @unchecked Sendable {
         let needsFilter = state.withLock { $0.filter == nil && $0.observers.isEmpty }
         // Read the subclass's lists outside the lock: they are arbitrary code.
         let builtFilter = needsFilter ? EventFilter(allow: allowList, deny: denyList) : nil
-        let started = state.withLock { state -> Bool in
-            guard state.observers.isEmpty else { return false }
+        let startedFilter = state.withLock { state -> EventFilter? in
+            guard state.observers.isEmpty else { return nil }
             if state.filter == nil { state.filter = builtFilter }
             state.observers.append(observe(.measurementEvent, keys: .standard))
             state.observers.append(center.addObserver(forName: .measurementIdentity, object: nil, queue: nil) {
@@ -175,9 +175,11 @@ open class EventAggregator: @unchecked Sendable {
             if configuration.acceptsLegacyAQSNotifications {
                 state.observers.append(observe(.legacyAQSEvent, keys: .legacyAQS))
             }
-            return true
+            return state.filter
         }
-        if started { announceConsent() }
+        guard let startedFilter else { return }
+        reportInvalidPatterns(of: startedFilter)  // outside the lock: user code
+        announceConsent()
     }
 
     /// Stops observing; events posted afterwards are not received. Events already received

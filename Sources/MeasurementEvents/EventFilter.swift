@@ -89,7 +89,7 @@ public struct EventPattern: Hashable, Sendable, ExpressibleByStringLiteral, Cust
 public struct EventPatternError: Error, Hashable, Sendable, CustomStringConvertible {
     public let pattern: String
     public let problem: String
-    public var description: String { "invalid event pattern \"\(pattern)\": \(problem)" }
+    public var description: String { "invalid event pattern \(quotedInFull(pattern)): \(problem)" }
 }
 
 /// Decides which events an aggregator keeps: an allow-list, and a deny-list that wins over it.

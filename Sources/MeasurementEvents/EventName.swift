@@ -37,7 +37,7 @@ public struct EventName: RawRepresentable, Hashable, Comparable, Sendable, Codab
 
     /// Why the bus would reject this name, or `nil` when it is acceptable: not empty, at most
     /// ``maximumLength`` UTF-8 bytes, no empty component (`a//b`, `/a`, `a/`), no whitespace
-    /// or control characters.
+    /// (ASCII or Unicode: U+00A0, U+2028, …), control or invisible format characters (U+200B).
     public var validationFailure: String? {
         // Runs on every post: a contiguous buffer scans several times faster than the view.
         rawValue.utf8.withContiguousStorageIfAvailable(Self.validationFailure(utf8:))
@@ -50,8 +50,10 @@ public struct EventName: RawRepresentable, Hashable, Comparable, Sendable, Codab
             return "the name is \(utf8.count) bytes long; at most \(Self.maximumLength) are allowed"
         }
         var previous: UInt8 = UInt8(ascii: "/")
+        var hasNonASCII = false
         for byte in utf8 {
             if byte <= 0x20 || byte == 0x7F { return "the name contains whitespace or a control character" }
+            if byte >= 0x80 { hasNonASCII = true }
             if byte == UInt8(ascii: "/") && previous == UInt8(ascii: "/") {
                 return "the name has an empty component (a leading, trailing or double slash)"
             }
@@ -60,6 +62,22 @@ public struct EventName: RawRepresentable, Hashable, Comparable, Sendable, Codab
         if previous == UInt8(ascii: "/") {
             return "the name has an empty component (a leading, trailing or double slash)"
         }
+        // Unicode properties cost far more than the byte scan: only names with non-ASCII pay.
+        if hasNonASCII, let scalar = String(decoding: utf8, as: UTF8.self).unicodeScalars.first(where: \.isForbiddenInEventNames) {
+            return "the name contains whitespace or an invisible character (U+\(scalar.hexCode))"
+        }
         return nil
+    }
+}
+
+extension Unicode.Scalar {
+    /// Whitespace (U+00A0, U+2028, U+3000, …), controls (U+0085) and invisible format
+    /// characters (U+200B, U+FEFF, bidirectional overrides), which make two names look alike.
+    fileprivate var isForbiddenInEventNames: Bool { properties.isWhitespace || isInvisibleInMessages }
+
+    /// `00A0`: at least four uppercase hexadecimal digits, as code points are written.
+    fileprivate var hexCode: String {
+        let digits = String(value, radix: 16, uppercase: true)
+        return String(repeating: "0", count: max(0, 4 - digits.count)) + digits
     }
 }

@@ -60,6 +60,16 @@ final class EventsFileWriterTests: XCTestCase {
         XCTAssertTrue(source.contains(#"public static let eventCategory: String? = "a \"b\"\\c""#))
     }
 
+    func testControlCharactersInDescriptionsAreEscapedInDocComments() throws {
+        let source = EventsFileWriter.source(for: try catalog(#"""
+            {"module": "Feed", "events": [{"name": "feed/opened", "description": "NUL \u0000, bell \u0007.\u2028Next", "args": {
+              "tab": {"type": "int", "description": "Zero\u200Bwidth \u202E."}}}]}
+            """#))
+        XCTAssertFalse(source.unicodeScalars.contains { $0.value < 0x20 && $0 != "\n" }, "no raw control character")
+        XCTAssertTrue(source.contains("    /// NUL \\u{0}, bell \\u{7}.\n    /// Next\n    public static let feedOpened"))
+        XCTAssertTrue(source.contains("///   - tab: Zero\\u{200B}width \\u{202E}."))
+    }
+
     func testPersonalDataArgsListsOnlyEventsWithPII() throws {
         let source = EventsFileWriter.source(for: try catalog(#"""
             {"module": "Feed", "events": [
@@ -73,4 +83,27 @@ final class EventsFileWriterTests: XCTestCase {
                 ]
             """))
     }
+
+    #if os(macOS) || os(Linux)
+    /// Every keyword (reserved or contextual) as an arg name: as a property, a parameter and an
+    /// argument label at the call sites. `inout` is the one Swift refuses as a bare label.
+    func testEveryKeywordAsAnArgNameCompiles() throws {
+        let contextual = [
+            "any", "some", "async", "consuming", "borrowing", "isolated", "sending", "nonisolated", "package", "macro", "each",
+            "copy", "discard", "get", "set", "willSet", "didSet", "mutating", "lazy", "weak", "unowned", "override", "final",
+            "required", "optional", "indirect", "prefix", "postfix", "infix", "Protocol", "Type", "to", "center", "event", "value",
+        ]
+        let names = (SwiftNaming.keywords.sorted() + contextual).filter { name in
+            CatalogReader.isArgName(name) && !["args", "self", "Self", "Type", "Protocol"].contains(SwiftNaming.lowerCamelCase(name))
+        }
+        let events = names.enumerated().map { index, name in
+            #"{"name": "keyword/arg\#(index)", "description": "\#(name).", "args": {"\#(name)": {"type": "int", "description": "K."}, "#
+                + #""other": {"type": "string", "description": "O.", "optional": true}}}"#
+        }
+        let source = EventsFileWriter.source(for: try catalog(#"{"module": "Keywords", "events": [\#(events.joined(separator: ",\n"))]}"#, module: "Keywords"))
+        XCTAssertTrue(source.contains("postKeywordArg"), "the helpers were written")
+        let result = try GeneratedSourceCompiler().compile(["events_Keywords.swift": source])
+        XCTAssertEqual(result.exitCode, 0, result.diagnostics)
+    }
+    #endif
 }

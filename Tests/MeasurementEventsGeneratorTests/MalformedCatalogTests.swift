@@ -209,8 +209,42 @@ final class MalformedCatalogTests: XCTestCase {
             messages: [
                 #"Events/Feed.json:4:122: error: events[0].args.itemID: found the arg name "itemID", whose Swift name itemID is already used by "item_id", expected arg names that give distinct Swift identifiers"#,
                 #"Events/Feed.json:4:180: error: events[0].args.args: found the arg name "args", whose Swift name args is reserved, expected another name (reserved: Protocol, Self, Type, args, self)"#,
-                #"Events/Feed.json:5:14: error: events[1].name: found "feed/item/tapped", whose Swift name feedItemTapped is already used by "feed/item_tapped", expected names that give distinct Swift identifiers"#,
+                #"Events/Feed.json:5:14: error: events[1].name: found "feed/item/tapped", whose constant feedItemTapped is already the constant of "feed/item_tapped" (Events/Feed.json:4:14), expected names that give distinct Swift identifiers"#,
+                #"Events/Feed.json:5:14: error: events[1].name: found "feed/item/tapped", whose type FeedItemTapped and helper postFeedItemTapped are already those of "feed/item_tapped" (Events/Feed.json:4:14), expected names that give distinct Swift identifiers"#,
                 #"Events/Feed.json:6:14: error: events[2].name: found "event/name", whose type name EventName would hide a type the generated code uses, expected another name"#,
+            ])
+    }
+
+    func testNamesThatGiveTheSameTypeAndHelperNameBothEventsAndTheirPlaces() throws {
+        try assertRejected(
+            ["Events/Feed.json": event(#"""
+                {"name": "ui/shown", "description": "Shown."},
+                    {"name": "u_i/shown", "description": "Shown, split."}
+                """#)],
+            modules: ["Feed"],
+            messages: [
+                #"Events/Feed.json:5:14: error: events[1].name: found "u_i/shown", whose type UIShown and helper postUIShown are already those of "ui/shown" (Events/Feed.json:4:14), expected names that give distinct Swift identifiers"#,
+            ])
+    }
+
+    func testAConstantThatIsAnotherEventsHelperIsRejected() throws {
+        try assertRejected(
+            ["Events/Feed.json": event(#"""
+                {"name": "feed/shown", "description": "Shown."},
+                    {"name": "post/feed_shown", "description": "A post was shown."}
+                """#)],
+            modules: ["Feed"],
+            messages: [
+                #"Events/Feed.json:5:14: error: events[1].name: found "post/feed_shown", whose constant postFeedShown is already the helper of "feed/shown" (Events/Feed.json:4:14), expected names that give distinct Swift identifiers"#,
+            ])
+    }
+
+    func testAModuleNamedLikeAnotherModulesEnumIsRejected() throws {
+        try assertRejected(
+            ["Events/Feed.json": #"{"module": "Feed", "events": []}"#, "Events/FeedEvents.json": #"{"module": "FeedEvents", "events": []}"#],
+            modules: ["Feed", "FeedEvents"],
+            messages: [
+                #"Events/Feed.json:1:12: error: module: found "Feed", whose enum FeedEvents has the name of the module FeedEvents (Events/FeedEvents.json), expected module names that differ from every module's <Module>Events enum"#,
             ])
     }
 

@@ -34,4 +34,10 @@ final class SwiftNamingTests: XCTestCase {
         XCTAssertEqual(SwiftNaming.escaped("type"), "type")
         XCTAssertEqual(SwiftNaming.escaped("itemID"), "itemID")
     }
+
+    func testOnlyInoutIsEscapedAsAnArgumentLabel() {
+        XCTAssertEqual(SwiftNaming.argumentLabel("inout"), "`inout`")
+        XCTAssertEqual(SwiftNaming.argumentLabel("default"), "default")
+        XCTAssertEqual(SwiftNaming.argumentLabel("in"), "in")
+    }
 }

@@ -19,6 +19,22 @@ final class EventNameTests: XCTestCase {
         XCTAssertNotNil(EventName("feed/\u{7}bell").validationFailure)
     }
 
+    func testUnicodeWhitespaceControlAndInvisibleCharactersAreRejected() {
+        for (scalar, code) in [
+            ("\u{A0}", "00A0"), ("\u{85}", "0085"), ("\u{2028}", "2028"), ("\u{2029}", "2029"), ("\u{200B}", "200B"),
+            ("\u{3000}", "3000"), ("\u{FEFF}", "FEFF"), ("\u{202E}", "202E"), ("\u{9F}", "009F"),
+        ] {
+            XCTAssertEqual(
+                EventName("feed/item\(scalar)tapped").validationFailure,
+                "the name contains whitespace or an invisible character (U+\(code))", code)
+        }
+    }
+
+    func testNonASCIILettersAndEmojiAreAccepted() {
+        XCTAssertNil(EventName("café/ouvert").validationFailure)
+        XCTAssertNil(EventName("feed/👩‍👩‍👧_shown").validationFailure, "the zero-width joiner of an emoji sequence is part of it")
+    }
+
     func testLengthLimitIsCountedInUTF8Bytes() {
         XCTAssertNil(EventName(String(repeating: "a", count: EventName.maximumLength)).validationFailure)
         XCTAssertEqual(

@@ -14,6 +14,8 @@ final class MalformedNotificationTests: XCTestCase {
          #"the event name "\#(String(repeating: "x", count: 80))…" is invalid: the name is 300 bytes long; at most 256 are allowed"#),
         ("name with a space", ["name": "feed/item tapped"],
          #"the event name "feed/item tapped" is invalid: the name contains whitespace or a control character"#),
+        ("name with a newline", ["name": "feed/\nopened\u{0}"],
+         #"the event name "feed/\nopened\u{0}" is invalid: the name contains whitespace or a control character"#),
         ("array args", ["name": "feed/opened", "args": [1, 2]], "args is a Array<Int>, expected a [String: Any] dictionary"),
         ("string args", ["name": "feed/opened", "args": "position=3"], "args is a String, expected a [String: Any] dictionary"),
         ("nested dictionary value", ["name": "feed/opened", "args": ["user": ["id": 1]] as [String: Any]],

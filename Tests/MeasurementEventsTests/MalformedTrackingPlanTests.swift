@@ -59,6 +59,12 @@ final class MalformedTrackingPlanTests: XCTestCase {
         ])
     }
 
+    func testControlCharactersInKeysAreShownEscaped() {
+        assertRejected(#"{"version": 1, "bad\u0000key\nhere": 1}"#, [
+            #"plan.json:1:16: $["bad\u{0}key\nhere"]: found the unknown key "bad\u{0}key\nhere", expected one of "version", "destinations", "screens", "events", "allow", "deny""#,
+        ])
+    }
+
     func testSectionsOfTheWrongType() {
         assertRejected(#"{"version": 1, "screens": ["Feed"], "events": "feed/*", "allow": "feed/*", "destinations": {}}"#, [
             "plan.json:1:27: $.screens: found an array, expected an object mapping screen names to labels",
@@ -134,8 +140,8 @@ final class MalformedTrackingPlanTests: XCTestCase {
 
     func testUndeclaredEventsAreErrorsInStrictMode() {
         assertRejected(#"{"version": 1, "events": {"feed/item_taped": {"label": "T"}, "promo/*": {"label": "P"}}}"#, catalog: exampleCatalog, [
-            #"plan.json:1:27: $.events["feed/item_taped"]: found the event "feed/item_taped", which no module's catalog declares; did you mean "feed/item_tapped"?"#,
-            #"plan.json:1:62: $.events["promo/*"]: found the wildcard "promo/*", which matches no event a module's catalog declares"#,
+            #"plan.json:1:27: $.events["feed/item_taped"]: found the event "feed/item_taped", which no module's catalog declares, expected an event declared in a catalog (Events/<Module>.json); did you mean "feed/item_tapped"?"#,
+            #"plan.json:1:62: $.events["promo/*"]: found the wildcard "promo/*", which matches no event a module's catalog declares, expected a wildcard that matches at least one declared event"#,
         ])
     }
 

@@ -26,7 +26,7 @@ final class TrackingPlanCatalogTests: XCTestCase {
         XCTAssertNoThrow(try plan(#"{"version": 1, "events": {"feed/*": {"label": "Feed"}}, "allow": ["settings/opened"]}"#, catalog: catalog))
         XCTAssertThrowsError(try plan(#"{"version": 1, "allow": ["settings/opend"]}"#, catalog: catalog)) { error in
             XCTAssertEqual((error as? TrackingPlanError)?.problems.map(\.description), [
-                #"plan.json:1:26: $.allow[0]: found the event "settings/opend", which no module's catalog declares; did you mean "settings/opened"?"#,
+                #"plan.json:1:26: $.allow[0]: found the event "settings/opend", which no module's catalog declares, expected an event declared in a catalog (Events/<Module>.json); did you mean "settings/opened"?"#,
             ])
         }
     }

@@ -85,8 +85,8 @@ final class TrackingPlanTests: XCTestCase {
             """, catalog: exampleCatalog, strictness: .lenient)
         XCTAssertEqual(plan.allow, ["feed/opend", "promo/*"])
         XCTAssertEqual(plan.warnings.map(\.description), [
-            #"plan.json:2:12: warning: $.allow[0]: found the event "feed/opend", which no module's catalog declares; did you mean "feed/opened"?"#,
-            #"plan.json:2:26: warning: $.allow[1]: found the wildcard "promo/*", which matches no event a module's catalog declares"#,
+            #"plan.json:2:12: warning: $.allow[0]: found the event "feed/opend", which no module's catalog declares, expected an event declared in a catalog (Events/<Module>.json); did you mean "feed/opened"?"#,
+            #"plan.json:2:26: warning: $.allow[1]: found the wildcard "promo/*", which matches no event a module's catalog declares, expected a wildcard that matches at least one declared event"#,
         ])
     }
 

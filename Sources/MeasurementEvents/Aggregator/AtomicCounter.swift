@@ -1,4 +1,4 @@
-import CMeasurementAtomics
+internal import CMeasurementAtomics
 
 /// A 64-bit integer that threads change without a lock (C11 atomics from our own C target).
 /// Counters use relaxed increments: they order nothing, they only count.

@@ -9,6 +9,8 @@ extension EventAggregator {
         case heldEventDropped(EventName)
         /// The identity store could not be read (it was replaced) or written.
         case identityStoreFailed(IdentityStoreError)
+        /// An allow- or deny-list entry that matches nothing (`cart*`); reported at ``EventAggregator/start()``.
+        case invalidPattern(EventPatternError)
 
         public var description: String {
             switch self {
@@ -19,6 +21,7 @@ extension EventAggregator {
             case .heldEventDropped(let name):
                 return "held event \(name) dropped: more than the held-event limit were waiting"
             case .identityStoreFailed(let error): return error.description
+            case .invalidPattern(let error): return error.description
             }
         }
     }

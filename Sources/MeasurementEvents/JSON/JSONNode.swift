@@ -46,11 +46,3 @@ package struct JSONNode: Hashable, Sendable {
         }
     }
 }
-
-/// `"text"` with quotes and backslashes escaped, long texts shortened; used in messages.
-package func quoted(_ text: String) -> String {
-    var shown = text.count > 60 ? String(text.prefix(60)) + "…" : text
-    shown = shown.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
-    shown = shown.replacingOccurrences(of: "\n", with: "\\n")
-    return "\"\(shown)\""
-}

@@ -105,7 +105,7 @@ package struct JSONParser {
             skipWhitespace()
             guard peek() == UInt8(ascii: ":") else {
                 throw error(
-                    .expectedColon(afterKey: key), found: describeCurrent(), expected: "\":\" after the key \"\(key)\"",
+                    .expectedColon(afterKey: key), found: describeCurrent(), expected: "\":\" after the key \(quotedInFull(key))",
                     opening: ("object", opening))
             }
             advance()

@@ -105,11 +105,11 @@ extension TrackingPlan {
         guard !destinations.isEmpty else { return }
         var problems: [TrackingPlanProblem] = []
         for missing in destinations where !names.contains(missing) {
-            problems.append(problem("found no tracker for the declared destination \"\(missing)\", expected one in the aggregator's destinations"))
+            problems.append(problem("found no tracker for the declared destination \(quotedInFull(missing)), expected one in the aggregator's destinations"))
         }
         for extra in names.sorted() where !destinations.contains(extra) {
             problems.append(problem(
-                "found a tracker for \"\(extra)\", which the plan does not declare, expected one of \(PlanText.quotedList(destinations))"))
+                "found a tracker for \(quotedInFull(extra)), which the plan does not declare, expected one of \(PlanText.quotedList(destinations))"))
         }
         if !problems.isEmpty { throw TrackingPlanError(problems: problems) }
     }

@@ -46,9 +46,9 @@ struct PlanJSONSyntaxError: Error {
         case .expectedKey:
             message = "found \(found), expected a string key"
         case .expectedColon(let key):
-            message = "found \(found), expected ':' after the key \"\(key)\""
+            message = "found \(found), expected ':' after the key \(quotedInFull(key))"
         case .expectedCommaOrClosingBrace(let key):
-            message = "found \(found), expected ',' or '}' after the value of \"\(key)\""
+            message = "found \(found), expected ',' or '}' after the value of \(quotedInFull(key))"
         case .expectedCommaOrClosingBracket:
             message = "found \(found), expected ',' or ']' after an array element"
         case .tooDeep(let limit):

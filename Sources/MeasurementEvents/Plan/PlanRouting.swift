@@ -21,7 +21,7 @@ public struct PlanDestinationTracker: EventTracker {
     public struct Failure: Error, CustomStringConvertible {
         public let destination: String
         public let error: any Error
-        public var description: String { "destination \"\(destination)\": \(error)" }
+        public var description: String { "destination \(quotedInFull(destination)): \(error)" }
     }
 
     public func track(_ event: MeasurementEvent) throws {

@@ -8,15 +8,14 @@ enum PlanText {
             ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0) || $0 == "_"
         } && !("0"..."9").contains(key.unicodeScalars.first!)
         if isIdentifier { return "\(parent).\(key)" }
-        let escaped = key.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
-        return "\(parent)[\"\(escaped)\"]"
+        return "\(parent)[\(quotedInFull(key))]"
     }
 
     static func path(_ parent: String, index: Int) -> String { "\(parent)[\(index)]" }
 
     /// `"a", "b", "c"`.
     static func quotedList(_ items: some Sequence<String>) -> String {
-        items.map { "\"\($0)\"" }.joined(separator: ", ")
+        items.map(quotedInFull).joined(separator: ", ")
     }
 
     /// `; did you mean "x"?` for the closest candidate within a few edits, or nothing.
@@ -28,7 +27,7 @@ enum PlanText {
             let distance = editDistance(text, candidate)
             if distance <= limit, distance < (best?.distance ?? .max) { best = (candidate, distance) }
         }
-        return best.map { "; did you mean \"\($0.candidate)\"?" } ?? ""
+        return best.map { "; did you mean \(quotedInFull($0.candidate))?" } ?? ""
     }
 
     static func editDistance(_ a: String, _ b: String) -> Int {

@@ -190,12 +190,12 @@ struct TrackingPlanLoader {
             }
             guard let pattern = readPattern(text, at: elementPath, position: element.position) else { continue }
             if let first = firstPositions[pattern] {
-                problems.add(elementPath, at: element.position, "found \"\(text)\" a second time, expected each pattern once (the first is at \(problems.place(of: first)))")
+                problems.add(elementPath, at: element.position, "found \(quotedInFull(text)) a second time, expected each pattern once (the first is at \(problems.place(of: first)))")
                 continue
             }
             firstPositions[pattern] = element.position
             if isDeny, let allowed = allowPositions[pattern] {
-                problems.add(elementPath, at: element.position, "found \"\(text)\" in both \"allow\" (at \(problems.place(of: allowed))) and \"deny\", expected it in one of them")
+                problems.add(elementPath, at: element.position, "found \(quotedInFull(text)) in both \"allow\" (at \(problems.place(of: allowed))) and \"deny\", expected it in one of them")
             }
             patterns.append(pattern)
             namesToCheck.append((pattern, elementPath, element.position))
@@ -247,7 +247,7 @@ struct TrackingPlanLoader {
                 continue
             }
             if let first = firstPositions[name] {
-                problems.add(elementPath, at: element.position, "found \"\(name)\" a second time, expected each destination once (the first is at \(problems.place(of: first)))")
+                problems.add(elementPath, at: element.position, "found \(quotedInFull(name)) a second time, expected each destination once (the first is at \(problems.place(of: first)))")
                 continue
             }
             firstPositions[name] = element.position
@@ -267,7 +267,7 @@ struct TrackingPlanLoader {
             if let first = firstPositions[member.key] {
                 problems.add(
                     PlanText.path(path, key: member.key), at: member.keyPosition,
-                    "found the key \"\(member.key)\" a second time, expected each key once (the first is at \(problems.place(of: first)))")
+                    "found the key \(quotedInFull(member.key)) a second time, expected each key once (the first is at \(problems.place(of: first)))")
                 continue
             }
             firstPositions[member.key] = member.keyPosition
@@ -279,7 +279,7 @@ struct TrackingPlanLoader {
     private mutating func reportUnknownKey(_ member: JSONNode.Member, at path: String, expected: [String]) {
         problems.add(
             PlanText.path(path, key: member.key), at: member.keyPosition,
-            "found the unknown key \"\(member.key)\", expected one of \(PlanText.quotedList(expected))"
+            "found the unknown key \(quotedInFull(member.key)), expected one of \(PlanText.quotedList(expected))"
                 + PlanText.suggestion(for: member.key, among: expected))
     }
 
@@ -288,7 +288,7 @@ struct TrackingPlanLoader {
             let expected = destinations.isEmpty
                 ? "a destination declared in \"destinations\" (none are)"
                 : "one of \(PlanText.quotedList(destinations))" + PlanText.suggestion(for: reference.name, among: destinations)
-            problems.add(reference.path, at: reference.position, "found the undeclared destination \"\(reference.name)\", expected \(expected)")
+            problems.add(reference.path, at: reference.position, "found the undeclared destination \(quotedInFull(reference.name)), expected \(expected)")
         }
     }
 
@@ -302,13 +302,13 @@ struct TrackingPlanLoader {
             case .exact(let name):
                 problems.add(
                     check.path, at: check.position,
-                    "found the event \"\(name)\", which no module's catalog declares"
+                    "found the event \(quotedInFull(name)), which no module's catalog declares, expected an event declared in a catalog (Events/<Module>.json)"
                         + PlanText.suggestion(for: name, among: known.names.map(\.rawValue).sorted()),
                     severity: severity)
             default:
                 problems.add(
                     check.path, at: check.position,
-                    "found the wildcard \"\(check.pattern)\", which matches no event a module's catalog declares",
+                    "found the wildcard \(quotedInFull(check.pattern.description)), which matches no event a module's catalog declares, expected a wildcard that matches at least one declared event",
                     severity: severity)
             }
         }

@@ -68,7 +68,7 @@ extension TrackingPlan {
                         continue
                     }
                     if let failure = EventName(text).validationFailure {
-                        problems.add(eventPath + ".name", at: name.position, "found the invalid event name \"\(text)\": \(failure)")
+                        problems.add(eventPath + ".name", at: name.position, "found the invalid event name \(quotedInFull(text)): \(failure)")
                         continue
                     }
                     names.insert(EventName(text))

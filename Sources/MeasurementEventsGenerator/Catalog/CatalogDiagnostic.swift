@@ -32,8 +32,10 @@ public struct CatalogDiagnostic: Error, Hashable, Sendable, Comparable, CustomSt
         "\(file):\(position): error: \(path): found \(found), expected \(expected)"
     }
 
-    /// By file, then position, so that a run's list reads top to bottom.
+    /// By file, then position, so that a run's list reads top to bottom; then by text, so that
+    /// two problems at one place keep one order.
     public static func < (lhs: CatalogDiagnostic, rhs: CatalogDiagnostic) -> Bool {
-        (lhs.file, lhs.position.line, lhs.position.column, lhs.path) < (rhs.file, rhs.position.line, rhs.position.column, rhs.path)
+        (lhs.file, lhs.position.line, lhs.position.column, lhs.path, lhs.found)
+            < (rhs.file, rhs.position.line, rhs.position.column, rhs.path, rhs.found)
     }
 }

@@ -85,7 +85,7 @@ public struct CatalogReader {
         }
         guard let module else { return nil }
         let catalog = Catalog(path: file, module: module, description: description, events: events, modulePosition: members["module"]!.value.position)
-        checkNames(catalog)
+        diagnostics += GeneratedNameCheck.diagnostics(for: catalog)
         return catalog
     }
 
@@ -166,68 +166,6 @@ public struct CatalogReader {
             name: member.key, type: type, description: description, isOptional: isOptional, isPersonalData: isPersonalData,
             namePosition: member.keyPosition)
     }
-
-    // MARK: Names within one file
-
-    /// Duplicate event names, and names or args whose Swift identifiers collide.
-    private mutating func checkNames(_ catalog: Catalog) {
-        var firstByName: [String: SourcePosition] = [:]
-        var firstByIdentifier: [String: String] = ["allNames": "the list of all names", "personalDataArgs": "the personal-data table"]
-        for event in catalog.events {
-            let index = event.indexInCatalog
-            let path: [JSONPathComponent] = [.key("events"), .index(index), .key("name")]
-            if let first = firstByName[event.name] {
-                report(
-                    at: event.namePosition, path, found: "\(quoted(event.name)) again",
-                    expected: "each event declared once (it is first declared at \(catalog.path):\(first))")
-                continue
-            }
-            firstByName[event.name] = event.namePosition
-            let identifier = SwiftNaming.lowerCamelCase(event.name)
-            if let owner = firstByIdentifier[identifier] {
-                report(
-                    at: event.namePosition, path, found: "\(quoted(event.name)), whose Swift name \(identifier) is already used by \(owner)",
-                    expected: "names that give distinct Swift identifiers")
-            } else {
-                firstByIdentifier[identifier] = quoted(event.name)
-            }
-            let typeName = SwiftNaming.upperCamelCase(event.name)
-            if Self.typeNamesUsedByGeneratedCode.contains(typeName) {
-                report(
-                    at: event.namePosition, path, found: "\(quoted(event.name)), whose type name \(typeName) would hide a type the generated code uses",
-                    expected: "another name")
-            }
-            checkArgNames(event, at: [.key("events"), .index(index), .key("args")])
-        }
-    }
-
-    private mutating func checkArgNames(_ event: CatalogEvent, at path: [JSONPathComponent]) {
-        var firstByIdentifier: [String: String] = [:]
-        for arg in event.args {
-            let identifier = SwiftNaming.lowerCamelCase(arg.name)
-            let position = arg.namePosition
-            if Self.reservedArgIdentifiers.contains(identifier) {
-                report(
-                    at: position, path + [.key(arg.name)], found: "the arg name \(quoted(arg.name)), whose Swift name \(identifier) is reserved",
-                    expected: "another name (reserved: \(Self.reservedArgIdentifiers.sorted().joined(separator: ", ")))")
-            } else if let owner = firstByIdentifier[identifier] {
-                report(
-                    at: position, path + [.key(arg.name)], found: "the arg name \(quoted(arg.name)), whose Swift name \(identifier) is already used by \(owner)",
-                    expected: "arg names that give distinct Swift identifiers")
-            } else {
-                firstByIdentifier[identifier] = quoted(arg.name)
-            }
-        }
-    }
-
-    /// Types the generated file refers to by their plain names; an event struct of that name would hide them.
-    static let typeNamesUsedByGeneratedCode: Set<String> = [
-        "Bool", "Double", "EventArgs", "EventName", "EventType", "EventValue", "Int", "MeasurementEvent", "NotificationCenter",
-        "Optional", "Set", "String", "TypedMeasurementEvent",
-    ]
-
-    /// Identifiers an arg cannot have: members of every generated struct, or names Swift forbids as properties.
-    static let reservedArgIdentifiers: Set<String> = ["args", "self", "Self", "Type", "Protocol"]
 
     // MARK: Reading values
 

@@ -2,8 +2,8 @@ import Foundation
 import MeasurementEvents
 
 /// All catalogs of a package, validated together: each file on its own (``CatalogReader``),
-/// then the rules that span files — event names unique across modules, and a
-/// `Sources/<Module>/` folder for every module.
+/// then the rules that span files — event names unique across modules, no `<Module>Events` enum
+/// named like another module, and a `Sources/<Module>/` folder for every module.
 ///
 /// ```swift
 /// let set = try CatalogSet.load(packageRoot: URL(fileURLWithPath: "."))
@@ -57,7 +57,15 @@ public struct CatalogSet: Sendable {
             if let catalog = result.catalog { catalogs.append(catalog) }
         }
         var declared: [String: (file: String, event: CatalogEvent)] = [:]
+        let catalogsByModule = Dictionary(catalogs.map { ($0.module, $0) }, uniquingKeysWith: { first, _ in first })
         for catalog in catalogs {
+            // An app that imports both modules would see the type and the module under one name.
+            if let other = catalogsByModule[catalog.module + "Events"] {
+                diagnostics.append(CatalogDiagnostic(
+                    file: catalog.path, position: catalog.modulePosition, path: "module",
+                    found: "\(quoted(catalog.module)), whose enum \(catalog.module)Events has the name of the module \(other.module) (\(other.path))",
+                    expected: "module names that differ from every module's <Module>Events enum"))
+            }
             if isSwiftIdentifier(catalog.module), !hasModuleFolder(catalog.module) {
                 diagnostics.append(CatalogDiagnostic(
                     file: catalog.path, position: catalog.modulePosition, path: "module",

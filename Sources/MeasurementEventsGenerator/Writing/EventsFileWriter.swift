@@ -164,7 +164,7 @@ public enum EventsFileWriter {
             out.line("///")
             out.line("/// - Parameters:")
             for arg in event.args {
-                let lines = arg.description.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline)
+                let lines = SourceBuilder.docLines(arg.description)
                 out.line("///   - \(SwiftNaming.lowerCamelCase(arg.name)): \(lines.first ?? "")")
                 for line in lines.dropFirst() { out.line("///     \(line)") }
             }
@@ -173,7 +173,7 @@ public enum EventsFileWriter {
         let signature = (event.args.isEmpty ? "" : parameters(event.args) + ", ") + "to \(center): NotificationCenter = .default"
         out.line("public static func post\(typeName(event))(\(signature)) {")
         out.indented { out in
-            let arguments = event.args.map { "\(SwiftNaming.lowerCamelCase($0.name)): \(property($0))" }.joined(separator: ", ")
+            let arguments = event.args.map { "\(SwiftNaming.argumentLabel(SwiftNaming.lowerCamelCase($0.name))): \(property($0))" }.joined(separator: ", ")
             out.line("\(typeName(event))(\(arguments)).post(to: \(center))")
         }
         out.line("}")

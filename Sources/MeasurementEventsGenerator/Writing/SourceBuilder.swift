@@ -1,3 +1,5 @@
+import MeasurementEvents
+
 /// Accumulates generated source text with four-space indentation and `///` doc comments.
 struct SourceBuilder {
     private(set) var text = ""
@@ -9,9 +11,16 @@ struct SourceBuilder {
 
     /// A doc comment, one `///` line per line of `content`; blank lines become `///`.
     mutating func doc(_ content: String) {
-        for line in content.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline) {
-            let trimmed = line.trimmingTrailingWhitespace
-            self.line(trimmed.isEmpty ? "///" : "/// " + trimmed)
+        for line in Self.docLines(content) {
+            self.line(line.isEmpty ? "///" : "/// " + line)
+        }
+    }
+
+    /// The lines of a text for a doc comment: split at every kind of line break, trailing
+    /// whitespace trimmed, and other invisible characters escaped (a raw NUL does not compile).
+    static func docLines(_ content: String) -> [String] {
+        content.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).map {
+            $0.trimmingTrailingWhitespace.escapingInvisibleCharacters
         }
     }
 

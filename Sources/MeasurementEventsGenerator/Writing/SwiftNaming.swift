@@ -7,7 +7,8 @@
 ///   capitals when they are not the first word: `item_id` → `itemID`, `image_url` → `imageURL`;
 ///   as the first word they are all lowercase: `url_opened` → `urlOpened`.
 /// - Type names capitalize every word: `feed/item_tapped` → `FeedItemTapped`, `id/changed` → `IDChanged`.
-/// - Swift keywords are escaped with backticks: `default` → `` `default` ``.
+/// - Swift keywords are escaped with backticks: `default` → `` `default` ``; as argument labels
+///   at call sites only `inout` needs them (``argumentLabel(_:)``).
 ///
 /// ```swift
 /// SwiftNaming.lowerCamelCase("feed/item_tapped")   // "feedItemTapped"
@@ -52,6 +53,12 @@ public enum SwiftNaming {
     /// The identifier as it must be written in code: backticks around keywords.
     public static func escaped(_ identifier: String) -> String {
         keywords.contains(identifier) ? "`\(identifier)`" : identifier
+    }
+
+    /// The identifier as an argument label at a call site: `` `inout`: ``. Every other keyword
+    /// is a valid label as it is (`default: x`, `in: y`), and reads better without backticks.
+    public static func argumentLabel(_ identifier: String) -> String {
+        identifier == "inout" ? "`inout`" : identifier
     }
 
     private static func capitalized(_ word: Substring) -> String {

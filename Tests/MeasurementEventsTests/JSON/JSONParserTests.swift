@@ -67,6 +67,12 @@ final class JSONParserTests: XCTestCase {
         XCTAssertEqual(syntaxError("")?.found, "the end of the file")
     }
 
+    func testControlCharactersInFoundTextAreShownEscaped() {
+        XCTAssertEqual(syntaxError("\u{0}")?.found, #""\u{0}""#)
+        XCTAssertEqual(syntaxError("{\"a\": 1 \u{1B}}")?.found, #""\u{1B}""#)
+        XCTAssertEqual(syntaxError("{\"a\u{2028}b\" 1}")?.expected, #"":" after the key "a\u{2028}b""#)
+    }
+
     func testDeepNestingIsAnErrorNotACrash() {
         let deep = String(repeating: "[", count: 100_000)
         XCTAssertEqual(syntaxError(deep)?.found, "more than 512 nested arrays or objects")
