@@ -107,25 +107,29 @@ enum RecordFraming {
 
     /// How many records a damaged stretch held, as far as its frame starts tell. The stretch
     /// starts where a record should (after a good one, or at the start of the file): that is
-    /// one record when a good frame follows, or when it starts with the magic; each further
-    /// magic inside it that is not inside a plausible frame counts one more.
+    /// one record when a good frame follows, or when it looks like a frame start; each further
+    /// frame start inside it (the magic and a possible length) counts one more.
     private static func estimatedRecords(in bytes: [UInt8], from start: Int, to end: Int, beforeGoodFrame: Bool) -> Int {
         var count = 0
         var offset = start
         while offset < end {
-            let startsWithMagic = end - offset >= 2 && bytes[offset] == magic.0 && bytes[offset + 1] == magic.1
-            if startsWithMagic || (offset == start && beforeGoodFrame) { count += 1 }
-            if startsWithMagic, end - offset >= headerSize,
-                let length = payloadLength(readUInt32(bytes, at: offset + 2)), end - offset - headerSize >= length
-            {
+            let length = frameStartLength(bytes, at: offset, end: end)
+            if length != nil || (offset == start && beforeGoodFrame) { count += 1 }
+            if let length, end - offset - headerSize >= length {
                 offset += headerSize + length
                 continue
             }
             offset += 1
-            while offset < end - 1, bytes[offset] != magic.0 || bytes[offset + 1] != magic.1 { offset += 1 }
-            if offset >= end - 1 { offset = end }
+            while offset < end, frameStartLength(bytes, at: offset, end: end) == nil { offset += 1 }
         }
         return count
+    }
+
+    /// The length in a frame header at `offset` (before `end`) that has the magic and a length
+    /// that is possible; `nil` when there is no such header.
+    private static func frameStartLength(_ bytes: [UInt8], at offset: Int, end: Int) -> Int? {
+        guard end - offset >= 6, bytes[offset] == magic.0, bytes[offset + 1] == magic.1 else { return nil }
+        return payloadLength(readUInt32(bytes, at: offset + 2))
     }
 }
 

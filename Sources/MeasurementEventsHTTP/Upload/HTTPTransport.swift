@@ -67,6 +67,13 @@ public final class URLSessionTransport: HTTPTransport, @unchecked Sendable {
             url: request.url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: Self.honouredTimeout(timeout))
         urlRequest.httpMethod = request.method
         for (name, value) in request.headers { urlRequest.setValue(value, forHTTPHeaderField: name) }
+        #if canImport(FoundationNetworking)
+        // On Linux, when a server has dropped an idle keep-alive connection, curl retries on a
+        // fresh one but FoundationNetworking cannot rewind the body: the headers go out, no
+        // body follows, and the request hangs for the whole timeout. A connection per request
+        // costs a handshake per batch and never hangs. Apple's URLSession resends correctly.
+        urlRequest.setValue("close", forHTTPHeaderField: "Connection")
+        #endif
         urlRequest.httpBody = Data(request.body)
         session.dataTask(with: urlRequest) { data, response, error in
             if let error { return completion(.failure(error)) }
