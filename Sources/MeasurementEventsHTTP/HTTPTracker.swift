@@ -190,7 +190,8 @@ public final class HTTPTracker: EventTracker, @unchecked Sendable {
     }
 
     deinit {
-        state.withLock { $0.timer?.cancel() }
+        // Cancelled outside the lock: the clock may be the app's own.
+        state.withLock { $0.timer }?.cancel()
     }
 
     /// Whether events may be sent to `url`: https anywhere, plain http only to loopback: an
