@@ -27,6 +27,8 @@ final class BatchUploader: @unchecked Sendable {
     private struct Current {
         let batch: DiskQueue.Batch
         let events: [QueuedEvent]
+        /// Events still to send, in spans of one user; each request takes the start of the
+        /// first span, as many events as ``RequestSizeLearner`` allows.
         var ranges: [Range<Int>]
         /// Events the server refused by name; left out when their range is sent again.
         var refused: Set<Int> = []
@@ -158,7 +160,7 @@ final class BatchUploader: @unchecked Sendable {
         }
     }
 
-    /// Request-sized ranges that never mix user ids (a request carries one user).
+    /// Spans of at most the encoder's maximum that never mix user ids (a request carries one user).
     private func requestRanges(_ events: [QueuedEvent]) -> [Range<Int>] {
         var ranges: [Range<Int>] = []
         var start = 0
