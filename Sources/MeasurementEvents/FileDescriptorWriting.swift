@@ -28,3 +28,15 @@ package func writeAll(_ bytes: some ContiguousBytes, to descriptor: Int32) -> In
         return nil
     }
 }
+
+/// Forces what was written to `descriptor` to storage; returns `nil` on success or the `errno`.
+///
+/// On Apple platforms `fsync` only hands the data to the drive, which may keep it in its cache
+/// across a power loss; `F_FULLFSYNC` asks the drive to write it out. Some file systems (network
+/// volumes, FAT) refuse `F_FULLFSYNC`, so `fsync` is the fallback there.
+package func synchronizeToStorage(_ descriptor: Int32) -> Int32? {
+    #if canImport(Darwin)
+    if fcntl(descriptor, F_FULLFSYNC) != -1 { return nil }
+    #endif
+    return fsync(descriptor) == 0 ? nil : errno
+}

@@ -55,6 +55,10 @@ public final class HTTPTracker: EventTracker, @unchecked Sendable {
         /// The most bytes kept on disk (about 150 to 300 bytes per event); same policy.
         public var maximumQueuedBytes = 64 * 1024 * 1024
         /// How long one request may take before it is retried.
+        ///
+        /// Rounded up to what the platform's URL loading honours: whole seconds on Linux
+        /// (FoundationNetworking drops the fraction, so 0.5 would expire every request at once),
+        /// and at least 1 s everywhere. See ``URLSessionTransport/honouredTimeout(_:)``.
         public var requestTimeout: TimeInterval = 30
         public var retryPolicy = RetryPolicy()
         public var clock: any DeliveryClock = SystemDeliveryClock()
@@ -72,6 +76,8 @@ public final class HTTPTracker: EventTracker, @unchecked Sendable {
     public struct Diagnostics: Sendable, Equatable {
         /// Events written to the queue by ``track(_:)``.
         public var accepted = 0
+        /// Events ``track(_:)`` could not write (a full disk); `track` threw for each.
+        public var failedWrites = 0
         /// Events the server accepted.
         public var delivered = 0
         /// Events on disk now.
@@ -86,12 +92,20 @@ public final class HTTPTracker: EventTracker, @unchecked Sendable {
         public var adaptedByEncoder = 0
         /// Events in batches the server refused with a 4xx other than 408/429.
         public var rejectedByServer = 0
-        /// Records on disk that failed their checksum or could not be decoded.
+        /// Records on disk lost to damage (a failed checksum, a bad frame, undecodable), as far
+        /// as the damaged bytes tell.
         public var corruptRecords = 0
+        /// Bytes on disk that were not part of a good record (damage, torn writes).
+        public var damagedBytes = 0
         /// Files whose torn last record was cut off.
         public var tornRecordsRepaired = 0
-        /// Queue files with nothing readable in them.
+        /// Queue files with nothing readable in them, or that cannot be read at all (those are
+        /// left on disk and tried again at the next start).
         public var unreadableFiles = 0
+        /// Empty queue files found at start, removed.
+        public var emptyFilesRemoved = 0
+        /// Files in the queue directory whose name is not one the queue writes; left alone.
+        public var unrecognizedFiles = 0
         public var requests = 0
         public var retries = 0
         /// The latest rejections and refusals, newest last (up to 20).
@@ -140,6 +154,9 @@ public final class HTTPTracker: EventTracker, @unchecked Sendable {
     private struct State {
         var userID: String?
         var accepted = 0
+        var failedWrites = 0
+        /// Failures since the last write that worked: one log line per episode, not per event.
+        var failuresInARow = 0
         var timer: (any ScheduledWork)?
         var closed = false
     }
@@ -177,7 +194,8 @@ public final class HTTPTracker: EventTracker, @unchecked Sendable {
         uploader = BatchUploader(
             diskQueue: queue, encoder: encoder,
             transport: configuration.transport ?? URLSessionTransport(requestTimeout: configuration.requestTimeout),
-            clock: configuration.clock, policy: configuration.retryPolicy, timeout: configuration.requestTimeout,
+            clock: configuration.clock, policy: configuration.retryPolicy,
+            timeout: URLSessionTransport.honouredTimeout(configuration.requestTimeout),
             flushAt: max(1, configuration.flushAt), anonymousID: identity.anonymousID, log: log)
         state = LockedValue(State(userID: identity.userID))
         scheduleTimer()
@@ -185,16 +203,18 @@ public final class HTTPTracker: EventTracker, @unchecked Sendable {
     }
 
     deinit {
-        state.withLock { $0.timer?.cancel() }
+        // Cancelled outside the lock: the clock may be the app's own.
+        state.withLock { $0.timer }?.cancel()
     }
 
-    /// Whether events may be sent to `url`: https anywhere, plain http only to loopback.
+    /// Whether events may be sent to `url`: https anywhere, plain http only to loopback: an
+    /// IPv4 literal in 127.0.0.0/8, `::1` or `localhost` (`127.example.com` is a name, refused).
     public static func isAllowedEndpoint(_ url: URL) -> Bool {
         switch url.scheme?.lowercased() {
         case "https": return true
         case "http":
             guard let host = url.host?.lowercased() else { return false }
-            return host == "localhost" || host == "::1" || host == "[::1]" || host.hasPrefix("127.")
+            return LoopbackHost.isLoopback(host)
         default: return false
         }
     }
@@ -212,12 +232,26 @@ public final class HTTPTracker: EventTracker, @unchecked Sendable {
     // MARK: EventTracker
 
     public func track(_ event: MeasurementEvent) throws {
-        let userID = state.withLock { state -> String? in
-            state.accepted += 1
-            return state.userID
+        let userID = state.withLock { $0.userID }
+        let appended: (openCount: Int, sealed: Bool)
+        do {
+            appended = try queue.append(QueuedEvent(event: event, userID: userID))
+        } catch {
+            let first = state.withLock { state -> Bool in
+                state.failedWrites += 1
+                state.failuresInARow += 1
+                return state.failuresInARow == 1
+            }
+            if first { configuration.logHandler("\(error); events are not queued until a write works again") }
+            throw error
         }
-        let (openCount, sealed) = try queue.append(QueuedEvent(event: event, userID: userID))
-        if sealed || openCount == configuration.flushAt { uploader.trigger(flush: false) }
+        let recovered = state.withLock { state -> Int in
+            state.accepted += 1
+            defer { state.failuresInARow = 0 }
+            return state.failuresInARow
+        }
+        if recovered > 0 { configuration.logHandler("the queue is writable again after \(recovered) failed writes") }
+        if appended.sealed || appended.openCount == configuration.flushAt { uploader.trigger(flush: false) }
     }
 
     /// Forces what is queued to storage and starts uploading all of it.
@@ -244,8 +278,10 @@ public final class HTTPTracker: EventTracker, @unchecked Sendable {
     public var diagnostics: Diagnostics {
         let queueCounters = queue.counters
         let uploadCounters = uploader.counters.withLock { $0 }
+        let (accepted, failedWrites) = state.withLock { ($0.accepted, $0.failedWrites) }
         return Diagnostics(
-            accepted: state.withLock { $0.accepted },
+            accepted: accepted,
+            failedWrites: failedWrites,
             delivered: uploadCounters.delivered,
             queued: queue.queuedEvents,
             droppedAtCap: queueCounters.droppedAtCap,
@@ -254,8 +290,11 @@ public final class HTTPTracker: EventTracker, @unchecked Sendable {
             adaptedByEncoder: uploadCounters.adaptedByEncoder,
             rejectedByServer: uploadCounters.rejectedByServer,
             corruptRecords: queueCounters.corruptRecords,
+            damagedBytes: queueCounters.damagedBytes,
             tornRecordsRepaired: queueCounters.tornRecordsRepaired,
             unreadableFiles: queueCounters.unreadableFiles,
+            emptyFilesRemoved: queueCounters.emptyFilesRemoved,
+            unrecognizedFiles: queueCounters.unrecognizedFiles,
             requests: uploadCounters.requests,
             retries: uploadCounters.retries,
             recentProblems: uploadCounters.recentProblems)

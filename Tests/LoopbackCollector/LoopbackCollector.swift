@@ -60,6 +60,9 @@ public final class LoopbackCollector: @unchecked Sendable {
         var requests: [Request] = []
         var script: [Reply] = []
         var defaultReply = Reply.ok
+        var responder: (@Sendable (Request) -> Reply?)?
+        var dropsConnectionsAfter: TimeInterval?
+        var connectionsDropped = 0
         var port: UInt16
     }
 
@@ -86,6 +89,20 @@ public final class LoopbackCollector: @unchecked Sendable {
     /// Replies used, in order, for the next requests; afterwards ``setDefaultReply(_:)``'s.
     public func script(_ replies: [Reply]) { withState { $0.script.append(contentsOf: replies) } }
     public func setDefaultReply(_ reply: Reply) { withState { $0.defaultReply = reply } }
+
+    /// Answers from `responder` whenever it returns a reply (before the script): for a server
+    /// whose answer depends on the request, such as one that refuses more than 10 events.
+    public func respond(with responder: @escaping @Sendable (Request) -> Reply?) {
+        withState { $0.responder = responder }
+    }
+
+    /// Closes each connection `seconds` after answering on it, without saying so
+    /// (`Connection: keep-alive` is still sent): a server or proxy dropping idle keep-alive
+    /// connections. `nil` keeps connections open.
+    public func dropConnections(after seconds: TimeInterval?) { withState { $0.dropsConnectionsAfter = seconds } }
+
+    /// Connections closed by ``dropConnections(after:)`` so far.
+    public var connectionsDropped: Int { withState { $0.connectionsDropped } }
 
     /// Blocks until at least `count` requests arrived or `timeout` seconds passed.
     @discardableResult
@@ -197,13 +214,23 @@ public final class LoopbackCollector: @unchecked Sendable {
         }
         while true {
             guard let request = readRequest(client, buffer: &buffer) else { return }
-            let reply = withState { state -> Reply in
+            let (responder, dropAfter) = withState { state in
                 state.requests.append(request)
-                return state.script.isEmpty ? state.defaultReply : state.script.removeFirst()
+                return (state.responder, state.dropsConnectionsAfter)
+            }
+            let reply = responder?(request) ?? withState { state -> Reply in
+                state.script.isEmpty ? state.defaultReply : state.script.removeFirst()
             }
             lock.broadcast()
             if reply.delay > 0 { Thread.sleep(forTimeInterval: reply.delay) }
-            guard write(reply, to: client) else { return }
+            // As HTTP/1.1 servers must: a client that asks for `Connection: close` gets it.
+            let closes = request.headers["connection"]?.lowercased() == "close"
+            guard write(reply, to: client, closing: closes), !closes else { return }
+            if let dropAfter {
+                if dropAfter > 0 { Thread.sleep(forTimeInterval: dropAfter) }
+                withState { $0.connectionsDropped += 1 }
+                return
+            }
         }
     }
 
@@ -268,10 +295,11 @@ public final class LoopbackCollector: @unchecked Sendable {
         }
     }
 
-    private func write(_ reply: Reply, to client: Int32) -> Bool {
+    private func write(_ reply: Reply, to client: Int32, closing: Bool) -> Bool {
         let body = Array(reply.body.utf8)
         var head = "HTTP/1.1 \(reply.status) \(Self.reason(reply.status))\r\n"
-        head += "Content-Length: \(body.count)\r\nContent-Type: application/json\r\nConnection: keep-alive\r\n"
+        head += "Content-Length: \(body.count)\r\nContent-Type: application/json\r\n"
+        head += closing ? "Connection: close\r\n" : "Connection: keep-alive\r\n"
         for (name, value) in reply.headers.sorted(by: { $0.key < $1.key }) { head += "\(name): \(value)\r\n" }
         head += "\r\n"
         return sendAll(Array(head.utf8) + body, to: client)

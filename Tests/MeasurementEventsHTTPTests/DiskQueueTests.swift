@@ -18,7 +18,7 @@ final class DiskQueueTests: XCTestCase {
             log: { _ in })
     }
 
-    private func indices(_ events: [QueuedEvent]) -> [Int] { events.compactMap { $0.event.args["index"]?.intValue } }
+    private func indices(_ events: [QueuedEvent]?) -> [Int] { (events ?? []).compactMap { $0.event.args["index"]?.intValue } }
 
     func testRecordsRoundTripWithEveryValueKind() throws {
         let event = MeasurementEvent(

@@ -14,7 +14,7 @@ import Android
 ///
 /// Every line reaches the operating system with a single `write` before ``track(_:)``
 /// returns, so a crash of the process loses at most the line being written. ``flush()``
-/// also asks the system to put the file on disk (`fsync`).
+/// also asks the system to put the file on disk (`fsync`; `F_FULLFSYNC` on Apple platforms).
 ///
 /// ```swift
 /// let tracker = try JSONLinesFileTracker(url: URL(fileURLWithPath: "/tmp/events.jsonl"))
@@ -71,6 +71,6 @@ public final class JSONLinesFileTracker: EventTracker, @unchecked Sendable {
     public func flush() throws {
         lock.lock()
         defer { lock.unlock() }
-        if fsync(descriptor) != 0 { throw WriteError(path: url.path, code: errno) }
+        if let code = synchronizeToStorage(descriptor) { throw WriteError(path: url.path, code: code) }
     }
 }

@@ -18,9 +18,15 @@ import Android
 ///   returns. ``sync()`` also forces it to storage.
 /// - A segment is sealed by renaming it to `<sequence>-<count>.batch`; sealed files never
 ///   change and are deleted only after the server accepted them.
-/// - On start, `.open` files left by a previous process are cut back to their last complete
-///   record and sealed; corrupt records and unreadable files are skipped and counted when read.
+/// - On start, `.open` files left by a previous process are cut back to their last good record
+///   and sealed. Damaged records are skipped, counted and logged when read; the records after
+///   them are still read.
+/// - Nothing in a file name is trusted: a count in a name is used for the cap only when the
+///   file's size makes it possible, and is replaced by the real count when the file is read.
+///   A file that cannot be read (or is no regular file) is counted, logged and left on disk
+///   for the next start; an empty one is removed and counted.
 /// - Only a small index (one entry per sealed file) stays in memory.
+/// - The log handler is never called while the queue's lock is held.
 final class DiskQueue: @unchecked Sendable {
     // @unchecked: all mutable state is in `state`, behind its lock.
 
@@ -33,8 +39,10 @@ final class DiskQueue: @unchecked Sendable {
 
     struct Batch: Sendable, Equatable {
         let sequence: UInt64
-        let count: Int
-        let bytes: Int
+        /// Events in the file: from its name when plausible, else counted from its content;
+        /// corrected when it is read.
+        var count: Int
+        var bytes: Int
         let url: URL
     }
 
@@ -42,8 +50,11 @@ final class DiskQueue: @unchecked Sendable {
         var droppedAtCap = 0
         var discarded = 0
         var corruptRecords = 0
+        var damagedBytes = 0
         var tornRecordsRepaired = 0
         var unreadableFiles = 0
+        var emptyFilesRemoved = 0
+        var unrecognizedFiles = 0
     }
 
     struct WriteError: Error, CustomStringConvertible {
@@ -85,7 +96,14 @@ final class DiskQueue: @unchecked Sendable {
         self.log = log
         state = LockedValue(State())
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        recover()
+        let recovered = QueueRecovery(directory: directory, limits: limits, log: log).run()
+        state.withLock { state in
+            state.sealed = recovered.sealed
+            state.sealedEvents = recovered.sealed.reduce(0) { $0 + $1.count }
+            state.sealedBytes = recovered.sealed.reduce(0) { $0 + $1.bytes }
+            state.nextSequence = recovered.nextSequence
+            state.counters = recovered.counters
+        }
     }
 
     deinit {
@@ -94,12 +112,20 @@ final class DiskQueue: @unchecked Sendable {
         }
     }
 
+    /// Runs `body` under the lock and logs what it noted after the lock is released: a log
+    /// handler may read the tracker's diagnostics, which takes this lock again.
+    private func withState<Result>(_ body: (inout State, inout [String]) throws -> Result) rethrows -> Result {
+        var notes: [String] = []
+        defer { notes.forEach(log) }
+        return try state.withLock { try body(&$0, &notes) }
+    }
+
     // MARK: Appending
 
     /// Writes one event; returns how many events are in the open segment afterwards and
     /// whether a segment was sealed.
     func append(_ queued: QueuedEvent) throws -> (openCount: Int, sealed: Bool) {
-        try state.withLock { state in
+        try withState { state, notes in
             state.payload.removeAll(keepingCapacity: true)
             EventRecordCodec.encode(queued, into: &state.payload)
             guard state.payload.count <= RecordFraming.maximumPayloadSize else {
@@ -113,17 +139,17 @@ final class DiskQueue: @unchecked Sendable {
             state.openBytes += state.frame.count
             var sealed = false
             if state.openCount >= limits.eventsPerBatch || state.openBytes >= limits.bytesPerBatch {
-                seal(&state, durable: false)
+                seal(&state, durable: false, notes: &notes)
                 sealed = true
             }
-            enforceCap(&state)
+            enforceCap(&state, notes: &notes)
             return (state.openCount, sealed)
         }
     }
 
     private func openSegment(_ state: inout State) throws {
         let sequence = state.nextSequence
-        let path = directory.appendingPathComponent(Self.openName(sequence)).path
+        let path = directory.appendingPathComponent(QueueFiles.openName(sequence)).path
         let descriptor = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else { throw WriteError(path: path, code: errno) }
         state.nextSequence += 1
@@ -147,22 +173,22 @@ final class DiskQueue: @unchecked Sendable {
 
     /// Seals the open segment, if it has events. `durable` forces it to storage first.
     func sealOpenSegment(durable: Bool) {
-        state.withLock { seal(&$0, durable: durable) }
+        withState { seal(&$0, durable: durable, notes: &$1) }
     }
 
-    private func seal(_ state: inout State, durable: Bool) {
+    private func seal(_ state: inout State, durable: Bool, notes: inout [String]) {
         guard state.descriptor >= 0 else { return }
-        if durable { _ = fsync(state.descriptor) }
+        if durable { _ = synchronizeToStorage(state.descriptor) }
         close(state.descriptor)
         state.descriptor = -1
-        let from = directory.appendingPathComponent(Self.openName(state.openSequence))
+        let from = directory.appendingPathComponent(QueueFiles.openName(state.openSequence))
         guard state.openCount > 0 else {
             unlink(from.path)
             return
         }
-        let to = directory.appendingPathComponent(Self.batchName(state.openSequence, count: state.openCount))
+        let to = directory.appendingPathComponent(QueueFiles.batchName(state.openSequence, count: state.openCount))
         if rename(from.path, to.path) != 0 {
-            log("cannot seal \(from.lastPathComponent): \(String(cString: strerror(errno))); it is sent after a restart")
+            notes.append("cannot seal \(from.lastPathComponent): \(String(cString: strerror(errno))); it is sent after a restart")
             return
         }
         state.sealed.append(Batch(sequence: state.openSequence, count: state.openCount, bytes: state.openBytes, url: to))
@@ -172,16 +198,16 @@ final class DiskQueue: @unchecked Sendable {
         state.openBytes = 0
     }
 
-    /// Forces the open segment to storage (`fsync`), without sealing it.
+    /// Forces the open segment to storage, without sealing it.
     func sync() {
         state.withLock { state in
-            if state.descriptor >= 0 { _ = fsync(state.descriptor) }
+            if state.descriptor >= 0 { _ = synchronizeToStorage(state.descriptor) }
         }
     }
 
     // MARK: The cap
 
-    private func enforceCap(_ state: inout State) {
+    private func enforceCap(_ state: inout State, notes: inout [String]) {
         while state.sealedEvents + state.openCount > limits.maximumEvents
             || state.sealedBytes + state.openBytes > limits.maximumBytes
         {
@@ -191,7 +217,7 @@ final class DiskQueue: @unchecked Sendable {
             state.sealedBytes -= oldest.bytes
             state.counters.droppedAtCap += oldest.count
             unlink(oldest.url.path)
-            log("queue full (at most \(limits.maximumEvents) events, \(limits.maximumBytes) bytes): "
+            notes.append("queue full (at most \(limits.maximumEvents) events, \(limits.maximumBytes) bytes): "
                 + "dropped the oldest \(oldest.count) events")
         }
     }
@@ -202,63 +228,80 @@ final class DiskQueue: @unchecked Sendable {
     /// holds at least `minimumOpenCount` events. Marks the batch as in flight, which protects
     /// it from the cap.
     func nextBatch(sealingOpenSegmentWithAtLeast minimumOpenCount: Int) -> Batch? {
-        state.withLock { state in
+        withState { state, notes in
             if state.sealed.isEmpty, state.openCount > 0, state.openCount >= minimumOpenCount {
-                seal(&state, durable: false)
+                seal(&state, durable: false, notes: &notes)
             }
             state.inFlight = state.sealed.first?.sequence
             return state.sealed.first
         }
     }
 
-    /// Reads a sealed batch. Corrupt records and a torn tail are skipped, counted and logged.
-    func read(_ batch: Batch) -> [QueuedEvent] {
-        guard let data = FileManager.default.contents(atPath: batch.url.path) else {
-            state.withLock { $0.counters.unreadableFiles += 1 }
-            log("cannot read \(batch.url.lastPathComponent); skipped")
-            return []
+    /// Reads a sealed batch. Damaged records are skipped, counted and logged; the records after
+    /// them are read. Returns `nil` when the file cannot be read at all: it is then left on
+    /// disk, out of the index, for the next start (counted and logged once).
+    func read(_ batch: Batch) -> [QueuedEvent]? {
+        let name = batch.url.lastPathComponent
+        let bytes: [UInt8]
+        switch QueueFiles.contents(batch.url.path, maximumBytes: limits.maximumBytes) {
+        case .failure(let failure):
+            withState { state, notes in
+                forget(batch, state: &state)
+                state.counters.unreadableFiles += 1
+                notes.append("\(failure); left on disk and tried again at the next start")
+            }
+            return nil
+        case .success(let value):
+            bytes = value
         }
-        let bytes = [UInt8](data)
         let scan = RecordFraming.scan(bytes)
         var events: [QueuedEvent] = []
         events.reserveCapacity(scan.records.count)
-        var undecodable = 0
+        var notes: [String] = []
         for range in scan.records {
             do {
                 events.append(try EventRecordCodec.decode(bytes[range]))
             } catch {
-                undecodable += 1
-                log("\(batch.url.lastPathComponent): \(error); skipped")
+                notes.append("\(name): \(error); skipped")
             }
         }
-        let corrupt = scan.corruptRecords + undecodable
-        let unreadableFile = events.isEmpty && (scan.garbage || corrupt > 0 || scan.trailingBytes > 0)
-        state.withLock { state in
-            state.counters.corruptRecords += corrupt
-            if unreadableFile { state.counters.unreadableFiles += 1 } else if scan.trailingBytes > 0 {
-                state.counters.tornRecordsRepaired += 1
+        let undecodable = scan.records.count - events.count
+        if scan.corruptRecords > 0 || scan.damagedBytes > 0 {
+            notes.append("\(name): \(scan.damagedBytes) damaged bytes (about \(scan.corruptRecords) records) skipped; "
+                + "\(scan.records.count) good records read")
+        }
+        if scan.tornTail { notes.append("\(name): a torn last record (\(scan.trailingBytes) bytes) skipped") }
+        let readCount = events.count
+        withState { state, _ in
+            state.counters.corruptRecords += scan.corruptRecords + undecodable
+            state.counters.damagedBytes += scan.damagedBytes
+            if events.isEmpty, scan.damagedBytes > 0 || undecodable > 0 { state.counters.unreadableFiles += 1 }
+            if scan.tornTail { state.counters.tornRecordsRepaired += 1 }
+            // The index now holds the real count, so the cap and `queuedEvents` stop trusting the name.
+            if let index = state.sealed.firstIndex(where: { $0.sequence == batch.sequence }) {
+                state.sealedEvents += readCount - state.sealed[index].count
+                state.sealed[index].count = readCount
             }
         }
-        if scan.corruptRecords > 0 {
-            log("\(batch.url.lastPathComponent): \(scan.corruptRecords) records failed their checksum; skipped")
-        }
-        if scan.trailingBytes > 0 {
-            log("\(batch.url.lastPathComponent): the last \(scan.trailingBytes) bytes are "
-                + (scan.garbage ? "not queue records" : "a torn record") + "; skipped")
-        }
+        notes.forEach(log)
         return events
     }
 
-    /// Deletes a batch the server accepted (or that could not be read).
+    /// Deletes a batch the server accepted (or whose records were all damaged).
     func remove(_ batch: Batch) {
         state.withLock { state in
-            if state.inFlight == batch.sequence { state.inFlight = nil }
-            guard let index = state.sealed.firstIndex(where: { $0.sequence == batch.sequence }) else { return }
-            state.sealed.remove(at: index)
-            state.sealedEvents -= batch.count
-            state.sealedBytes -= batch.bytes
+            forget(batch, state: &state)
             unlink(batch.url.path)
         }
+    }
+
+    /// Takes a batch out of the index (its file stays).
+    private func forget(_ batch: Batch, state: inout State) {
+        if state.inFlight == batch.sequence { state.inFlight = nil }
+        guard let index = state.sealed.firstIndex(where: { $0.sequence == batch.sequence }) else { return }
+        let entry = state.sealed.remove(at: index)
+        state.sealedEvents -= entry.count
+        state.sealedBytes -= entry.bytes
     }
 
     /// Deletes everything queued; returns how many events that was.
@@ -268,7 +311,7 @@ final class DiskQueue: @unchecked Sendable {
             if state.descriptor >= 0 {
                 close(state.descriptor)
                 state.descriptor = -1
-                unlink(directory.appendingPathComponent(Self.openName(state.openSequence)).path)
+                unlink(directory.appendingPathComponent(QueueFiles.openName(state.openSequence)).path)
             }
             for batch in state.sealed { unlink(batch.url.path) }
             let count = state.sealedEvents + state.openCount
@@ -286,97 +329,4 @@ final class DiskQueue: @unchecked Sendable {
     var queuedEvents: Int { state.withLock { $0.sealedEvents + $0.openCount } }
     var queuedBytes: Int { state.withLock { $0.sealedBytes + $0.openBytes } }
     var counters: Counters { state.withLock { $0.counters } }
-
-    // MARK: Recovery
-
-    private func recover() {
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
-        var sealed: [Batch] = []
-        var highest: UInt64 = 0
-        var counters = Counters()
-        for name in names {
-            let url = directory.appendingPathComponent(name)
-            if let sequence = Self.sequence(ofOpenName: name) {
-                highest = max(highest, sequence)
-                if let batch = repairAndSeal(url, sequence: sequence, counters: &counters) { sealed.append(batch) }
-            } else if let (sequence, count) = Self.sequenceAndCount(ofBatchName: name) {
-                highest = max(highest, sequence)
-                let bytes = ((try? FileManager.default.attributesOfItem(atPath: url.path))?[.size] as? Int) ?? 0
-                sealed.append(Batch(sequence: sequence, count: count, bytes: bytes, url: url))
-            } else {
-                log("\(name) in the queue directory is not a queue file; left alone")
-            }
-        }
-        sealed.sort { $0.sequence < $1.sequence }
-        state.withLock { state in
-            state.sealed = sealed
-            state.sealedEvents = sealed.reduce(0) { $0 + $1.count }
-            state.sealedBytes = sealed.reduce(0) { $0 + $1.bytes }
-            state.nextSequence = highest + 1
-            state.counters = counters
-        }
-    }
-
-    /// Cuts a segment left open by a previous process back to its last complete record and
-    /// seals it. Corrupt records inside are counted when the batch is read.
-    private func repairAndSeal(_ url: URL, sequence: UInt64, counters: inout Counters) -> Batch? {
-        guard let data = FileManager.default.contents(atPath: url.path) else {
-            counters.unreadableFiles += 1
-            log("cannot read \(url.lastPathComponent); left alone")
-            return nil
-        }
-        let scan = RecordFraming.scan([UInt8](data))
-        if scan.trailingBytes > 0 {
-            truncate(url.path, off_t(scan.validLength))
-            if scan.garbage {
-                counters.unreadableFiles += scan.validLength == 0 ? 1 : 0
-                log("\(url.lastPathComponent): \(scan.trailingBytes) bytes that are not queue records removed")
-            } else {
-                counters.tornRecordsRepaired += 1
-                log("\(url.lastPathComponent): a torn last record (\(scan.trailingBytes) bytes) removed")
-            }
-        }
-        let count = scan.records.count + scan.corruptRecords
-        guard count > 0 else {
-            unlink(url.path)
-            return nil
-        }
-        let sealedURL = directory.appendingPathComponent(Self.batchName(sequence, count: count))
-        guard rename(url.path, sealedURL.path) == 0 else {
-            log("cannot seal \(url.lastPathComponent): \(String(cString: strerror(errno)))")
-            return nil
-        }
-        return Batch(sequence: sequence, count: count, bytes: scan.validLength, url: sealedURL)
-    }
-
-    // MARK: File names
-
-    static func openName(_ sequence: UInt64) -> String { pad(sequence) + ".open" }
-    static func batchName(_ sequence: UInt64, count: Int) -> String { pad(sequence) + "-\(count).batch" }
-
-    private static func pad(_ sequence: UInt64) -> String {
-        let digits = String(sequence)
-        return String(repeating: "0", count: max(0, 12 - digits.count)) + digits
-    }
-
-    // Names come from the disk: bounded so that the next sequence number and the sum of the
-    // counts cannot overflow (Int is 32 bits on Apple Watch). A name beyond them is not ours.
-    static let largestSequence: UInt64 = 1 << 62
-    static let largestBatchCount = 1 << 24
-
-    static func sequence(ofOpenName name: String) -> UInt64? {
-        guard name.hasSuffix(".open"), let sequence = UInt64(name.dropLast(5)), sequence <= largestSequence else { return nil }
-        return sequence
-    }
-
-    static func sequenceAndCount(ofBatchName name: String) -> (UInt64, Int)? {
-        guard name.hasSuffix(".batch") else { return nil }
-        let parts = name.dropLast(6).split(separator: "-")
-        guard parts.count == 2, let sequence = UInt64(parts[0]), sequence <= largestSequence,
-            let count = Int(parts[1]), (0...largestBatchCount).contains(count)  // checked: nil beyond Int, then bounded
-        else {
-            return nil
-        }
-        return (sequence, count)
-    }
 }

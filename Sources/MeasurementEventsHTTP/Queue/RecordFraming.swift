@@ -10,7 +10,7 @@ enum RecordFraming {
     static func appendFrame(payload: ArraySlice<UInt8>, to buffer: inout [UInt8]) {
         buffer.append(magic.0)
         buffer.append(magic.1)
-        appendUInt32(UInt32(payload.count), to: &buffer)
+        appendUInt32(UInt32(payload.count), to: &buffer)  // fits: DiskQueue refuses payloads over maximumPayloadSize (1 MiB)
         appendUInt32(CRC32.checksum(payload), to: &buffer)
         buffer.append(contentsOf: payload)
     }
@@ -23,64 +23,122 @@ enum RecordFraming {
     }
 
     static func readUInt32(_ bytes: [UInt8], at offset: Int) -> UInt32 {
-        UInt32(bytes[offset]) | UInt32(bytes[offset + 1]) << 8 | UInt32(bytes[offset + 2]) << 16
-            | UInt32(bytes[offset + 3]) << 24
+        // fits: each byte widens to UInt32.
+        let (b0, b1, b2, b3) = (bytes[offset], bytes[offset + 1], bytes[offset + 2], bytes[offset + 3])
+        return UInt32(truncatingIfNeeded: b0) | UInt32(truncatingIfNeeded: b1) << 8
+            | UInt32(truncatingIfNeeded: b2) << 16 | UInt32(truncatingIfNeeded: b3) << 24
+    }
+
+    /// A payload length read from disk, as an `Int`, or `nil` when it is above `maximum`.
+    ///
+    /// The check is made on the unsigned value before any conversion, so a corrupt length
+    /// never traps where `Int` is 32 bits (Apple Watch); `maximum` defaults to
+    /// ``maximumPayloadSize``, which fits any `Int`.
+    static func payloadLength(_ raw: UInt32, maximum: Int = maximumPayloadSize) -> Int? {
+        guard maximum >= 0, UInt64(raw) <= UInt64(maximum) else { return nil }
+        return Int(raw)  // checked: raw <= maximum, an Int, just above
     }
 
     /// What a scan of a file's bytes found.
     struct Scan {
         /// Payload ranges of the records whose checksum matched, in order.
         var records: [Range<Int>] = []
-        /// Records whose frame was intact but whose checksum did not match.
+        /// Records lost to damage, as far as the frames tell: a damaged stretch between two
+        /// good records counts one, plus one per further frame start found inside it.
         var corruptRecords = 0
-        /// Where the last complete record ends: the length to truncate a torn file to.
+        /// Bytes that are not part of a good record (damage anywhere, and a torn tail).
+        var damagedBytes = 0
+        /// Where the last good record ends: the length an open segment is cut back to.
         var validLength = 0
-        /// Bytes after `validLength` that are not a complete record: a torn final write, or
-        /// garbage (when ``garbage`` is set).
+        /// Bytes after `validLength`.
         var trailingBytes = 0
-        /// The bytes after `validLength` did not even start like a record.
-        var garbage = false
+        /// The bytes after `validLength` are one record cut short by the end of the file (a
+        /// torn last write), not damage.
+        var tornTail = false
     }
 
-    /// Reads frames from the start; stops at the first frame that is incomplete or has no magic.
+    /// Reads every good record. After a bad frame (bad magic, length or checksum) it looks
+    /// for the next good frame, so damage never hides the records after it.
     static func scan(_ bytes: [UInt8]) -> Scan {
         var scan = Scan()
         var offset = 0
         while offset < bytes.count {
-            let remaining = bytes.count - offset
-            if remaining >= 2, bytes[offset] != magic.0 || bytes[offset + 1] != magic.1 {
-                scan.garbage = true
-                break
-            }
-            if remaining == 1, bytes[offset] != magic.0 {
-                scan.garbage = true
-                break
-            }
-            guard remaining >= headerSize else { break }
-            let length = Int(readUInt32(bytes, at: offset + 2))
-            if length > maximumPayloadSize {
-                scan.garbage = true
-                break
-            }
-            guard remaining >= headerSize + length else { break }
-            let payload = (offset + headerSize)..<(offset + headerSize + length)
-            if CRC32.checksum(bytes[payload]) == readUInt32(bytes, at: offset + 6) {
+            if let payload = goodFrame(in: bytes, at: offset) {
                 scan.records.append(payload)
-            } else {
-                scan.corruptRecords += 1
+                offset = payload.upperBound
+                scan.validLength = offset
+                continue
             }
-            offset += headerSize + length
-            scan.validLength = offset
+            // Damage from `offset` to the next good frame, or to the end of the file.
+            var next = offset + 1
+            while next < bytes.count, goodFrame(in: bytes, at: next) == nil { next += 1 }
+            if next < bytes.count {
+                scan.corruptRecords += estimatedRecords(in: bytes, from: offset, to: next, beforeGoodFrame: true)
+                scan.damagedBytes += next - offset
+            } else {
+                scan.tornTail = isTornTail(bytes, from: offset)
+                if !scan.tornTail {
+                    scan.corruptRecords += estimatedRecords(in: bytes, from: offset, to: next, beforeGoodFrame: false)
+                }
+            }
+            offset = next
         }
         scan.trailingBytes = bytes.count - scan.validLength
+        scan.damagedBytes += scan.tornTail ? 0 : scan.trailingBytes
         return scan
+    }
+
+    /// The payload range of a complete frame at `offset` whose checksum matches.
+    private static func goodFrame(in bytes: [UInt8], at offset: Int) -> Range<Int>? {
+        guard bytes.count - offset >= headerSize, bytes[offset] == magic.0, bytes[offset + 1] == magic.1,
+            let length = payloadLength(readUInt32(bytes, at: offset + 2)),
+            bytes.count - offset - headerSize >= length
+        else { return nil }
+        let payload = (offset + headerSize)..<(offset + headerSize + length)
+        return CRC32.checksum(bytes[payload]) == readUInt32(bytes, at: offset + 6) ? payload : nil
+    }
+
+    /// Whether `offset...` is the start of one plausible frame that the end of the file cut.
+    private static func isTornTail(_ bytes: [UInt8], from offset: Int) -> Bool {
+        let remaining = bytes.count - offset
+        guard bytes[offset] == magic.0, remaining == 1 || bytes[offset + 1] == magic.1 else { return false }
+        guard remaining >= 6 else { return true }
+        guard let length = payloadLength(readUInt32(bytes, at: offset + 2)) else { return false }
+        return remaining < headerSize + length
+    }
+
+    /// How many records a damaged stretch held, as far as its frame starts tell. The stretch
+    /// starts where a record should (after a good one, or at the start of the file): that is
+    /// one record when a good frame follows, or when it looks like a frame start; each further
+    /// frame start inside it (the magic and a possible length) counts one more.
+    private static func estimatedRecords(in bytes: [UInt8], from start: Int, to end: Int, beforeGoodFrame: Bool) -> Int {
+        var count = 0
+        var offset = start
+        while offset < end {
+            let length = frameStartLength(bytes, at: offset, end: end)
+            if length != nil || (offset == start && beforeGoodFrame) { count += 1 }
+            if let length, end - offset - headerSize >= length {
+                offset += headerSize + length
+                continue
+            }
+            offset += 1
+            while offset < end, frameStartLength(bytes, at: offset, end: end) == nil { offset += 1 }
+        }
+        return count
+    }
+
+    /// The length in a frame header at `offset` (before `end`) that has the magic and a length
+    /// that is possible; `nil` when there is no such header.
+    private static func frameStartLength(_ bytes: [UInt8], at offset: Int, end: Int) -> Int? {
+        guard end - offset >= 6, bytes[offset] == magic.0, bytes[offset + 1] == magic.1 else { return nil }
+        return payloadLength(readUInt32(bytes, at: offset + 2))
     }
 }
 
 /// CRC-32 (IEEE 802.3, as in zip and PNG).
 enum CRC32 {
     private static let table: [UInt32] = (0..<256).map { index in
-        var crc = UInt32(index)
+        var crc = UInt32(truncatingIfNeeded: index)  // 0..<256
         for _ in 0..<8 { crc = crc & 1 == 1 ? 0xEDB8_8320 ^ (crc >> 1) : crc >> 1 }
         return crc
     }
@@ -88,7 +146,7 @@ enum CRC32 {
     static func checksum<Bytes: Collection>(_ bytes: Bytes) -> UInt32 where Bytes.Element == UInt8 {
         var crc: UInt32 = 0xFFFF_FFFF
         table.withUnsafeBufferPointer { table in
-            for byte in bytes { crc = table[Int((crc ^ UInt32(byte)) & 0xFF)] ^ (crc >> 8) }
+            for byte in bytes { crc = table[Int(truncatingIfNeeded: (crc ^ UInt32(truncatingIfNeeded: byte)) & 0xFF)] ^ (crc >> 8) }
         }
         return crc ^ 0xFFFF_FFFF
     }

@@ -5,7 +5,8 @@ import MeasurementEvents
 /// Sends sealed batches, oldest first, one request at a time, on its own serial queue.
 ///
 /// Per request: 2xx deletes the events; 408, 429, 5xx and network errors retry after a backoff
-/// (or `Retry-After`); 413 halves the batch down to single events (a single event refused
+/// (or `Retry-After`); 413 makes requests smaller, down to single events, and the size the
+/// server took is kept for later batches (see ``RequestSizeLearner``; a single event refused
 /// with 413 is dropped); any other 4xx drops that batch, or only the events the server named
 /// when the encoder can read them from the reply (Amplitude), sending the rest again. Every
 /// drop is counted and logged.
@@ -26,6 +27,8 @@ final class BatchUploader: @unchecked Sendable {
     private struct Current {
         let batch: DiskQueue.Batch
         let events: [QueuedEvent]
+        /// Events still to send, in spans of one user; each request takes the start of the
+        /// first span, as many events as ``RequestSizeLearner`` allows.
         var ranges: [Range<Int>]
         /// Events the server refused by name; left out when their range is sent again.
         var refused: Set<Int> = []
@@ -57,6 +60,7 @@ final class BatchUploader: @unchecked Sendable {
     private var attempt = 0
     private var flushRequested = false
     private var generation = 0
+    private var requestSize: RequestSizeLearner
 
     init(
         diskQueue: DiskQueue, encoder: any BatchEncoder, transport: any HTTPTransport, clock: any DeliveryClock,
@@ -72,6 +76,7 @@ final class BatchUploader: @unchecked Sendable {
         self.flushAt = flushAt
         self.anonymousID = anonymousID
         self.log = log
+        requestSize = RequestSizeLearner(maximum: encoder.limits.maximumEvents)
     }
 
     /// Starts sending if idle. `flush` sends even a partly filled segment.
@@ -108,39 +113,54 @@ final class BatchUploader: @unchecked Sendable {
                     flushRequested = false
                     return
                 }
-                let events = diskQueue.read(batch)
+                // `nil`: the file cannot be read; the queue left it on disk for the next start.
+                guard let events = diskQueue.read(batch) else { continue }
                 current = Current(batch: batch, events: events, ranges: requestRanges(events))
             }
-            guard let range = current!.ranges.first else {
+            guard let span = current!.ranges.first else {
                 diskQueue.remove(current!.batch)
                 current = nil
                 continue
             }
-            let positions = current!.positions(in: range)
-            guard !positions.isEmpty else {
-                current!.ranges.removeFirst()
-                continue
+            // The next request: as many events as the server is known to take.
+            var range = span.lowerBound..<min(span.upperBound, span.lowerBound + requestSize.next)
+            while true {
+                let positions = current!.positions(in: range)
+                guard !positions.isEmpty else {
+                    advance(past: range)
+                    break
+                }
+                let events = positions.map { current!.events[$0] }
+                let encoded = encoder.encode(
+                    events, context: BatchContext(anonymousID: anonymousID, sentAt: clock.now()))
+                if !positions.allSatisfy(current!.encoded.contains) {
+                    note(encoded)
+                    current!.encoded.formUnion(positions)
+                }
+                guard let request = encoded.request else {
+                    advance(past: range)
+                    break
+                }
+                if request.body.count > encoder.limits.maximumBytes, range.count > 1 {
+                    range = range.lowerBound..<(range.lowerBound + range.count / 2)
+                    continue
+                }
+                return send(request, range: range, positions: positions, eventCount: events.count - encoded.rejected.count)
             }
-            let events = positions.map { current!.events[$0] }
-            let encoded = encoder.encode(events, context: BatchContext(anonymousID: anonymousID, sentAt: clock.now()))
-            if !positions.allSatisfy(current!.encoded.contains) {
-                note(encoded)
-                current!.encoded.formUnion(positions)
-            }
-            guard let request = encoded.request else {
-                current!.ranges.removeFirst()
-                continue
-            }
-            if request.body.count > encoder.limits.maximumBytes, range.count > 1 {
-                current!.ranges.replaceSubrange(0..<1, with: halves(range))
-                continue
-            }
-            send(request, range: range, positions: positions, eventCount: events.count - encoded.rejected.count)
-            return
         }
     }
 
-    /// Request-sized ranges that never mix user ids (a request carries one user).
+    /// The first range's events up to `range.upperBound` are done with (sent, refused or dropped).
+    private func advance(past range: Range<Int>) {
+        guard let span = current!.ranges.first else { return }
+        if range.upperBound >= span.upperBound {
+            current!.ranges.removeFirst()
+        } else {
+            current!.ranges[0] = range.upperBound..<span.upperBound
+        }
+    }
+
+    /// Spans of at most the encoder's maximum that never mix user ids (a request carries one user).
     private func requestRanges(_ events: [QueuedEvent]) -> [Range<Int>] {
         var ranges: [Range<Int>] = []
         var start = 0
@@ -153,11 +173,6 @@ final class BatchUploader: @unchecked Sendable {
             }
         }
         return ranges
-    }
-
-    private func halves(_ range: Range<Int>) -> [Range<Int>] {
-        let middle = range.lowerBound + range.count / 2
-        return [range.lowerBound..<middle, middle..<range.upperBound]
     }
 
     private func note(_ encoded: EncodedBatch) {
@@ -188,7 +203,7 @@ final class BatchUploader: @unchecked Sendable {
         _ result: Result<HTTPResponse, any Error>, range: Range<Int>, positions: [Int], eventCount: Int,
         generation sentGeneration: Int
     ) {
-        guard sentGeneration == generation, current?.ranges.first == range else { return }
+        guard sentGeneration == generation, current?.ranges.first?.lowerBound == range.lowerBound else { return }
         let response: HTTPResponse
         switch result {
         case .failure(let error):
@@ -199,11 +214,12 @@ final class BatchUploader: @unchecked Sendable {
         switch response.status {
         case 200..<300:
             attempt = 0
-            current!.ranges.removeFirst()
+            advance(past: range)
+            requestSize.accepted(range.count)
             counters.withLock { $0.delivered += eventCount }
         case 413 where range.count > 1:
-            log("HTTP 413: batch of \(range.count) events halved")
-            current!.ranges.replaceSubrange(0..<1, with: halves(range))
+            requestSize.refused(range.count)
+            log("HTTP 413: the server refused \(range.count) events in one request; sending \(requestSize.next) at most")
         case 408, 429, 500..<600, 100..<200, 300..<400:
             let retryAfter = RetryPolicy.retryAfter(response.headers["retry-after"], now: clock.now())
             scheduleRetry(after: retryAfter, reason: "HTTP \(response.status)")
@@ -211,7 +227,7 @@ final class BatchUploader: @unchecked Sendable {
             attempt = 0
             let message = String(decoding: response.body.prefix(500), as: UTF8.self)
             if dropNamedEvents(in: response, positions: positions, message: message) { return }
-            current!.ranges.removeFirst()
+            advance(past: range)
             counters.withLock { $0.rejectedByServer += eventCount }
             problem("HTTP \(response.status): the server refused \(eventCount) events; dropped. Server said: \(message)")
         }

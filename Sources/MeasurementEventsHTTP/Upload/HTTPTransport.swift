@@ -32,9 +32,9 @@ public final class URLSessionTransport: HTTPTransport, @unchecked Sendable {
     private let session: URLSession
 
     /// `requestTimeout` is also set on the session: swift-corelibs-foundation ignores a
-    /// request's own `timeoutInterval`.
+    /// request's own `timeoutInterval`. It is rounded up by ``honouredTimeout(_:)``.
     public init(configuration: URLSessionConfiguration = .ephemeral, requestTimeout: TimeInterval = 30) {
-        configuration.timeoutIntervalForRequest = requestTimeout
+        configuration.timeoutIntervalForRequest = Self.honouredTimeout(requestTimeout)
         configuration.httpCookieStorage = nil
         configuration.urlCache = nil
         session = URLSession(configuration: configuration)
@@ -42,13 +42,38 @@ public final class URLSessionTransport: HTTPTransport, @unchecked Sendable {
 
     deinit { session.finishTasksAndInvalidate() }
 
+    /// The timeout URL loading really applies for `timeout`: at least 1 second, and on Linux
+    /// rounded up to whole seconds, because FoundationNetworking passes whole seconds to curl
+    /// (0.5 s became 0: every request expired at once and delivery never progressed).
+    ///
+    /// ```swift
+    /// URLSessionTransport.honouredTimeout(0.5)   // 1 (on every platform)
+    /// URLSessionTransport.honouredTimeout(2.5)   // 3 on Linux, 2.5 on Apple platforms
+    /// ```
+    public static func honouredTimeout(_ timeout: TimeInterval) -> TimeInterval {
+        guard timeout.isFinite, timeout > 1 else { return 1 }
+        #if canImport(FoundationNetworking)
+        return timeout.rounded(.up)
+        #else
+        return timeout
+        #endif
+    }
+
     public func send(
         _ request: HTTPRequest, timeout: TimeInterval,
         completion: @escaping @Sendable (Result<HTTPResponse, any Error>) -> Void
     ) {
-        var urlRequest = URLRequest(url: request.url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: timeout)
+        var urlRequest = URLRequest(
+            url: request.url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: Self.honouredTimeout(timeout))
         urlRequest.httpMethod = request.method
         for (name, value) in request.headers { urlRequest.setValue(value, forHTTPHeaderField: name) }
+        #if canImport(FoundationNetworking)
+        // On Linux, when a server has dropped an idle keep-alive connection, curl retries on a
+        // fresh one but FoundationNetworking cannot rewind the body: the headers go out, no
+        // body follows, and the request hangs for the whole timeout. A connection per request
+        // costs a handshake per batch and never hangs. Apple's URLSession resends correctly.
+        urlRequest.setValue("close", forHTTPHeaderField: "Connection")
+        #endif
         urlRequest.httpBody = Data(request.body)
         session.dataTask(with: urlRequest) { data, response, error in
             if let error { return completion(.failure(error)) }

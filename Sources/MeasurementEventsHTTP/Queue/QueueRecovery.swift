@@ -1,0 +1,131 @@
+import Foundation
+
+#if canImport(Darwin)
+import Darwin
+#elseif canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Android)
+import Android
+#endif
+
+/// What a queue directory holds when a queue starts, found without trusting any name: `.open`
+/// segments left by a previous process are repaired and sealed, batch counts are checked
+/// against the files, empty files are removed, and files that cannot be read are counted,
+/// logged and left for the next start. Runs before the queue is shared, so it logs freely.
+struct QueueRecovery {
+    let directory: URL
+    let limits: DiskQueue.Limits
+    let log: @Sendable (String) -> Void
+
+    /// What the directory holds: the sealed batches, oldest first, the next free sequence, and
+    /// what was found wrong on the way.
+    func run() -> (sealed: [DiskQueue.Batch], nextSequence: UInt64, counters: DiskQueue.Counters) {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
+        var sealed: [DiskQueue.Batch] = []
+        var highest: UInt64 = 0
+        var counters = DiskQueue.Counters()
+        for name in names.sorted() {
+            let url = directory.appendingPathComponent(name)
+            guard let parsed = QueueFiles.parse(name) else {
+                counters.unrecognizedFiles += 1
+                log("\(name) in the queue directory is not a queue file; left alone")
+                continue
+            }
+            let sequence: UInt64
+            switch parsed {
+            case .open(let value), .batch(let value, _): sequence = value
+            }
+            highest = max(highest, sequence)
+            let bytes: Int
+            switch QueueFiles.kind(url.path) {
+            case .other(let reason):
+                counters.unreadableFiles += 1
+                log("cannot read \(name): \(reason); left on disk and tried again at the next start")
+                continue
+            case .regular(let size):
+                bytes = size
+            }
+            if bytes == 0 {
+                unlink(url.path)
+                counters.emptyFilesRemoved += 1
+                log("\(name) is empty; removed")
+                continue
+            }
+            switch parsed {
+            case .open:
+                if let batch = repairAndSeal(url, sequence: sequence, counters: &counters) { sealed.append(batch) }
+            case .batch(_, let claimed):
+                guard let count = plausibleCount(claimed, bytes: bytes) ?? countRecords(url) else {
+                    counters.unreadableFiles += 1
+                    continue
+                }
+                sealed.append(DiskQueue.Batch(sequence: sequence, count: count, bytes: bytes, url: url))
+            }
+        }
+        sealed.sort { $0.sequence < $1.sequence }
+        // `highest` is at most `QueueFiles.maximumSequence`: no overflow.
+        return (sealed, highest + 1, counters)
+    }
+
+    /// The count a batch name claims, when a file of `bytes` bytes can hold that many records
+    /// and a batch of this queue can: `nil` sends the caller to the file's content.
+    private func plausibleCount(_ claimed: Int?, bytes: Int) -> Int? {
+        guard let claimed, claimed >= 1, claimed <= limits.eventsPerBatch,
+            claimed <= bytes / (RecordFraming.headerSize + 1)
+        else { return nil }
+        return claimed
+    }
+
+    /// The good records in a file; `nil` (logged) when it cannot be read.
+    private func countRecords(_ url: URL) -> Int? {
+        switch QueueFiles.contents(url.path, maximumBytes: limits.maximumBytes) {
+        case .failure(let failure):
+            log("\(failure); left on disk and tried again at the next start")
+            return nil
+        case .success(let bytes):
+            return RecordFraming.scan(bytes).records.count
+        }
+    }
+
+    /// Seals a segment left open by a previous process, after cutting off what follows its
+    /// last good record (a torn write, or damage). Damage before that stays in the file and is
+    /// counted when the batch is read, so no good record is ever cut off.
+    private func repairAndSeal(_ url: URL, sequence: UInt64, counters: inout DiskQueue.Counters) -> DiskQueue.Batch? {
+        let name = url.lastPathComponent
+        let bytes: [UInt8]
+        switch QueueFiles.contents(url.path, maximumBytes: limits.maximumBytes) {
+        case .failure(let failure):
+            counters.unreadableFiles += 1
+            log("\(failure); left on disk and tried again at the next start")
+            return nil
+        case .success(let value):
+            bytes = value
+        }
+        let scan = RecordFraming.scan(bytes)
+        if scan.trailingBytes > 0 {
+            if scan.tornTail {
+                counters.tornRecordsRepaired += 1
+                log("\(name): a torn last record (\(scan.trailingBytes) bytes) removed")
+            } else {
+                let tail = RecordFraming.scan(Array(bytes[scan.validLength...]))
+                counters.corruptRecords += tail.corruptRecords
+                counters.damagedBytes += tail.damagedBytes
+                log("\(name): \(scan.trailingBytes) damaged bytes after the last good record removed")
+            }
+            truncate(url.path, off_t(scan.validLength))
+        }
+        guard !scan.records.isEmpty else {
+            if scan.validLength == 0, !scan.tornTail { counters.unreadableFiles += 1 }
+            unlink(url.path)
+            return nil
+        }
+        let sealedURL = directory.appendingPathComponent(QueueFiles.batchName(sequence, count: scan.records.count))
+        guard rename(url.path, sealedURL.path) == 0 else {
+            log("cannot seal \(name): \(String(cString: strerror(errno)))")
+            return nil
+        }
+        return DiskQueue.Batch(sequence: sequence, count: scan.records.count, bytes: scan.validLength, url: sealedURL)
+    }
+}
