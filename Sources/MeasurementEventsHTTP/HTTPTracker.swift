@@ -32,6 +32,14 @@ import Android
 ///   counted in ``diagnostics`` and logged.
 /// - ``discardPending()`` (called by the aggregator when consent is revoked) deletes everything
 ///   queued.
+/// - Nothing is uploaded, not even what a previous run left, until consent is known:
+///   ``consentDidChange(to:)`` with `.granted` (an aggregator announces it at `start()`), or the
+///   first ``track(_:)`` when the tracker is used without an aggregator (tracking implies
+///   consent).
+/// - Identity travels with each event (``MeasurementEvent/attribution``, set by the
+///   aggregator); ``identify(_:)`` queues identify and group calls in order with the events.
+///   A reset sends nothing: vendors have no reset call, and the events after it carry the new
+///   anonymous id and no user id.
 ///
 /// Use one tracker per directory at a time.
 public final class HTTPTracker: EventTracker, @unchecked Sendable {
@@ -97,7 +105,6 @@ public final class HTTPTracker: EventTracker, @unchecked Sendable {
     /// Why a tracker could not be made.
     public enum SetupError: Error, CustomStringConvertible {
         case insecureEndpoint(URL)
-        case unreadableIdentity(path: String, underlying: String)
         /// Another live tracker uses the directory; each tracker needs its own.
         case directoryInUse(path: String)
         case directoryNotLockable(path: String, underlying: String)
@@ -107,8 +114,6 @@ public final class HTTPTracker: EventTracker, @unchecked Sendable {
             case .insecureEndpoint(let url):
                 return "refusing to send events over plain http to \(url.absoluteString): use https "
                     + "(plain http is allowed for loopback addresses only)"
-            case .unreadableIdentity(let path, let underlying):
-                return "cannot read or create the anonymous id at \(path): \(underlying)"
             case .directoryInUse(let path):
                 return "another HTTPTracker is using \(path); give each tracker its own directory"
             case .directoryNotLockable(let path, let underlying):
@@ -121,16 +126,18 @@ public final class HTTPTracker: EventTracker, @unchecked Sendable {
     public let directory: URL
     private let directoryLock: DirectoryLock
     public let configuration: Configuration
-    /// Generated on first use of ``directory`` and kept there: the vendor's anonymous id.
-    public let anonymousID: String
+    /// For events tracked without an aggregator (they carry no identity): the anonymous id a
+    /// tracker before queue version 2 kept in ``directory``, else one made for this tracker.
+    private let standaloneIdentity: EventAttribution
 
     private let queue: DiskQueue
     private let uploader: BatchUploader
     private let state: LockedValue<State>
 
     private struct State {
-        var userID: String?
         var accepted = 0
+        /// The consent an aggregator announced last; `nil` until one did.
+        var consent: EventAggregator.Consent?
         var timer: (any ScheduledWork)?
         var closed = false
     }
@@ -150,8 +157,9 @@ public final class HTTPTracker: EventTracker, @unchecked Sendable {
         } catch let error as DirectoryLock.Failed {
             throw SetupError.directoryNotLockable(path: error.path, underlying: String(cString: strerror(error.code)))
         }
-        let identity = try DeliveryIdentity(directory: directory)
-        anonymousID = identity.anonymousID
+        let legacyAnonymousID = LegacyIdentityFile.anonymousID(in: directory)
+        standaloneIdentity = EventAttribution(
+            identity: EventIdentity(anonymousID: legacyAnonymousID ?? UUID().uuidString.lowercased()))
         let log = configuration.logHandler
         queue = try DiskQueue(
             directory: directory.appendingPathComponent("queue"),
@@ -165,8 +173,9 @@ public final class HTTPTracker: EventTracker, @unchecked Sendable {
             diskQueue: queue, encoder: encoder,
             transport: configuration.transport ?? URLSessionTransport(requestTimeout: configuration.requestTimeout),
             clock: configuration.clock, policy: configuration.retryPolicy, timeout: configuration.requestTimeout,
-            flushAt: max(1, configuration.flushAt), anonymousID: identity.anonymousID, log: log)
-        state = LockedValue(State(userID: identity.userID))
+            flushAt: max(1, configuration.flushAt),
+            legacyAnonymousID: standaloneIdentity.identity.anonymousID, log: log)
+        state = LockedValue(State())
         scheduleTimer()
         uploader.trigger(flush: false)
     }
@@ -186,25 +195,38 @@ public final class HTTPTracker: EventTracker, @unchecked Sendable {
         }
     }
 
-    // MARK: Identity
-
-    /// The user id sent with events tracked from now on (`nil` after sign-out). Kept on disk.
-    public var userID: String? { state.withLock { $0.userID } }
-
-    public func setUserID(_ userID: String?) throws {
-        try DeliveryIdentity.storeUserID(userID, directory: directory)
-        state.withLock { $0.userID = userID }
-    }
-
     // MARK: EventTracker
 
     public func track(_ event: MeasurementEvent) throws {
-        let userID = state.withLock { state -> String? in
+        var event = event
+        if event.attribution == nil { event.attribution = standaloneIdentity }
+        let opens = state.withLock { state -> Bool in
             state.accepted += 1
-            return state.userID
+            return state.consent == nil
         }
-        let (openCount, sealed) = try queue.append(QueuedEvent(event: event, userID: userID))
+        // Without an aggregator nobody announces consent: tracking implies it.
+        if opens { uploader.allowUploads(true) }
+        try enqueue(QueuedEvent(event: event))
+    }
+
+    /// Queues an identify or group call, in order with the events around it. A reset queues
+    /// nothing (no vendor has a reset call).
+    public func identify(_ event: IdentityEvent) throws {
+        guard let queued = QueuedEvent(event) else { return }
+        state.withLock { $0.accepted += 1 }
+        try enqueue(queued)
+    }
+
+    private func enqueue(_ queued: QueuedEvent) throws {
+        let (openCount, sealed) = try queue.append(queued)
         if sealed || openCount == configuration.flushAt { uploader.trigger(flush: false) }
+    }
+
+    /// Uploads start at `.granted`, stop otherwise; a denial is followed by
+    /// ``discardPending()``, which deletes the queue.
+    public func consentDidChange(to consent: EventAggregator.Consent) throws {
+        state.withLock { $0.consent = consent }
+        uploader.allowUploads(consent == .granted)
     }
 
     /// Forces what is queued to storage and starts uploading all of it.

@@ -48,7 +48,8 @@ final class BatchUploader: @unchecked Sendable {
     private let policy: RetryPolicy
     private let timeout: TimeInterval
     private let flushAt: Int
-    private let anonymousID: String
+    /// Fills in the records of queue version 1, which kept no anonymous id.
+    private let legacyAnonymousID: String
     private let log: @Sendable (String) -> Void
 
     private var current: Current?
@@ -57,10 +58,12 @@ final class BatchUploader: @unchecked Sendable {
     private var attempt = 0
     private var flushRequested = false
     private var generation = 0
+    /// Closed until consent is known: what a previous run queued waits for it.
+    private var uploadsAllowed = false
 
     init(
         diskQueue: DiskQueue, encoder: any BatchEncoder, transport: any HTTPTransport, clock: any DeliveryClock,
-        policy: RetryPolicy, timeout: TimeInterval, flushAt: Int, anonymousID: String,
+        policy: RetryPolicy, timeout: TimeInterval, flushAt: Int, legacyAnonymousID: String,
         log: @escaping @Sendable (String) -> Void
     ) {
         self.diskQueue = diskQueue
@@ -70,7 +73,7 @@ final class BatchUploader: @unchecked Sendable {
         self.policy = policy
         self.timeout = timeout
         self.flushAt = flushAt
-        self.anonymousID = anonymousID
+        self.legacyAnonymousID = legacyAnonymousID
         self.log = log
     }
 
@@ -79,6 +82,15 @@ final class BatchUploader: @unchecked Sendable {
         queue.async {
             if flush { self.flushRequested = true }
             self.pump()
+        }
+    }
+
+    /// Opens or closes the gate; opening sends what waited for it.
+    func allowUploads(_ allowed: Bool) {
+        queue.async {
+            guard self.uploadsAllowed != allowed else { return }
+            self.uploadsAllowed = allowed
+            if allowed { self.pump() }
         }
     }
 
@@ -100,7 +112,7 @@ final class BatchUploader: @unchecked Sendable {
     // MARK: On the queue
 
     private func pump() {
-        guard !requestInFlight, retry == nil else { return }
+        guard uploadsAllowed, !requestInFlight, retry == nil else { return }
         while true {
             if current == nil {
                 guard let batch = diskQueue.nextBatch(sealingOpenSegmentWithAtLeast: flushRequested ? 1 : flushAt)
@@ -108,7 +120,7 @@ final class BatchUploader: @unchecked Sendable {
                     flushRequested = false
                     return
                 }
-                let events = diskQueue.read(batch)
+                let events = diskQueue.read(batch).map { $0.fillingLegacyIdentity(anonymousID: legacyAnonymousID) }
                 current = Current(batch: batch, events: events, ranges: requestRanges(events))
             }
             guard let range = current!.ranges.first else {
@@ -122,7 +134,7 @@ final class BatchUploader: @unchecked Sendable {
                 continue
             }
             let events = positions.map { current!.events[$0] }
-            let encoded = encoder.encode(events, context: BatchContext(anonymousID: anonymousID, sentAt: clock.now()))
+            let encoded = encoder.encode(events, context: BatchContext(sentAt: clock.now()))
             if !positions.allSatisfy(current!.encoded.contains) {
                 note(encoded)
                 current!.encoded.formUnion(positions)
@@ -140,12 +152,13 @@ final class BatchUploader: @unchecked Sendable {
         }
     }
 
-    /// Request-sized ranges that never mix user ids (a request carries one user).
+    /// Request-sized ranges that never mix events the encoder keeps apart (GA4: one user).
     private func requestRanges(_ events: [QueuedEvent]) -> [Range<Int>] {
         var ranges: [Range<Int>] = []
         var start = 0
+        let keys = events.map(encoder.requestKey(for:))
         for index in Array(events.indices.dropFirst()) + [events.count] {
-            if index == events.count || events[index].userID != events[start].userID
+            if index == events.count || keys[index] != keys[start]
                 || index - start >= encoder.limits.maximumEvents
             {
                 if index > start { ranges.append(start..<index) }
