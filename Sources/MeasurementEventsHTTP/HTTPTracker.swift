@@ -74,7 +74,7 @@ public final class HTTPTracker: EventTracker, @unchecked Sendable {
 
     /// What the tracker has done since it was made (plus what recovery found on disk).
     public struct Diagnostics: Sendable, Equatable {
-        /// Events written to the queue by ``track(_:)``.
+        /// Events (``track(_:)``) and identify and group calls (``identify(_:)``) written to the queue.
         public var accepted = 0
         /// Events the server accepted.
         public var delivered = 0
