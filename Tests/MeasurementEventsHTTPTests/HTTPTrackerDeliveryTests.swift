@@ -245,4 +245,24 @@ final class HTTPTrackerDeliveryTests: LoopbackTestCase {
         XCTAssertEqual(calls.map { $0["userId"] as? String }, [nil, "user-old", nil])
         XCTAssertEqual(tracker.diagnostics.corruptRecords, 0)
     }
+
+    func testBatchesAreSplitWhereTheEncodersRequestKeyChangesAndOnlyThere() throws {
+        let events = [withUser("user-a", numbered(1)[0]), withUser("user-a", numbered(1, from: 1)[0]),
+                      withUser("user-b", numbered(1, from: 2)[0]), withUser(nil, numbered(1, from: 3)[0])]
+        let ga4 = try HTTPTracker(
+            encoder: GA4Encoder(measurementID: "G-1", apiSecret: "s", baseURL: collector.baseURL),
+            directory: directory.appendingPathComponent("ga4"), configuration: testConfiguration())
+        for event in events { try ga4.track(event) }
+        XCTAssertTrue(ga4.waitUntilDelivered(timeout: 30))
+        let users = collector.requests.map { request -> String in
+            let body = try? JSONSerialization.jsonObject(with: Data(request.body)) as? [String: Any]
+            return "\(body?["user_id"] as? String ?? "-") x\((body?["events"] as? [Any])?.count ?? 0)"
+        }
+        XCTAssertEqual(users, ["user-a x2", "user-b x1", "- x1"], "GA4: one request per client and user")
+
+        let segment = try makeTracker()
+        for event in events { try segment.track(event) }
+        XCTAssertTrue(segment.waitUntilDelivered(timeout: 30))
+        XCTAssertEqual(collector.requests.count, 4, "Segment mixes users in one request")
+    }
 }

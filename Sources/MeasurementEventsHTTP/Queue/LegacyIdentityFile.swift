@@ -9,7 +9,9 @@ enum LegacyIdentityFile {
 
     static func anonymousID(in directory: URL) -> String? {
         let url = directory.appendingPathComponent("anonymous-id")
-        guard let data = try? Data(contentsOf: url), data.count <= maximumBytes,
+        // The size first: a file that is not ours is not read into memory.
+        let size = (try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? NSNumber)?.int64Value
+        guard let size, size <= Int64(maximumBytes), let data = try? Data(contentsOf: url),
             let text = String(data: data, encoding: .utf8)
         else { return nil }
         let id = text.trimmingCharacters(in: .whitespacesAndNewlines)
