@@ -138,6 +138,8 @@ public final class HTTPTracker: EventTracker, @unchecked Sendable {
         var accepted = 0
         /// The consent an aggregator announced last; `nil` until one did.
         var consent: EventAggregator.Consent?
+        /// Whether a `track` without announced consent opened the uploads (once is enough).
+        var openedByTracking = false
         var timer: (any ScheduledWork)?
         var closed = false
     }
@@ -202,7 +204,9 @@ public final class HTTPTracker: EventTracker, @unchecked Sendable {
         if event.attribution == nil { event.attribution = standaloneIdentity }
         let opens = state.withLock { state -> Bool in
             state.accepted += 1
-            return state.consent == nil
+            guard state.consent == nil, !state.openedByTracking else { return false }
+            state.openedByTracking = true
+            return true
         }
         // Without an aggregator nobody announces consent: tracking implies it.
         if opens { uploader.allowUploads(true) }
