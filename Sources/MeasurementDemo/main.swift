@@ -4,6 +4,7 @@ import Foundation
 let sections: KeyValuePairs<String, () throws -> Void> = [
     "bus": runBusDemo,
     "delivery": runDeliveryDemo,
+    "identity": runIdentityDemo,
     "impressions": runImpressionsDemo,
 ]
 

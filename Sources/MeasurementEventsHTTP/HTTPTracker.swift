@@ -32,6 +32,14 @@ import Android
 ///   counted in ``diagnostics`` and logged.
 /// - ``discardPending()`` (called by the aggregator when consent is revoked) deletes everything
 ///   queued.
+/// - Nothing is uploaded, not even what a previous run left, until consent is known:
+///   ``consentDidChange(to:)`` with `.granted` (an aggregator announces it at `start()`), or the
+///   first ``track(_:)`` when the tracker is used without an aggregator (tracking implies
+///   consent).
+/// - Identity travels with each event (``MeasurementEvent/attribution``, set by the
+///   aggregator); ``identify(_:)`` queues identify and group calls in order with the events.
+///   A reset sends nothing: vendors have no reset call, and the events after it carry the new
+///   anonymous id and no user id.
 ///
 /// Use one tracker per directory at a time.
 ///
@@ -74,7 +82,7 @@ public final class HTTPTracker: EventTracker, @unchecked Sendable {
 
     /// What the tracker has done since it was made (plus what recovery found on disk).
     public struct Diagnostics: Sendable, Equatable {
-        /// Events written to the queue by ``track(_:)``.
+        /// Events (``track(_:)``) and identify and group calls (``identify(_:)``) written to the queue.
         public var accepted = 0
         /// Events ``track(_:)`` could not write (a full disk); `track` threw for each.
         public var failedWrites = 0
@@ -115,7 +123,6 @@ public final class HTTPTracker: EventTracker, @unchecked Sendable {
     /// Why a tracker could not be made.
     public enum SetupError: Error, CustomStringConvertible {
         case insecureEndpoint(URL)
-        case unreadableIdentity(path: String, underlying: String)
         /// Another live tracker uses the directory; each tracker needs its own.
         case directoryInUse(path: String)
         case directoryNotLockable(path: String, underlying: String)
@@ -125,8 +132,6 @@ public final class HTTPTracker: EventTracker, @unchecked Sendable {
             case .insecureEndpoint(let url):
                 return "refusing to send events over plain http to \(url.absoluteString): use https "
                     + "(plain http is allowed for loopback addresses only)"
-            case .unreadableIdentity(let path, let underlying):
-                return "cannot read or create the anonymous id at \(path): \(underlying)"
             case .directoryInUse(let path):
                 return "another HTTPTracker is using \(path); give each tracker its own directory"
             case .directoryNotLockable(let path, let underlying):
@@ -144,19 +149,23 @@ public final class HTTPTracker: EventTracker, @unchecked Sendable {
     public let directory: URL
     private let directoryLock: DirectoryLock
     public let configuration: Configuration
-    /// Generated on first use of ``directory`` and kept there: the vendor's anonymous id.
-    public let anonymousID: String
+    /// For events tracked without an aggregator (they carry no identity): the anonymous id a
+    /// tracker before queue version 2 kept in ``directory``, else one made for this tracker.
+    private let standaloneIdentity: EventAttribution
 
     private let queue: DiskQueue
     private let uploader: BatchUploader
     private let state: LockedValue<State>
 
     private struct State {
-        var userID: String?
         var accepted = 0
         var failedWrites = 0
         /// Failures since the last write that worked: one log line per episode, not per event.
         var failuresInARow = 0
+        /// The consent an aggregator announced last; `nil` until one did.
+        var consent: EventAggregator.Consent?
+        /// Whether a `track` without announced consent opened the uploads (once is enough).
+        var openedByTracking = false
         var timer: (any ScheduledWork)?
         var closed = false
     }
@@ -176,8 +185,9 @@ public final class HTTPTracker: EventTracker, @unchecked Sendable {
         } catch let error as DirectoryLock.Failed {
             throw SetupError.directoryNotLockable(path: error.path, underlying: String(cString: strerror(error.code)))
         }
-        let identity = try DeliveryIdentity(directory: directory)
-        anonymousID = identity.anonymousID
+        let legacyAnonymousID = LegacyIdentityFile.anonymousID(in: directory)
+        standaloneIdentity = EventAttribution(
+            identity: EventIdentity(anonymousID: legacyAnonymousID ?? UUID().uuidString.lowercased()))
         let log = configuration.logHandler
         if Self.isInAppGroupContainer(directory) {
             log("\(directory.path) is in an App Group container: iOS kills a suspended app that holds a file "
@@ -196,8 +206,9 @@ public final class HTTPTracker: EventTracker, @unchecked Sendable {
             transport: configuration.transport ?? URLSessionTransport(requestTimeout: configuration.requestTimeout),
             clock: configuration.clock, policy: configuration.retryPolicy,
             timeout: URLSessionTransport.honouredTimeout(configuration.requestTimeout),
-            flushAt: max(1, configuration.flushAt), anonymousID: identity.anonymousID, log: log)
-        state = LockedValue(State(userID: identity.userID))
+            flushAt: max(1, configuration.flushAt),
+            legacyAnonymousID: standaloneIdentity.identity.anonymousID, log: log)
+        state = LockedValue(State())
         scheduleTimer()
         uploader.trigger(flush: false)
     }
@@ -219,23 +230,34 @@ public final class HTTPTracker: EventTracker, @unchecked Sendable {
         }
     }
 
-    // MARK: Identity
-
-    /// The user id sent with events tracked from now on (`nil` after sign-out). Kept on disk.
-    public var userID: String? { state.withLock { $0.userID } }
-
-    public func setUserID(_ userID: String?) throws {
-        try DeliveryIdentity.storeUserID(userID, directory: directory)
-        state.withLock { $0.userID = userID }
-    }
-
     // MARK: EventTracker
 
     public func track(_ event: MeasurementEvent) throws {
-        let userID = state.withLock { $0.userID }
+        var event = event
+        if event.attribution == nil { event.attribution = standaloneIdentity }
+        let opens = state.withLock { state -> Bool in
+            guard state.consent == nil, !state.openedByTracking else { return false }
+            state.openedByTracking = true
+            return true
+        }
+        // Without an aggregator nobody announces consent: tracking implies it.
+        if opens { uploader.allowUploads(true) }
+        try enqueue(QueuedEvent(event: event))
+    }
+
+    /// Queues an identify or group call, in order with the events around it. A reset queues
+    /// nothing (no vendor has a reset call).
+    public func identify(_ event: IdentityEvent) throws {
+        guard let queued = QueuedEvent(event) else { return }
+        try enqueue(queued)
+    }
+
+    /// Writes `queued`; counts it as accepted only once written. A failed write is counted and
+    /// logged once per episode (not per event), and thrown.
+    private func enqueue(_ queued: QueuedEvent) throws {
         let appended: (openCount: Int, sealed: Bool)
         do {
-            appended = try queue.append(QueuedEvent(event: event, userID: userID))
+            appended = try queue.append(queued)
         } catch {
             let first = state.withLock { state -> Bool in
                 state.failedWrites += 1
@@ -252,6 +274,13 @@ public final class HTTPTracker: EventTracker, @unchecked Sendable {
         }
         if recovered > 0 { configuration.logHandler("the queue is writable again after \(recovered) failed writes") }
         if appended.sealed || appended.openCount == configuration.flushAt { uploader.trigger(flush: false) }
+    }
+
+    /// Uploads start at `.granted`, stop otherwise; a denial is followed by
+    /// ``discardPending()``, which deletes the queue.
+    public func consentDidChange(to consent: EventAggregator.Consent) throws {
+        state.withLock { $0.consent = consent }
+        uploader.allowUploads(consent == .granted)
     }
 
     /// Forces what is queued to storage and starts uploading all of it.

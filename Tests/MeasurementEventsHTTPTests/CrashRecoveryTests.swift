@@ -58,6 +58,7 @@ final class CrashRecoveryTests: XCTestCase {
             let restarted = try HTTPTracker(
                 encoder: SegmentEncoder(writeKey: "crash-test", baseURL: collector.baseURL),
                 directory: directory, configuration: configuration)
+            try restarted.consentDidChange(to: .granted)
             XCTAssertTrue(restarted.waitUntilDelivered(timeout: 60), "run \(run): queue not drained")
             let received = Set(receivedIndices(collector.requests))
             let missing = accepted.filter { !received.contains($0) }

@@ -208,19 +208,61 @@ final class HTTPTrackerDeliveryTests: LoopbackTestCase {
         XCTAssertNoThrow(try makeTracker(), "the lock goes with the tracker")
     }
 
-    func testAnonymousIDIsKeptAndUserIDTravelsWithEachEvent() throws {
-        var first: HTTPTracker? = try makeTracker()
-        let anonymousID = try XCTUnwrap(first?.anonymousID)
-        try first?.track(numbered(1)[0])
-        try first?.setUserID("user-777")
-        try first?.track(numbered(1, from: 1)[0])
-        XCTAssertTrue(first?.waitUntilDelivered(timeout: 30) == true)
-        first = nil  // a restart: the next tracker on this directory reads what the first kept
-        let second = try makeTracker()
-        XCTAssertEqual(second.anonymousID, anonymousID)
-        XCTAssertEqual(second.userID, "user-777")
+    func testEachEventIsSentWithTheIdentityItCarries() throws {
+        let tracker = try makeTracker()
+        try tracker.track(withUser(nil, numbered(1)[0]))
+        try tracker.track(withUser("user-777", numbered(1, from: 1)[0]))
+        XCTAssertTrue(tracker.waitUntilDelivered(timeout: 30))
         let calls = segmentCalls(collector.requests)
-        XCTAssertEqual(calls.map { $0["anonymousId"] as? String }, [anonymousID, anonymousID])
+        XCTAssertEqual(calls.map { $0["anonymousId"] as? String }, ["anon-1234", "anon-1234"])
         XCTAssertEqual(calls.map { $0["userId"] as? String }, [nil, "user-777"])
+    }
+
+    func testEventsTrackedWithoutAnAggregatorShareOneAnonymousID() throws {
+        let tracker = try makeTracker()
+        for event in numbered(2) { try tracker.track(event) }
+        XCTAssertTrue(tracker.waitUntilDelivered(timeout: 30))
+        let ids = segmentCalls(collector.requests).compactMap { $0["anonymousId"] as? String }
+        XCTAssertEqual(ids.count, 2)
+        XCTAssertEqual(Set(ids).count, 1)
+        XCTAssertFalse(ids[0].isEmpty)
+    }
+
+    func testAQueueWrittenByVersion1DeliversWithItsUserIDsAndTheDirectorysAnonymousID() throws {
+        // What a tracker of the previous version left: its anonymous-id file and a sealed
+        // queue file of version 1 records, each with the user id set when it was tracked.
+        try Data("legacy-anon-5678\n".utf8).write(to: directory.appendingPathComponent("anonymous-id"))
+        let records = numbered(3).enumerated().map { index, event in
+            LegacyRecords.version1(event, userID: index == 1 ? "user-old" : nil)
+        }
+        try LegacyRecords.writeBatch(records, sequence: 0, queueDirectory: directory.appendingPathComponent("queue"))
+        let tracker = try makeTracker()
+        try tracker.consentDidChange(to: .granted)
+        XCTAssertTrue(tracker.waitUntilDelivered(timeout: 30))
+        let calls = segmentCalls(collector.requests)
+        XCTAssertEqual(receivedIndices(collector.requests), [0, 1, 2])
+        XCTAssertEqual(calls.map { $0["anonymousId"] as? String }, Array(repeating: "legacy-anon-5678", count: 3))
+        XCTAssertEqual(calls.map { $0["userId"] as? String }, [nil, "user-old", nil])
+        XCTAssertEqual(tracker.diagnostics.corruptRecords, 0)
+    }
+
+    func testBatchesAreSplitWhereTheEncodersRequestKeyChangesAndOnlyThere() throws {
+        let events = [withUser("user-a", numbered(1)[0]), withUser("user-a", numbered(1, from: 1)[0]),
+                      withUser("user-b", numbered(1, from: 2)[0]), withUser(nil, numbered(1, from: 3)[0])]
+        let ga4 = try HTTPTracker(
+            encoder: GA4Encoder(measurementID: "G-1", apiSecret: "s", baseURL: collector.baseURL),
+            directory: directory.appendingPathComponent("ga4"), configuration: testConfiguration())
+        for event in events { try ga4.track(event) }
+        XCTAssertTrue(ga4.waitUntilDelivered(timeout: 30))
+        let users = collector.requests.map { request -> String in
+            let body = try? JSONSerialization.jsonObject(with: Data(request.body)) as? [String: Any]
+            return "\(body?["user_id"] as? String ?? "-") x\((body?["events"] as? [Any])?.count ?? 0)"
+        }
+        XCTAssertEqual(users, ["user-a x2", "user-b x1", "- x1"], "GA4: one request per client and user")
+
+        let segment = try makeTracker()
+        for event in events { try segment.track(event) }
+        XCTAssertTrue(segment.waitUntilDelivered(timeout: 30))
+        XCTAssertEqual(collector.requests.count, 4, "Segment mixes users in one request")
     }
 }

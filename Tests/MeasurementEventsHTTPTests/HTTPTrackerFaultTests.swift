@@ -11,11 +11,13 @@ final class HTTPTrackerFaultTests: LoopbackTestCase {
     private func makeTracker(
         _ configuration: HTTPTracker.Configuration = testConfiguration(), maximumEvents: Int = 100
     ) throws -> HTTPTracker {
-        try HTTPTracker(
+        let tracker = try HTTPTracker(
             encoder: SegmentEncoder(
                 writeKey: "k", baseURL: collector.baseURL,
                 limits: BatchLimits(maximumEvents: maximumEvents, maximumBytes: 500_000)),
             directory: directory, configuration: configuration)
+        try tracker.consentDidChange(to: .granted)
+        return tracker
     }
 
     #if os(Linux)

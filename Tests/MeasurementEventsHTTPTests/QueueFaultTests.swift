@@ -29,10 +29,14 @@ final class QueueFaultTests: LoopbackTestCase {
         return queueFiles(directory).filter { !before.contains($0) }
     }
 
+    /// A tracker told that consent is granted, as an aggregator's start() would: what a previous
+    /// run left is uploaded only then.
     private func makeTracker(_ configuration: HTTPTracker.Configuration = testConfiguration()) throws -> HTTPTracker {
-        try HTTPTracker(
+        let tracker = try HTTPTracker(
             encoder: SegmentEncoder(writeKey: "k", baseURL: collector.baseURL), directory: directory,
             configuration: configuration)
+        try tracker.consentDidChange(to: .granted)
+        return tracker
     }
 
     private func url(_ name: String) -> URL { queueDirectory.appendingPathComponent(name) }

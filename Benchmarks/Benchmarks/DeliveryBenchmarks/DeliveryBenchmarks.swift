@@ -17,18 +17,23 @@ let benchmarks: @Sendable () -> Void = {
 
 /// 100 events like the bus delivers them: a few args each, ids and timestamps set.
 let sampleBatch: [QueuedEvent] = (0..<100).map { index in
-    QueuedEvent(
-        event: MeasurementEvent(
-            "feed/item_tapped", type: .click, category: "feed",
-            args: ["item_id": .string("item-\(index)"), "position": .int(index), "ratio": .double(0.5), "promoted": .bool(index.isMultiple(of: 2))],
-            timestamp: Date(timeIntervalSince1970: 1_700_000_000 + Double(index))),
-        userID: "user-12345")
+    var event = MeasurementEvent(
+        "feed/item_tapped", type: .click, category: "feed",
+        args: ["item_id": .string("item-\(index)"), "position": .int(index), "ratio": .double(0.5), "promoted": .bool(index.isMultiple(of: 2))],
+        timestamp: Date(timeIntervalSince1970: 1_700_000_000 + Double(index)))
+    event.attribution = EventAttribution(
+        identity: EventIdentity(userID: "user-12345", anonymousID: "anonymous-0001"), sessionID: 1_700_000_000_000,
+        context: EventContext(
+            app: .init(name: "Bench", version: "1.0", build: "1", bundleID: "com.example.bench"),
+            os: .init(name: "iOS", version: "17.2"), device: .init(model: "iPhone15,2", manufacturer: "Apple"),
+            locale: "en-US", timeZone: "Europe/Berlin"))
+    return QueuedEvent(event: event)
 }
 
 /// 7. One batch of 100 events per vendor encoder, split at the vendor's per-request limit
 /// (GA4 takes 25 events per request, so 4 requests).
 func registerEncoders() {
-    let context = BatchContext(anonymousID: "anonymous-0001", sentAt: Date(timeIntervalSince1970: 1_700_000_100))
+    let context = BatchContext(sentAt: Date(timeIntervalSince1970: 1_700_000_100))
     let encoders: [(String, any BatchEncoder)] = [
         ("Amplitude", AmplitudeEncoder(apiKey: "benchmark-key")),
         ("GA4", GA4Encoder(measurementID: "G-BENCHMARK", apiSecret: "secret")),

@@ -13,7 +13,12 @@ import MeasurementEvents
 /// when set, else the event name), `event_properties` (args plus `event_type` and
 /// `category`), `time` in milliseconds, `insert_id` (the event id: Amplitude ignores a
 /// repeated insert id for 7 days, so retried uploads do not double count), `device_id` (the
-/// anonymous id) and `user_id` when set. Amplitude ignores ids shorter than 5 characters;
+/// anonymous id), `user_id` when set, `session_id` (-1 when none), the device and app
+/// (`platform`, `os_name`, `os_version`, `device_model`, `device_manufacturer`,
+/// `app_version`, `language`) and, when the user acts for a group, `groups`
+/// (`{groupType: groupID}`). An identify is an `$identify` event with `user_properties`
+/// `{"$set": traits}`; a group a `$groupidentify` event with `groups` and
+/// `group_properties` `{"$set": traits}`. Amplitude ignores ids shorter than 5 characters;
 /// such a user id is left out, counted and logged as an adaptation.
 ///
 /// Limits: Amplitude asks for requests under 1 MB and fewer than 2,000 events; this encoder
@@ -27,16 +32,20 @@ public struct AmplitudeEncoder: BatchEncoder {
     public let endpoint: URL
     public let limits: BatchLimits
     public let eventName: VendorEventName
+    /// The group type groups are sent under (Amplitude groups are `{type: value}`).
+    public let groupType: String
 
     public init(
         apiKey: String,
         baseURL: URL = AmplitudeEncoder.defaultBaseURL,
         eventName: VendorEventName = .labelWhenSet,
+        groupType: String = "group",
         limits: BatchLimits = BatchLimits(maximumEvents: 100, maximumBytes: 1_000_000)
     ) {
         self.apiKey = apiKey
         self.endpoint = WireFormats.url(baseURL, path: "/2/httpapi")
         self.eventName = eventName
+        self.groupType = groupType
         self.limits = limits
     }
 
@@ -48,28 +57,69 @@ public struct AmplitudeEncoder: BatchEncoder {
             object.field("api_key") { $0.string(apiKey) }
             object.field("events") {
                 $0.array(events) { json, queued in
-                    let event = queued.event
-                    var userID = queued.userID
+                    var userID = queued.identity.userID
                     if let id = userID, id.count < Self.minimumIDLength {
                         userID = nil
                         adaptations.append(.init(
-                            event: event.name,
+                            event: queued.event.name,
                             reason: "user id left out: Amplitude ignores ids shorter than \(Self.minimumIDLength) characters"))
                     }
-                    json.object { fields in
-                        fields.field("device_id") { $0.string(context.anonymousID) }
-                        fields.field("event_properties") { $0.object(event.vendorProperties) }
-                        fields.field("event_type") { $0.string(eventName.pick(event)) }
-                        fields.field("insert_id") { $0.string(event.id.uuidString) }
-                        fields.field("time") { $0.int64(WireFormats.milliseconds(event.timestamp)) }
-                        if let userID { fields.field("user_id") { $0.string(userID) } }
-                    }
+                    writeEvent(queued, userID: userID, to: &json)
                 }
             }
         }
         let request = HTTPRequest(
             url: endpoint, headers: ["Accept": "*/*", "Content-Type": "application/json"], body: body.bytes)
         return EncodedBatch(request: request, adaptations: adaptations)
+    }
+
+    // Keys as Amplitude's HTTP V2 API reference names them
+    // (amplitude.com/docs/apis/analytics/http-v2, "Keys for the event argument"): user_id,
+    // device_id, event_type, time, event_properties, user_properties, groups, group_properties,
+    // app_version, platform, os_name, os_version, device_manufacturer, device_model, language,
+    // session_id ("-1 is the same as no session_id"), insert_id. `$identify` with
+    // user_properties {"$set": …} and `$groupidentify` with group_properties: Amplitude's
+    // Identify API (amplitude.com/docs/apis/analytics/identify, "User property operations")
+    // and Group Identify API (amplitude.com/docs/apis/analytics/group-identify).
+    private func writeEvent(_ queued: QueuedEvent, userID: String?, to json: inout JSONWriter) {
+        let event = queued.event
+        let identity = queued.identity
+        let context = queued.context
+        json.object { fields in
+            if let version = context?.app.version { fields.field("app_version") { $0.string(version) } }
+            fields.field("device_id") { $0.string(identity.anonymousID) }
+            if let maker = context?.device.manufacturer { fields.field("device_manufacturer") { $0.string(maker) } }
+            if let model = context?.device.model { fields.field("device_model") { $0.string(model) } }
+            if queued.kind == .track { fields.field("event_properties") { $0.object(event.vendorProperties) } }
+            fields.field("event_type") { $0.string(eventType(queued)) }
+            if queued.kind == .group {
+                fields.field("group_properties") { $0.object { $0.field("$set") { $0.object(identity.groupTraits) } } }
+            }
+            if let groupID = identity.groupID {
+                fields.field("groups") { $0.object { $0.field(groupType) { $0.string(groupID) } } }
+            }
+            fields.field("insert_id") { $0.string(event.id.uuidString) }
+            if let locale = context?.locale { fields.field("language") { $0.string(locale) } }
+            if let os = context?.os {
+                fields.field("os_name") { $0.string(os.name) }
+                fields.field("os_version") { $0.string(os.version) }
+                fields.field("platform") { $0.string(os.name) }
+            }
+            fields.field("session_id") { $0.int64(queued.sessionID ?? -1) }
+            fields.field("time") { $0.int64(WireFormats.milliseconds(event.timestamp)) }
+            if let userID { fields.field("user_id") { $0.string(userID) } }
+            if queued.kind == .identify {
+                fields.field("user_properties") { $0.object { $0.field("$set") { $0.object(identity.traits) } } }
+            }
+        }
+    }
+
+    private func eventType(_ queued: QueuedEvent) -> String {
+        switch queued.kind {
+        case .track: return eventName.pick(queued.event)
+        case .identify: return "$identify"
+        case .group: return "$groupidentify"
+        }
     }
 
     /// Amplitude's 400 names the bad events by their index in the request's `events`, under

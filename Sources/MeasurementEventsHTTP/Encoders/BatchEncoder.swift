@@ -3,7 +3,8 @@ import MeasurementEvents
 
 /// Turns a batch of queued events into one HTTP request for a vendor.
 ///
-/// Three encoders ship: ``SegmentEncoder``, ``AmplitudeEncoder`` and ``GA4Encoder``. A custom
+/// Four encoders ship: ``SegmentEncoder``, ``AmplitudeEncoder``, ``GA4Encoder`` and
+/// ``OTLPLogsEncoder``. A custom
 /// one needs an endpoint, limits, and `encode`:
 ///
 /// ```swift
@@ -18,7 +19,8 @@ import MeasurementEvents
 /// }
 /// ```
 ///
-/// All events of one call share the same user id (the tracker splits batches where it changes).
+/// Each queued event carries its own identity, session and context (``QueuedEvent/attribution``).
+/// A vendor whose request holds one user only says so with ``requestKey(for:)``.
 public protocol BatchEncoder: Sendable {
     /// Where requests go. Plain `http://` is refused unless the host is a loopback address.
     var endpoint: URL { get }
@@ -31,10 +33,15 @@ public protocol BatchEncoder: Sendable {
     /// bad ones. The uploader drops those (counted and logged) and sends the rest again.
     /// `nil`, the default, means the server did not say: the whole request is dropped.
     func refusedEvents(in response: HTTPResponse, of events: [QueuedEvent]) -> Set<Int>?
+    /// Events with different keys never share a request: the uploader splits batches where
+    /// the key changes. GA4 returns its client and user id (one request is one user); `nil`,
+    /// the default, means any events may share a request.
+    func requestKey(for event: QueuedEvent) -> String?
 }
 
 extension BatchEncoder {
     public func refusedEvents(in response: HTTPResponse, of events: [QueuedEvent]) -> Set<Int>? { nil }
+    public func requestKey(for event: QueuedEvent) -> String? { nil }
 }
 
 /// What one request to a vendor may carry.
@@ -49,26 +56,12 @@ public struct BatchLimits: Sendable, Equatable {
     }
 }
 
-/// An event as the queue holds it: the event, and the user id that was set when it was tracked.
-public struct QueuedEvent: Sendable, Equatable {
-    public var event: MeasurementEvent
-    public var userID: String?
-
-    public init(event: MeasurementEvent, userID: String? = nil) {
-        self.event = event
-        self.userID = userID
-    }
-}
-
 /// What every request of a batch shares.
 public struct BatchContext: Sendable, Equatable {
-    /// Generated once per tracker directory and kept: the vendor's anonymous/device/client id.
-    public var anonymousID: String
     /// When the request is made.
     public var sentAt: Date
 
-    public init(anonymousID: String, sentAt: Date) {
-        self.anonymousID = anonymousID
+    public init(sentAt: Date) {
         self.sentAt = sentAt
     }
 }

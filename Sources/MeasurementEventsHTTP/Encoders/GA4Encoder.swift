@@ -10,8 +10,16 @@ import MeasurementEvents
 ///     directory: applicationSupport.appendingPathComponent("analytics/ga4"))
 /// ```
 ///
-/// The body is `{"client_id": <anonymous id>, "user_id": …, "events": [{"name", "params",
-/// "timestamp_micros"}]}`, at most 25 events per request and 130 KB.
+/// The body is `{"client_id": <anonymous id>, "user_id": …, "user_properties": {name:
+/// {"value": …}}, "events": [{"name", "params", "timestamp_micros"}]}`, at most 25 events per
+/// request and 130 KB. A request carries one client and user, so batches are split where they
+/// change (``requestKey(for:)``). Every event's params carry `session_id` and
+/// `engagement_time_msec` (1: GA4 counts a session's users only from events that have it; we
+/// do not measure foreground time).
+///
+/// GA4's Measurement Protocol has no identify or group call: an identify or group sends no
+/// event, its traits go as `user_properties` (the group as `group_id` plus `group_`-prefixed
+/// traits) with the request it falls in, or alone (`"events": []`) when nothing else does.
 ///
 /// GA4's rules, and what this encoder does about them:
 /// - Event names: letters, digits and underscores, starting with a letter, at most 40
@@ -32,6 +40,16 @@ public struct GA4Encoder: BatchEncoder {
     public static let maximumParams = 25
     public static let maximumStringValueLength = 100
     public static let maximumUserIDLength = 256
+    public static let maximumUserProperties = 25
+    public static let maximumUserPropertyNameLength = 24
+    public static let maximumUserPropertyValueLength = 36
+    /// User property names GA4 reserves.
+    public static let reservedUserPropertyNames: Set<String> = [
+        "first_open_time", "first_visit_time", "last_deep_link_referrer", "user_id", "first_open_after_install",
+    ]
+    public static let reservedUserPropertyPrefixes = ["google_", "ga_", "firebase_"]
+    /// Params every event carries, which the 25 per event must leave room for.
+    static let sessionParams = ["engagement_time_msec", "session_id"]
 
     /// Event names GA4 reserves for its own events.
     public static let reservedEventNames: Set<String> = [
@@ -102,11 +120,24 @@ public struct GA4Encoder: BatchEncoder {
         public var description: String { reason }
     }
 
+    /// One request is one client and one user.
+    public func requestKey(for event: QueuedEvent) -> String? {
+        let identity = event.identity
+        return identity.anonymousID + "\u{1F}" + (identity.userID ?? "")
+    }
+
+    // Fields as the Measurement Protocol reference names them
+    // (developers.google.com/analytics/devguides/collection/protocol/ga4/reference, "Request
+    // body"): client_id, user_id, user_properties ({"name": {"value": …}}, "Send user
+    // properties" guide), events[].name, params, timestamp_micros; session_id and
+    // engagement_time_msec params: "Send Measurement Protocol events", "Format the request",
+    // and the use-cases guide ("session_id required", "include engagement_time_msec").
     public func encode(_ events: [QueuedEvent], context: BatchContext) -> EncodedBatch {
+        guard let first = events.first, let last = events.last else { return EncodedBatch(request: nil) }
         var rejected: [EncodedBatch.Rejection] = []
         var adaptations: [EncodedBatch.Rejection] = []
         var encodedEvents: [[UInt8]] = []
-        for queued in events {
+        for queued in events where queued.kind == .track {
             let event = queued.event
             let original = eventName.pick(event)
             let name: String
@@ -119,7 +150,9 @@ public struct GA4Encoder: BatchEncoder {
             if name != original {
                 adaptations.append(.init(event: event.name, reason: "sent to GA4 as \(name)"))
             }
-            let params = ga4Params(event, adaptations: &adaptations)
+            var params = ga4Params(event, adaptations: &adaptations)
+            params["engagement_time_msec"] = .int(1)
+            if let sessionID = queued.sessionID { params["session_id"] = .string(String(sessionID)) }
             var json = JSONWriter()
             json.object { object in
                 object.field("name") { $0.string(name) }
@@ -128,21 +161,67 @@ public struct GA4Encoder: BatchEncoder {
             }
             encodedEvents.append(json.bytes)
         }
-        guard !encodedEvents.isEmpty else { return EncodedBatch(request: nil, rejected: rejected, adaptations: adaptations) }
-        var userID = events.first?.userID
+        let hasIdentityCalls = events.contains { $0.kind != .track }
+        guard !encodedEvents.isEmpty || hasIdentityCalls else {
+            return EncodedBatch(request: nil, rejected: rejected, adaptations: adaptations)
+        }
+        var userID = first.identity.userID
         if let id = userID, id.count > Self.maximumUserIDLength {
             userID = nil
             adaptations.append(.init(
-                event: events[0].event.name, reason: "user id left out: GA4 takes at most \(Self.maximumUserIDLength) characters"))
+                event: first.event.name, reason: "user id left out: GA4 takes at most \(Self.maximumUserIDLength) characters"))
         }
+        // The newest identity of the request: user properties describe the user now.
+        let userProperties = ga4UserProperties(last.identity, event: last.event.name, adaptations: &adaptations)
         var body = JSONWriter()
         body.object { object in
-            object.field("client_id") { $0.string(context.anonymousID) }
+            object.field("client_id") { $0.string(first.identity.anonymousID) }
             if let userID { object.field("user_id") { $0.string(userID) } }
+            if !userProperties.isEmpty {
+                object.field("user_properties") {
+                    $0.object { fields in
+                        for key in userProperties.keys.sorted() {
+                            fields.field(key) { $0.object { $0.field("value") { $0.value(userProperties[key]!) } } }
+                        }
+                    }
+                }
+            }
             object.field("events") { $0.array(encodedEvents) { json, event in json.raw(event) } }
         }
         let request = HTTPRequest(url: endpoint, headers: ["Content-Type": "application/json"], body: body.bytes)
         return EncodedBatch(request: request, rejected: rejected, adaptations: adaptations)
+    }
+
+    /// The user's traits, and the group as `group_id` and `group_`-prefixed traits, under GA4's
+    /// rules for user properties (names of at most 24 characters, values of at most 36, 25 in all).
+    private func ga4UserProperties(
+        _ identity: EventIdentity, event: EventName, adaptations: inout [EncodedBatch.Rejection]
+    ) -> EventArgs {
+        var candidates: [(String, EventValue)] = identity.traits.keys.sorted().map { ($0, identity.traits[$0]!) }
+        if let groupID = identity.groupID {
+            candidates.append(("group_id", .string(groupID)))
+            candidates += identity.groupTraits.keys.sorted().map { ("group_" + $0, identity.groupTraits[$0]!) }
+        }
+        var properties: EventArgs = [:]
+        for (key, value) in candidates {
+            guard case .success(let name) = Self.ga4Name(
+                key, reservedNames: Self.reservedUserPropertyNames, reservedPrefixes: Self.reservedUserPropertyPrefixes),
+                name.count <= Self.maximumUserPropertyNameLength, properties[name] == nil,
+                properties.count < Self.maximumUserProperties
+            else {
+                adaptations.append(.init(event: event, reason: "user property \"\(key)\" left out: GA4 cannot take it"))
+                continue
+            }
+            switch value {
+            case .string(let string) where string.count > Self.maximumUserPropertyValueLength:
+                properties[name] = .string(String(string.prefix(Self.maximumUserPropertyValueLength)))
+                adaptations.append(.init(
+                    event: event, reason: "user property \"\(key)\" cut to \(Self.maximumUserPropertyValueLength) characters"))
+            case .bool(let bool): properties[name] = .string(bool ? "true" : "false")
+            default: properties[name] = value
+            }
+        }
+        return properties
     }
 
     private func ga4Params(_ event: MeasurementEvent, adaptations: inout [EncodedBatch.Rejection]) -> EventArgs {
@@ -154,7 +233,9 @@ public struct GA4Encoder: BatchEncoder {
                 adaptations.append(.init(event: event.name, reason: "param \"\(key)\" dropped: not a valid GA4 param name"))
                 continue
             }
-            if params[name] != nil || params.count >= Self.maximumParams {
+            if params[name] != nil || Self.sessionParams.contains(name)
+                || params.count >= Self.maximumParams - Self.sessionParams.count
+            {
                 dropped.append(key)
                 continue
             }

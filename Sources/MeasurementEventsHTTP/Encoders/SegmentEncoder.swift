@@ -12,8 +12,10 @@ import MeasurementEvents
 /// Each event becomes a `track` call: `event` is the plan label when set (else the event
 /// name, unchanged: Segment accepts any string), `properties` are the args plus `event_type`
 /// and `category`, `messageId` is the event id (Segment de-duplicates on it), `anonymousId`
-/// the tracker's anonymous id and `userId` the user id when set. Authentication is HTTP
-/// Basic with the write key as user name and an empty password.
+/// and `userId` the ids the event was posted under, `context` the app, device, OS, locale,
+/// time zone and library. An identify becomes `type: identify` with the user's `traits`; a
+/// group `type: group` with `groupId` and the group's `traits`. Authentication is HTTP Basic
+/// with the write key as user name and an empty password.
 ///
 /// Limits: at most 500 KB per request (larger batches are halved) and 32 KB per event
 /// (larger events are rejected, counted and logged). EU workspaces: pass
@@ -67,28 +69,84 @@ public struct SegmentEncoder: BatchEncoder {
         return EncodedBatch(request: request, rejected: rejected)
     }
 
+    // Fields as Segment's docs describe them (twilio.com/docs/segment):
+    // - connections/spec/common, "Structure": anonymousId, userId, messageId, timestamp, type,
+    //   context; "Context fields": app (name, version, build, namespace), device (model,
+    //   manufacturer), os (name, version), library (name, version), locale, timezone.
+    // - connections/spec/track: event, properties. connections/spec/identify: traits.
+    //   connections/spec/group: groupId, traits (of the group).
+    // - connections/sources/catalog/libraries/server/http-api, "Batch": batch, sentAt.
     private func encodeCall(_ queued: QueuedEvent, context: BatchContext) -> [UInt8] {
         let event = queued.event
+        let identity = queued.identity
         var json = JSONWriter()
         json.object { call in
-            call.field("anonymousId") { $0.string(context.anonymousID) }
-            call.field("context") {
-                $0.object { context in
-                    context.field("library") {
-                        $0.object { library in
-                            library.field("name") { $0.string(HTTPTracker.libraryName) }
-                            library.field("version") { $0.string(HTTPTracker.libraryVersion) }
+            call.field("anonymousId") { $0.string(identity.anonymousID) }
+            call.field("context") { Self.writeContext(queued.context, to: &$0) }
+            // Keys in alphabetical order, as in every body this package writes.
+            if queued.kind == .track { call.field("event") { $0.string(eventName.pick(event)) } }
+            if queued.kind == .group, let groupID = identity.groupID { call.field("groupId") { $0.string(groupID) } }
+            call.field("messageId") { $0.string(event.id.uuidString) }
+            if queued.kind == .track { call.field("properties") { $0.object(event.vendorProperties) } }
+            call.field("timestamp") { $0.string(WireFormats.iso8601(event.timestamp)) }
+            if queued.kind == .identify { call.field("traits") { $0.object(identity.traits) } }
+            if queued.kind == .group { call.field("traits") { $0.object(identity.groupTraits) } }
+            call.field("type") { $0.string(Self.callType(queued.kind)) }
+            if let userID = identity.userID { call.field("userId") { $0.string(userID) } }
+        }
+        return json.bytes
+    }
+
+    private static func callType(_ kind: QueuedEvent.Kind) -> String {
+        switch kind {
+        case .track: return "track"
+        case .identify: return "identify"
+        case .group: return "group"
+        }
+    }
+
+    /// Segment's `context`: only the fields its spec names (it ignores others), so the app's
+    /// ``EventContext/extra`` fields are not sent here.
+    private static func writeContext(_ context: EventContext?, to json: inout JSONWriter) {
+        let library = context?.library ?? EventContext.Library(name: HTTPTracker.libraryName, version: HTTPTracker.libraryVersion)
+        json.object { fields in
+            if let context {
+                let app = context.app
+                if app.name != nil || app.version != nil || app.build != nil || app.bundleID != nil {
+                    fields.field("app") {
+                        $0.object { object in
+                            if let name = app.name { object.field("name") { $0.string(name) } }
+                            if let version = app.version { object.field("version") { $0.string(version) } }
+                            if let build = app.build { object.field("build") { $0.string(build) } }
+                            if let bundleID = app.bundleID { object.field("namespace") { $0.string(bundleID) } }
+                        }
+                    }
+                }
+                if context.device.model != nil || context.device.manufacturer != nil {
+                    fields.field("device") {
+                        $0.object { object in
+                            if let model = context.device.model { object.field("model") { $0.string(model) } }
+                            if let maker = context.device.manufacturer { object.field("manufacturer") { $0.string(maker) } }
                         }
                     }
                 }
             }
-            call.field("event") { $0.string(eventName.pick(event)) }
-            call.field("messageId") { $0.string(event.id.uuidString) }
-            call.field("properties") { $0.object(event.vendorProperties) }
-            call.field("timestamp") { $0.string(WireFormats.iso8601(event.timestamp)) }
-            call.field("type") { $0.string("track") }
-            if let userID = queued.userID { call.field("userId") { $0.string(userID) } }
+            fields.field("library") {
+                $0.object { object in
+                    object.field("name") { $0.string(library.name) }
+                    object.field("version") { $0.string(library.version) }
+                }
+            }
+            if let context {
+                if let locale = context.locale { fields.field("locale") { $0.string(locale) } }
+                fields.field("os") {
+                    $0.object { object in
+                        object.field("name") { $0.string(context.os.name) }
+                        object.field("version") { $0.string(context.os.version) }
+                    }
+                }
+                if let timeZone = context.timeZone { fields.field("timezone") { $0.string(timeZone) } }
+            }
         }
-        return json.bytes
     }
 }

@@ -4,35 +4,173 @@ import MeasurementEvents
 /// A compact binary form of ``QueuedEvent``: several times faster than JSON, which matters
 /// because every event is encoded on the tracking path.
 ///
-/// Layout (integers little-endian): version (1), id (16), timestamp (seconds since 2001 as Double bits, exact) (8), type (1),
-/// flags (1: category, label, user id), name, [category], [label], [user id],
-/// arg count (varint), then per arg: key, tag (s/i/d/b), value. Strings are a varint length
-/// and UTF-8 bytes.
+/// Version 2 (integers little-endian; strings are a varint length and UTF-8 bytes; an args
+/// block is a varint count, then per arg: key, tag (s/i/d/b), value):
+/// version (2), kind (1), id (16), timestamp (seconds since 2001 as Double bits) (8), type (1),
+/// flags (1: category, label, user id, group id, session id, context), name, [category],
+/// [label], args, anonymous id, [user id], traits, [group id, group traits], [session id (8)],
+/// [context: presence bits (1: app name, version, build, bundle id, device model,
+/// manufacturer, locale, time zone), os name, os version, the present strings in that
+/// order, library name, library version, extra args].
+///
+/// Version 1 (still read): version, id, timestamp, type, flags (category, label, user id),
+/// name, [category], [label], [user id], args. Its anonymous id is the directory's legacy
+/// file (``QueuedEvent/isLegacy``).
+///
+/// Nothing read is trusted for arithmetic: every length and count is checked against the
+/// bytes left before use, and 64-bit integers become `Int` only when they fit (`Int` is 32
+/// bits on Apple Watch).
 enum EventRecordCodec {
-    static let version: UInt8 = 1
+    static let version: UInt8 = 2
 
     struct DecodingFailure: Error, CustomStringConvertible {
         let reason: String
         var description: String { "unreadable queue record: \(reason)" }
     }
 
+    private enum Flag {
+        static let category: UInt8 = 1
+        static let label: UInt8 = 2
+        static let userID: UInt8 = 4
+        static let groupID: UInt8 = 8
+        static let sessionID: UInt8 = 16
+        static let context: UInt8 = 32
+    }
+
     static func encode(_ queued: QueuedEvent, into buffer: inout [UInt8]) {
         let event = queued.event
+        let identity = queued.identity
         buffer.append(version)
+        buffer.append(queued.kind.rawValue)
         withUnsafeBytes(of: event.id.uuid) { buffer.append(contentsOf: $0) }
         appendUInt64(event.timestamp.timeIntervalSinceReferenceDate.bitPattern, to: &buffer)
         buffer.append(typeCode(event.type))
         var flags: UInt8 = 0
-        if event.category != nil { flags |= 1 }
-        if event.label != nil { flags |= 2 }
-        if queued.userID != nil { flags |= 4 }
+        if event.category != nil { flags |= Flag.category }
+        if event.label != nil { flags |= Flag.label }
+        if identity.userID != nil { flags |= Flag.userID }
+        if identity.groupID != nil { flags |= Flag.groupID }
+        if queued.sessionID != nil { flags |= Flag.sessionID }
+        if queued.context != nil { flags |= Flag.context }
         buffer.append(flags)
         appendString(event.name.rawValue, to: &buffer)
         if let category = event.category { appendString(category, to: &buffer) }
         if let label = event.label { appendString(label, to: &buffer) }
-        if let userID = queued.userID { appendString(userID, to: &buffer) }
-        appendVarint(UInt64(event.args.count), to: &buffer)
-        for (key, value) in event.args {
+        appendArgs(event.args, to: &buffer)
+        appendString(identity.anonymousID, to: &buffer)
+        if let userID = identity.userID { appendString(userID, to: &buffer) }
+        appendArgs(identity.traits, to: &buffer)
+        if let groupID = identity.groupID {
+            appendString(groupID, to: &buffer)
+            appendArgs(identity.groupTraits, to: &buffer)
+        }
+        if let sessionID = queued.sessionID { appendUInt64(UInt64(bitPattern: sessionID), to: &buffer) }
+        if let context = queued.context { appendContext(context, to: &buffer) }
+    }
+
+    static func decode(_ bytes: ArraySlice<UInt8>) throws -> QueuedEvent {
+        var reader = Reader(bytes: bytes)
+        let recordVersion = try reader.byte()
+        switch recordVersion {
+        case 1: return try decodeVersion1(&reader)
+        case 2: break
+        default: throw DecodingFailure(reason: "version \(recordVersion), expected 1 or \(version)")
+        }
+        let kindCode = try reader.byte()
+        guard let kind = QueuedEvent.Kind(rawValue: kindCode) else {
+            throw DecodingFailure(reason: "record kind \(kindCode), expected 0 to 2")
+        }
+        var (event, flags) = try readEventHead(&reader)
+        event.args = try reader.args()
+        var identity = EventIdentity(anonymousID: try reader.string())
+        if flags & Flag.userID != 0 { identity.userID = try reader.string() }
+        identity.traits = try reader.args()
+        if flags & Flag.groupID != 0 {
+            identity.groupID = try reader.string()
+            identity.groupTraits = try reader.args()
+        }
+        let sessionID = flags & Flag.sessionID != 0 ? Int64(bitPattern: try reader.uint64()) : nil
+        let context = flags & Flag.context != 0 ? try readContext(&reader) : nil
+        guard reader.isAtEnd else { throw DecodingFailure(reason: "trailing bytes") }
+        event.attribution = EventAttribution(identity: identity, sessionID: sessionID, context: context)
+        return QueuedEvent(event: event, kind: kind)
+    }
+
+    private static func decodeVersion1(_ reader: inout Reader) throws -> QueuedEvent {
+        var (event, flags) = try readEventHead(&reader)
+        let userID = flags & Flag.userID != 0 ? try reader.string() : nil
+        event.args = try reader.args()
+        guard reader.isAtEnd else { throw DecodingFailure(reason: "trailing bytes") }
+        event.attribution = EventAttribution(identity: EventIdentity(userID: userID, anonymousID: ""))
+        var queued = QueuedEvent(event: event)
+        queued.isLegacy = true
+        return queued
+    }
+
+    /// Id, timestamp, type, flags, name, category and label: the same in both versions.
+    private static func readEventHead(_ reader: inout Reader) throws -> (MeasurementEvent, UInt8) {
+        let idBytes = Array(try reader.bytes(16))
+        let id = UUID(uuid: (idBytes[0], idBytes[1], idBytes[2], idBytes[3], idBytes[4], idBytes[5], idBytes[6],
+                             idBytes[7], idBytes[8], idBytes[9], idBytes[10], idBytes[11], idBytes[12],
+                             idBytes[13], idBytes[14], idBytes[15]))
+        let timestamp = Date(timeIntervalSinceReferenceDate: Double(bitPattern: try reader.uint64()))
+        let code = try reader.byte()
+        guard let type = types.indices.contains(Int(code)) ? types[Int(code)] : nil else {  // fits: a UInt8
+            throw DecodingFailure(reason: "event type code \(code)")
+        }
+        let flags = try reader.byte()
+        let name = try reader.string()
+        let category = flags & Flag.category != 0 ? try reader.string() : nil
+        let label = flags & Flag.label != 0 ? try reader.string() : nil
+        let event = MeasurementEvent(
+            EventName(name), type: type, category: category, label: label, id: id, timestamp: timestamp)
+        return (event, flags)
+    }
+
+    // MARK: Context
+
+    private static func appendContext(_ context: EventContext, to buffer: inout [UInt8]) {
+        let optional = contextStrings(context)
+        var presence: UInt8 = 0
+        for (bit, value) in optional.enumerated() where value != nil { presence |= 1 << UInt8(bit) }
+        buffer.append(presence)
+        appendString(context.os.name, to: &buffer)
+        appendString(context.os.version, to: &buffer)
+        for value in optional { if let value { appendString(value, to: &buffer) } }
+        appendString(context.library.name, to: &buffer)
+        appendString(context.library.version, to: &buffer)
+        appendArgs(context.extra, to: &buffer)
+    }
+
+    /// The context's optional strings, in the order of their presence bits.
+    private static func contextStrings(_ context: EventContext) -> [String?] {
+        [context.app.name, context.app.version, context.app.build, context.app.bundleID, context.device.model,
+         context.device.manufacturer, context.locale, context.timeZone]
+    }
+
+    private static func readContext(_ reader: inout Reader) throws -> EventContext {
+        let presence = try reader.byte()
+        let os = EventContext.OS(name: try reader.string(), version: try reader.string())
+        var values: [String?] = []
+        for bit in 0..<8 { values.append(presence & (1 << UInt8(bit)) != 0 ? try reader.string() : nil) }
+        let library = EventContext.Library(name: try reader.string(), version: try reader.string())
+        return EventContext(
+            app: EventContext.App(name: values[0], version: values[1], build: values[2], bundleID: values[3]),
+            os: os, device: EventContext.Device(model: values[4], manufacturer: values[5]), locale: values[6],
+            timeZone: values[7], library: library, extra: try reader.args())
+    }
+
+    // MARK: Writing
+
+    private static let types = EventType.allCases
+
+    private static func typeCode(_ type: EventType) -> UInt8 {
+        UInt8(types.firstIndex(of: type)!)
+    }
+
+    private static func appendArgs(_ args: EventArgs, to buffer: inout [UInt8]) {
+        appendVarint(UInt64(args.count), to: &buffer)
+        for (key, value) in args {
             appendString(key, to: &buffer)
             switch value {
             case .string(let string):
@@ -49,58 +187,6 @@ enum EventRecordCodec {
                 buffer.append(bool ? 1 : 0)
             }
         }
-    }
-
-    static func decode(_ bytes: ArraySlice<UInt8>) throws -> QueuedEvent {
-        var reader = Reader(bytes: bytes)
-        let recordVersion = try reader.byte()
-        guard recordVersion == version else {
-            throw DecodingFailure(reason: "version \(recordVersion), expected \(version)")
-        }
-        let idBytes = Array(try reader.bytes(16))
-        let id = UUID(uuid: (idBytes[0], idBytes[1], idBytes[2], idBytes[3], idBytes[4], idBytes[5], idBytes[6],
-                             idBytes[7], idBytes[8], idBytes[9], idBytes[10], idBytes[11], idBytes[12],
-                             idBytes[13], idBytes[14], idBytes[15]))
-        let timestamp = Date(timeIntervalSinceReferenceDate: Double(bitPattern: try reader.uint64()))
-        let code = try reader.byte()
-        guard let type = types.indices.contains(Int(code)) ? types[Int(code)] : nil else {  // fits: a UInt8
-            throw DecodingFailure(reason: "event type code \(code)")
-        }
-        let flags = try reader.byte()
-        let name = try reader.string()
-        let category = flags & 1 != 0 ? try reader.string() : nil
-        let label = flags & 2 != 0 ? try reader.string() : nil
-        let userID = flags & 4 != 0 ? try reader.string() : nil
-        let count = try reader.varint()
-        guard count <= UInt64(bytes.count) else { throw DecodingFailure(reason: "arg count \(count)") }
-        var args: EventArgs = [:]
-        args.reserveCapacity(Int(count))  // fits: at most bytes.count, checked above
-        for _ in 0..<count {
-            let key = try reader.string()
-            let tag = try reader.byte()
-            switch tag {
-            case UInt8(ascii: "s"): args[key] = .string(try reader.string())
-            case UInt8(ascii: "i"):
-                // Where Int is 32 bits (Apple Watch) a stored Int64 may not fit: a corrupt record.
-                guard let int = checkedInt(Int64(bitPattern: try reader.uint64())) else {
-                    throw DecodingFailure(reason: "integer out of range for \(key)")
-                }
-                args[key] = .int(int)
-            case UInt8(ascii: "d"): args[key] = .double(Double(bitPattern: try reader.uint64()))
-            case UInt8(ascii: "b"): args[key] = .bool(try reader.byte() != 0)
-            default: throw DecodingFailure(reason: "arg value tag \(tag) for \(key)")
-            }
-        }
-        guard reader.isAtEnd else { throw DecodingFailure(reason: "trailing bytes") }
-        let event = MeasurementEvent(
-            EventName(name), type: type, category: category, args: args, label: label, id: id, timestamp: timestamp)
-        return QueuedEvent(event: event, userID: userID)
-    }
-
-    private static let types = EventType.allCases
-
-    private static func typeCode(_ type: EventType) -> UInt8 {
-        UInt8(types.firstIndex(of: type)!)
     }
 
     private static func appendUInt64(_ value: UInt64, to buffer: inout [UInt8]) {
@@ -124,6 +210,8 @@ enum EventRecordCodec {
         }
     }
 
+    // MARK: Reading
+
     private struct Reader {
         let bytes: ArraySlice<UInt8>
         var position: Int
@@ -134,6 +222,7 @@ enum EventRecordCodec {
         }
 
         var isAtEnd: Bool { position == bytes.endIndex }
+        var remaining: Int { bytes.endIndex - position }
 
         mutating func byte() throws -> UInt8 {
             guard position < bytes.endIndex else { throw DecodingFailure(reason: "ends early") }
@@ -142,7 +231,7 @@ enum EventRecordCodec {
         }
 
         mutating func bytes(_ count: Int) throws -> ArraySlice<UInt8> {
-            guard count >= 0, bytes.endIndex - position >= count else { throw DecodingFailure(reason: "ends early") }
+            guard count >= 0, remaining >= count else { throw DecodingFailure(reason: "ends early") }
             defer { position += count }
             return bytes[position..<position + count]
         }
@@ -167,9 +256,35 @@ enum EventRecordCodec {
 
         mutating func string() throws -> String {
             let length = try varint()
-            guard length <= UInt64(bytes.endIndex - position) else { throw DecodingFailure(reason: "string length \(length)") }
+            // Compared as UInt64 first: a length from disk may not fit in an Int.
+            guard length <= UInt64(remaining) else { throw DecodingFailure(reason: "string length \(length)") }
             // The record's checksum already matched, so the bytes are what was written.
             return String(decoding: try bytes(Int(length)), as: UTF8.self)  // fits: checked above
+        }
+
+        mutating func args() throws -> EventArgs {
+            let count = try varint()
+            // Each arg takes at least 3 bytes (empty key, tag, one-byte value).
+            guard count <= UInt64(remaining / 3) else { throw DecodingFailure(reason: "arg count \(count)") }
+            var args: EventArgs = [:]
+            args.reserveCapacity(Int(count))  // fits: at most remaining / 3, checked above
+            for _ in 0..<count {
+                let key = try string()
+                let tag = try byte()
+                switch tag {
+                case UInt8(ascii: "s"): args[key] = .string(try string())
+                case UInt8(ascii: "i"):
+                    let value = Int64(bitPattern: try uint64())
+                    guard let int = Int(exactly: value) else {
+                        throw DecodingFailure(reason: "integer \(value) for \(key) does not fit this platform's Int")
+                    }
+                    args[key] = .int(int)
+                case UInt8(ascii: "d"): args[key] = .double(Double(bitPattern: try uint64()))
+                case UInt8(ascii: "b"): args[key] = .bool(try byte() != 0)
+                default: throw DecodingFailure(reason: "arg value tag \(tag) for \(key)")
+                }
+            }
+            return args
         }
     }
 }

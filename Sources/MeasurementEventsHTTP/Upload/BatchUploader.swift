@@ -51,7 +51,8 @@ final class BatchUploader: @unchecked Sendable {
     private let policy: RetryPolicy
     private let timeout: TimeInterval
     private let flushAt: Int
-    private let anonymousID: String
+    /// Fills in the records of queue version 1, which kept no anonymous id.
+    private let legacyAnonymousID: String
     private let log: @Sendable (String) -> Void
 
     private var current: Current?
@@ -61,10 +62,12 @@ final class BatchUploader: @unchecked Sendable {
     private var flushRequested = false
     private var generation = 0
     private var requestSize: RequestSizeLearner
+    /// Closed until consent is known: what a previous run queued waits for it.
+    private var uploadsAllowed = false
 
     init(
         diskQueue: DiskQueue, encoder: any BatchEncoder, transport: any HTTPTransport, clock: any DeliveryClock,
-        policy: RetryPolicy, timeout: TimeInterval, flushAt: Int, anonymousID: String,
+        policy: RetryPolicy, timeout: TimeInterval, flushAt: Int, legacyAnonymousID: String,
         log: @escaping @Sendable (String) -> Void
     ) {
         self.diskQueue = diskQueue
@@ -74,7 +77,7 @@ final class BatchUploader: @unchecked Sendable {
         self.policy = policy
         self.timeout = timeout
         self.flushAt = flushAt
-        self.anonymousID = anonymousID
+        self.legacyAnonymousID = legacyAnonymousID
         self.log = log
         requestSize = RequestSizeLearner(maximum: encoder.limits.maximumEvents)
     }
@@ -84,6 +87,15 @@ final class BatchUploader: @unchecked Sendable {
         queue.async {
             if flush { self.flushRequested = true }
             self.pump()
+        }
+    }
+
+    /// Opens or closes the gate; opening sends what waited for it.
+    func allowUploads(_ allowed: Bool) {
+        queue.async {
+            guard self.uploadsAllowed != allowed else { return }
+            self.uploadsAllowed = allowed
+            if allowed { self.pump() }
         }
     }
 
@@ -105,7 +117,7 @@ final class BatchUploader: @unchecked Sendable {
     // MARK: On the queue
 
     private func pump() {
-        guard !requestInFlight, retry == nil else { return }
+        guard uploadsAllowed, !requestInFlight, retry == nil else { return }
         while true {
             if current == nil {
                 guard let batch = diskQueue.nextBatch(sealingOpenSegmentWithAtLeast: flushRequested ? 1 : flushAt)
@@ -114,7 +126,8 @@ final class BatchUploader: @unchecked Sendable {
                     return
                 }
                 // `nil`: the file cannot be read; the queue left it on disk for the next start.
-                guard let events = diskQueue.read(batch) else { continue }
+                guard let read = diskQueue.read(batch) else { continue }
+                let events = read.map { $0.fillingLegacyIdentity(anonymousID: legacyAnonymousID) }
                 current = Current(batch: batch, events: events, ranges: requestRanges(events))
             }
             guard let span = current!.ranges.first else {
@@ -132,7 +145,7 @@ final class BatchUploader: @unchecked Sendable {
                 }
                 let events = positions.map { current!.events[$0] }
                 let encoded = encoder.encode(
-                    events, context: BatchContext(anonymousID: anonymousID, sentAt: clock.now()))
+                    events, context: BatchContext(sentAt: clock.now()))
                 if !positions.allSatisfy(current!.encoded.contains) {
                     note(encoded)
                     current!.encoded.formUnion(positions)
@@ -160,12 +173,13 @@ final class BatchUploader: @unchecked Sendable {
         }
     }
 
-    /// Spans of at most the encoder's maximum that never mix user ids (a request carries one user).
+    /// Spans of at most the encoder's maximum that never mix events the encoder keeps apart (GA4: one user).
     private func requestRanges(_ events: [QueuedEvent]) -> [Range<Int>] {
         var ranges: [Range<Int>] = []
         var start = 0
+        let keys = events.map(encoder.requestKey(for:))
         for index in Array(events.indices.dropFirst()) + [events.count] {
-            if index == events.count || events[index].userID != events[start].userID
+            if index == events.count || keys[index] != keys[start]
                 || index - start >= encoder.limits.maximumEvents
             {
                 if index > start { ranges.append(start..<index) }

@@ -1,0 +1,202 @@
+import Foundation
+import MeasurementEvents
+
+/// Encodes for any OpenTelemetry Collector (or backend) that takes OTLP/HTTP with JSON logs
+/// (`POST <base>/v1/logs`, `Content-Type: application/json`).
+///
+/// ```swift
+/// let tracker = try HTTPTracker(
+///     encoder: OTLPLogsEncoder(baseURL: URL(string: "https://otel.example.com:4318")!,
+///                              headers: ["Authorization": "Bearer …"]),
+///     directory: applicationSupport.appendingPathComponent("analytics/otlp"))
+/// ```
+///
+/// The body is an `ExportLogsServiceRequest`: one `resourceLogs` entry per run of events with
+/// the same context, its resource attributes from the context (`service.name` = app name, else
+/// bundle id; `service.version`; `os.type`, `os.name`, `os.version`;
+/// `device.model.identifier`, `device.manufacturer`; `telemetry.sdk.name`, `.version`,
+/// `.language`; the app's ``EventContext/extra`` fields under their own names), one scope (the
+/// library), and one log record per event:
+/// - `timeUnixNano` and `observedTimeUnixNano`: when the event was posted (nanoseconds as
+///   decimal strings, as OTLP/JSON writes 64-bit integers);
+/// - `severityNumber` 9 (`INFO`) and `severityText` `INFO`;
+/// - the event name twice: in the LogRecord's `eventName` field (opentelemetry-proto 1.5 and
+///   later; the event semantic conventions now require it) and in the `event.name` attribute
+///   (deprecated by those conventions, but what collectors and backends built on older protos
+///   read; they drop the unknown `eventName` field). Both carry the same value;
+/// - attributes: the args (plus `event_type` and `category`), `user.id`, `enduser.pseudo.id`
+///   (the anonymous id), `session.id`, `group.id` when set.
+///
+/// Identify and group calls are log records too, named `identify` and `group`, with the
+/// traits as `user.trait.<name>` or `group.trait.<name>` attributes.
+public struct OTLPLogsEncoder: BatchEncoder {
+    public let endpoint: URL
+    public let limits: BatchLimits
+    public let eventName: VendorEventName
+    /// Sent with every request (authentication, tenant).
+    public let headers: [String: String]
+
+    /// `baseURL` is the collector's OTLP/HTTP address (port 4318 by default); `/v1/logs` is
+    /// appended to its path.
+    public init(
+        baseURL: URL, headers: [String: String] = [:], eventName: VendorEventName = .name,
+        limits: BatchLimits = BatchLimits(maximumEvents: 200, maximumBytes: 1_000_000)
+    ) {
+        self.endpoint = WireFormats.url(baseURL, path: "/v1/logs")
+        self.headers = headers
+        self.eventName = eventName
+        self.limits = limits
+    }
+
+    // Field names and JSON forms as opentelemetry-proto defines them
+    // (github.com/open-telemetry/opentelemetry-proto, opentelemetry/proto/logs/v1/logs.proto:
+    // ResourceLogs, ScopeLogs, LogRecord with time_unix_nano, observed_time_unix_nano,
+    // severity_number, severity_text, attributes, event_name; docs/specification.md "JSON
+    // Protobuf Encoding": lowerCamelCase names, 64-bit integers as strings, enums as numbers).
+    // Attribute names: opentelemetry.io/docs/specs/semconv (registry: service, os, device,
+    // telemetry, user, enduser, session, event).
+    public func encode(_ events: [QueuedEvent], context: BatchContext) -> EncodedBatch {
+        guard !events.isEmpty else { return EncodedBatch(request: nil) }
+        var runs: [(context: EventContext?, events: ArraySlice<QueuedEvent>)] = []
+        var start = events.startIndex
+        for index in events.indices.dropFirst() where events[index].context != events[start].context {
+            runs.append((events[start].context, events[start..<index]))
+            start = index
+        }
+        runs.append((events[start].context, events[start...]))
+        var body = JSONWriter()
+        body.object { object in
+            object.field("resourceLogs") {
+                $0.array(runs) { json, run in
+                    json.object { resourceLogs in
+                        resourceLogs.field("resource") {
+                            $0.object { $0.field("attributes") { Self.writeAttributes(Self.resource(run.context), to: &$0) } }
+                        }
+                        resourceLogs.field("scopeLogs") {
+                            $0.array([run.events]) { json, records in
+                                json.object { scopeLogs in
+                                    scopeLogs.field("scope") { Self.writeScope(run.context, to: &$0) }
+                                    scopeLogs.field("logRecords") {
+                                        $0.array(Array(records)) { json, queued in writeRecord(queued, to: &json) }
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        var requestHeaders = headers
+        requestHeaders["Content-Type"] = "application/json"
+        return EncodedBatch(request: HTTPRequest(url: endpoint, headers: requestHeaders, body: body.bytes))
+    }
+
+    private func writeRecord(_ queued: QueuedEvent, to json: inout JSONWriter) {
+        let event = queued.event
+        let identity = queued.identity
+        let name: String
+        var attributes: [(String, EventValue)]
+        switch queued.kind {
+        case .track:
+            name = eventName.pick(event)
+            attributes = event.vendorProperties.keys.sorted().map { ($0, event.vendorProperties[$0]!) }
+        case .identify:
+            name = "identify"
+            attributes = identity.traits.keys.sorted().map { ("user.trait." + $0, identity.traits[$0]!) }
+        case .group:
+            name = "group"
+            attributes = identity.groupTraits.keys.sorted().map { ("group.trait." + $0, identity.groupTraits[$0]!) }
+        }
+        attributes.append(("event.name", .string(name)))
+        if let userID = identity.userID { attributes.append(("user.id", .string(userID))) }
+        attributes.append(("enduser.pseudo.id", .string(identity.anonymousID)))
+        if let sessionID = queued.sessionID { attributes.append(("session.id", .string(String(sessionID)))) }
+        if let groupID = identity.groupID { attributes.append(("group.id", .string(groupID))) }
+        let nanoseconds = Self.nanoseconds(event.timestamp)
+        json.object { record in
+            record.field("timeUnixNano") { $0.string(nanoseconds) }
+            record.field("observedTimeUnixNano") { $0.string(nanoseconds) }
+            record.field("severityNumber") { $0.int(9) }
+            record.field("severityText") { $0.string("INFO") }
+            record.field("eventName") { $0.string(name) }
+            record.field("attributes") { Self.writeAttributes(attributes, to: &$0) }
+        }
+    }
+
+    private static func resource(_ context: EventContext?) -> [(String, EventValue)] {
+        guard let context else {
+            return [("service.name", .string("unknown_service")), ("telemetry.sdk.language", .string("swift"))]
+        }
+        var attributes: [(String, EventValue)] = [
+            ("service.name", .string(context.app.name ?? context.app.bundleID ?? "unknown_service"))
+        ]
+        if let version = context.app.version { attributes.append(("service.version", .string(version))) }
+        if let type = osType(context.os.name) { attributes.append(("os.type", .string(type))) }
+        attributes.append(("os.name", .string(context.os.name)))
+        attributes.append(("os.version", .string(context.os.version)))
+        if let model = context.device.model { attributes.append(("device.model.identifier", .string(model))) }
+        if let maker = context.device.manufacturer { attributes.append(("device.manufacturer", .string(maker))) }
+        attributes.append(("telemetry.sdk.name", .string(context.library.name)))
+        attributes.append(("telemetry.sdk.version", .string(context.library.version)))
+        attributes.append(("telemetry.sdk.language", .string("swift")))
+        let named = Set(attributes.map(\.0))
+        for key in context.extra.keys.sorted() where !named.contains(key) {
+            attributes.append((key, context.extra[key]!))
+        }
+        return attributes
+    }
+
+    /// The semantic conventions' `os.type` values: `darwin` for every Apple system.
+    private static func osType(_ name: String) -> String? {
+        switch name {
+        case "iOS", "iPadOS", "macOS", "tvOS", "watchOS", "visionOS": return "darwin"
+        case "Linux", "Android": return "linux"
+        case "Windows": return "windows"
+        default: return nil
+        }
+    }
+
+    private static func writeScope(_ context: EventContext?, to json: inout JSONWriter) {
+        let library = context?.library ?? EventContext.Library(name: HTTPTracker.libraryName, version: HTTPTracker.libraryVersion)
+        json.object { scope in
+            scope.field("name") { $0.string(library.name) }
+            scope.field("version") { $0.string(library.version) }
+        }
+    }
+
+    /// `[{"key": …, "value": {"stringValue" | "intValue" | "doubleValue" | "boolValue": …}}]`.
+    private static func writeAttributes(_ attributes: [(String, EventValue)], to json: inout JSONWriter) {
+        json.array(attributes) { json, attribute in
+            json.object { pair in
+                pair.field("key") { $0.string(attribute.0) }
+                pair.field("value") {
+                    $0.object { value in
+                        switch attribute.1 {
+                        case .string(let string): value.field("stringValue") { $0.string(string) }
+                        case .int(let int): value.field("intValue") { $0.string(String(int)) }
+                        case .double(let double):
+                            // Protobuf JSON spells the non-finite values as strings.
+                            if double.isNaN {
+                                value.field("doubleValue") { $0.string("NaN") }
+                            } else if double.isInfinite {
+                                value.field("doubleValue") { $0.string(double > 0 ? "Infinity" : "-Infinity") }
+                            } else {
+                                value.field("doubleValue") { $0.double(double) }
+                            }
+                        case .bool(let bool): value.field("boolValue") { $0.bool(bool) }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Nanoseconds since 1970 as a decimal string (microsecond precision, as `Date` holds);
+    /// times before 1970 give 0, times past UInt64 (the year 2554) its maximum.
+    static func nanoseconds(_ date: Date) -> String {
+        let microseconds = (date.timeIntervalSince1970 * 1_000_000).rounded(.down)
+        guard microseconds.isFinite, microseconds > 0 else { return "0" }
+        guard microseconds < 1.8e16 else { return String(UInt64.max) }
+        return String(UInt64(microseconds) * 1000)
+    }
+}

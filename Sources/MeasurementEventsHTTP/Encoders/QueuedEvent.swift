@@ -1,0 +1,69 @@
+import Foundation
+import MeasurementEvents
+
+/// A record of the queue, as encoders receive it: a tracked event, or an identify or group
+/// call, each with the identity, session and context it was made under.
+///
+/// ```swift
+/// let queued = QueuedEvent(event: event)          // track
+/// let call = QueuedEvent(identityEvent)           // identify or group; nil for reset
+/// queued.identity.userID                          // as of the moment it was posted
+/// ```
+public struct QueuedEvent: Sendable, Equatable {
+    /// What the vendor is told.
+    public enum Kind: UInt8, Sendable, CaseIterable {
+        /// An event: Segment `track`, an Amplitude event, a GA4 event, an OpenTelemetry event.
+        case track = 0
+        /// Who the user is and their traits (``EventIdentity/traits``).
+        case identify = 1
+        /// The group the user acts for and its traits (``EventIdentity/groupTraits``).
+        case group = 2
+    }
+
+    public var kind: Kind
+    /// The event and its ``MeasurementEvent/attribution``. For identify and group: named
+    /// `identify` or `group`, with the change's id and time and no args.
+    public var event: MeasurementEvent
+    /// A record written by version 1 of the queue (before events carried their identity):
+    /// its anonymous id is the directory's legacy `anonymous-id` file, filled in on reading.
+    var isLegacy = false
+
+    public init(event: MeasurementEvent, kind: Kind = .track) {
+        self.kind = kind
+        self.event = event
+    }
+
+    /// The identify or group call a tracker queues for `change`; `nil` for a reset, which
+    /// vendors have no call for (the next events simply carry the new anonymous id).
+    public init?(_ change: IdentityEvent) {
+        let kind: Kind
+        switch change.change {
+        case .identify: kind = .identify
+        case .group: kind = .group
+        case .reset: return nil
+        }
+        var event = MeasurementEvent(
+            kind == .identify ? "identify" : "group", id: change.id, timestamp: change.timestamp)
+        event.attribution = change.attribution
+        self.init(event: event, kind: kind)
+    }
+
+    /// Who: the identity the event was posted under. An event that never went through an
+    /// aggregator has none; the tracker gives it one when it is tracked.
+    public var identity: EventIdentity { event.identity ?? EventIdentity(anonymousID: "") }
+    /// The session the event belongs to.
+    public var sessionID: Int64? { event.sessionID }
+    /// The device and app.
+    public var context: EventContext? { event.context }
+
+    /// A version 1 record with the anonymous id it was sent with at the time.
+    func fillingLegacyIdentity(anonymousID: String) -> QueuedEvent {
+        guard isLegacy else { return self }
+        var filled = self
+        var attribution = event.attribution ?? EventAttribution(identity: EventIdentity(anonymousID: anonymousID))
+        attribution.identity.anonymousID = anonymousID
+        filled.event.attribution = attribution
+        filled.isLegacy = false
+        return filled
+    }
+}

@@ -1,0 +1,138 @@
+import Foundation
+import MeasurementEvents
+@testable import MeasurementEventsHTTP
+import XCTest
+
+final class EventRecordCodecTests: XCTestCase {
+    private func roundTrip(_ queued: QueuedEvent) throws -> QueuedEvent {
+        var bytes: [UInt8] = []
+        EventRecordCodec.encode(queued, into: &bytes)
+        return try EventRecordCodec.decode(bytes[...])
+    }
+
+    func testRecordsRoundTripWithEveryValueKind() throws {
+        var event = MeasurementEvent(
+            "a/b", type: .impression, category: "c", args: ["s": "é☃", "i": -7, "d": 0.25, "b": false], label: "L")
+        event.attribution = EventAttribution(identity: EventIdentity(userID: "u1", anonymousID: "anon-1"))
+        XCTAssertEqual(try roundTrip(QueuedEvent(event: event)), QueuedEvent(event: event))
+    }
+
+    func testIdentityTraitsGroupSessionAndFullContextRoundTrip() throws {
+        let queued = EncoderSamples.identify
+        XCTAssertEqual(try roundTrip(queued), queued)
+        XCTAssertEqual(try roundTrip(EncoderSamples.group), EncoderSamples.group)
+        XCTAssertEqual(try roundTrip(EncoderSamples.track).event.attribution, EncoderSamples.track.event.attribution)
+    }
+
+    func testAContextWithOnlyRequiredFieldsRoundTrips() throws {
+        var event = MeasurementEvent("a/b")
+        event.attribution = EventAttribution(
+            identity: EventIdentity(anonymousID: "a"), sessionID: -5,
+            context: EventContext(os: .init(name: "Linux", version: "6.1")))
+        XCTAssertEqual(try roundTrip(QueuedEvent(event: event)), QueuedEvent(event: event))
+    }
+
+    func testVersion1RecordsDecodeWithTheirUserIDAndAskForTheLegacyAnonymousID() throws {
+        let event = MeasurementEvent("a/b", type: .click, category: "c", args: ["i": 3, "s": "x"], label: "L")
+        let decoded = try EventRecordCodec.decode(LegacyRecords.version1(event, userID: "user-1")[...])
+        XCTAssertTrue(decoded.isLegacy)
+        XCTAssertEqual(decoded.kind, .track)
+        XCTAssertEqual(decoded.event.args, event.args)
+        XCTAssertEqual(decoded.event.label, "L")
+        let filled = decoded.fillingLegacyIdentity(anonymousID: "legacy-anon")
+        XCTAssertEqual(filled.identity, EventIdentity(userID: "user-1", anonymousID: "legacy-anon"))
+        XCTAssertFalse(filled.isLegacy)
+    }
+
+    func testLengthsAndCountsFromDiskAreCheckedBeforeUse() throws {
+        var bytes: [UInt8] = []
+        EventRecordCodec.encode(EncoderSamples.identify, into: &bytes)
+        // Every truncation fails with an error, never a trap.
+        for length in 0..<bytes.count {
+            XCTAssertThrowsError(try EventRecordCodec.decode(bytes[0..<length]), "length \(length)")
+        }
+        // A huge varint where the name's length sits (offset: version, kind, id, time, type, flags).
+        var huge = Array(bytes[0..<28])
+        huge += [0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x01]
+        XCTAssertThrowsError(try EventRecordCodec.decode(huge[...])) { error in
+            XCTAssertTrue("\(error)".contains("string length"), "\(error)")
+        }
+        var badKind = bytes
+        badKind[1] = 9
+        XCTAssertThrowsError(try EventRecordCodec.decode(badKind[...])) { error in
+            XCTAssertTrue("\(error)".contains("record kind 9"), "\(error)")
+        }
+        var badVersion = bytes
+        badVersion[0] = 3
+        XCTAssertThrowsError(try EventRecordCodec.decode(badVersion[...])) { error in
+            XCTAssertTrue("\(error)".contains("version 3, expected 1 or 2"), "\(error)")
+        }
+    }
+}
+
+/// Records as version 1 of the queue wrote them (the encoder of that version, kept here), for
+/// the tests that a queue left by it still delivers.
+enum LegacyRecords {
+    static func version1(_ event: MeasurementEvent, userID: String?) -> [UInt8] {
+        var buffer: [UInt8] = [1]
+        withUnsafeBytes(of: event.id.uuid) { buffer.append(contentsOf: $0) }
+        appendUInt64(event.timestamp.timeIntervalSinceReferenceDate.bitPattern, to: &buffer)
+        buffer.append(UInt8(EventType.allCases.firstIndex(of: event.type)!))
+        var flags: UInt8 = 0
+        if event.category != nil { flags |= 1 }
+        if event.label != nil { flags |= 2 }
+        if userID != nil { flags |= 4 }
+        buffer.append(flags)
+        appendString(event.name.rawValue, to: &buffer)
+        if let category = event.category { appendString(category, to: &buffer) }
+        if let label = event.label { appendString(label, to: &buffer) }
+        if let userID { appendString(userID, to: &buffer) }
+        appendVarint(UInt64(event.args.count), to: &buffer)
+        for (key, value) in event.args {
+            appendString(key, to: &buffer)
+            switch value {
+            case .string(let string):
+                buffer.append(UInt8(ascii: "s"))
+                appendString(string, to: &buffer)
+            case .int(let int):
+                buffer.append(UInt8(ascii: "i"))
+                appendUInt64(UInt64(bitPattern: Int64(int)), to: &buffer)
+            case .double(let double):
+                buffer.append(UInt8(ascii: "d"))
+                appendUInt64(double.bitPattern, to: &buffer)
+            case .bool(let bool):
+                buffer.append(UInt8(ascii: "b"))
+                buffer.append(bool ? 1 : 0)
+            }
+        }
+        return buffer
+    }
+
+    /// A sealed queue file of version 1 records, as a tracker of that version left it.
+    static func writeBatch(_ records: [[UInt8]], sequence: UInt64, queueDirectory: URL) throws {
+        var file: [UInt8] = []
+        for record in records { RecordFraming.appendFrame(payload: record[...], to: &file) }
+        try FileManager.default.createDirectory(at: queueDirectory, withIntermediateDirectories: true)
+        try Data(file).write(
+            to: queueDirectory.appendingPathComponent(QueueFiles.batchName(sequence, count: records.count)))
+    }
+
+    private static func appendUInt64(_ value: UInt64, to buffer: inout [UInt8]) {
+        withUnsafeBytes(of: value.littleEndian) { buffer.append(contentsOf: $0) }
+    }
+
+    private static func appendVarint(_ value: UInt64, to buffer: inout [UInt8]) {
+        var value = value
+        while value >= 0x80 {
+            buffer.append(UInt8(truncatingIfNeeded: value) | 0x80)
+            value >>= 7
+        }
+        buffer.append(UInt8(value))
+    }
+
+    private static func appendString(_ string: String, to buffer: inout [UInt8]) {
+        let utf8 = Array(string.utf8)
+        appendVarint(UInt64(utf8.count), to: &buffer)
+        buffer.append(contentsOf: utf8)
+    }
+}

@@ -1,0 +1,84 @@
+import Foundation
+import MeasurementEvents
+@testable import MeasurementEventsHTTP
+import XCTest
+
+// Fields traced to Google's documentation (developers.google.com/analytics/devguides/collection/
+// protocol/ga4): client_id, user_id, events[].name/params/timestamp_micros: sending-events,
+// "Format the request" and reference, "Request body". user_properties {"name": {"value": …}}:
+// user-properties, "Example usage". session_id, engagement_time_msec params: sending-events
+// ("In order for user activity to display in reports…") and use-cases, "Summary of requirements".
+// Name and value limits: sending-events, "Limitations".
+final class GA4EncoderTests: XCTestCase {
+    private let fullEncoder = GA4Encoder(measurementID: "G-TEST123", apiSecret: "SECRET")
+
+    func testTrackWithFullContext() {
+        XCTAssertEqual(EncoderSamples.body(fullEncoder, EncoderSamples.track), #"{"client_id":"anon-1234","user_id":"user-42","user_properties":{"group_employees":{"value":120},"group_id":{"value":"acme"},"group_name":{"value":"Acme Inc"},"plan":{"value":"pro"},"seats":{"value":3}},"events":[{"name":"feed_item_tapped","params":{"category":"feed","engagement_time_msec":1,"event_type":"click","item_id":"42","position":3,"session_id":"1714566000000"},"timestamp_micros":1714566600500000}]}"#)
+    }
+
+    func testIdentifyWithFullContext() {
+        XCTAssertEqual(EncoderSamples.body(fullEncoder, EncoderSamples.identify), #"{"client_id":"anon-1234","user_id":"user-42","user_properties":{"group_employees":{"value":120},"group_id":{"value":"acme"},"group_name":{"value":"Acme Inc"},"plan":{"value":"pro"},"seats":{"value":3}},"events":[]}"#)
+    }
+
+    func testGroupWithFullContext() {
+        XCTAssertEqual(EncoderSamples.body(fullEncoder, EncoderSamples.group), #"{"client_id":"anon-1234","user_id":"user-42","user_properties":{"group_employees":{"value":120},"group_id":{"value":"acme"},"group_name":{"value":"Acme Inc"},"plan":{"value":"pro"},"seats":{"value":3}},"events":[]}"#)
+    }
+
+    private let encoder = GA4Encoder(measurementID: "G-TEST123", apiSecret: "SECRET")
+
+    func testBatchGoesToCollectWithClientIDAndGA4Names() throws {
+        let encoded = encoder.encode(sampleBatch(), context: context)
+        let request = try XCTUnwrap(encoded.request)
+        XCTAssertEqual(
+            request.url.absoluteString,
+            "https://www.google-analytics.com/mp/collect?measurement_id=G-TEST123&api_secret=SECRET")
+        XCTAssertEqual(request.headers, ["Content-Type": "application/json"])
+        XCTAssertEqual(String(decoding: request.body, as: UTF8.self), #"{"client_id":"anon-1234","user_id":"user-42","events":[{"name":"feed_item_tapped","params":{"category":"feed","email":"sha256:41278b42cbc7630764121402901b1f51d4f61e23539fb20bdda56058f4ce108f","engagement_time_msec":1,"event_type":"click","item_id":"42","position":3,"promoted":"true","ratio":0.5},"timestamp_micros":1714566600500000},{"name":"feed_item_shown","params":{"engagement_time_msec":1,"event_type":"impression"},"timestamp_micros":1714566601250000},{"name":"app_launched","params":{"engagement_time_msec":1,"event_type":"activity"},"timestamp_micros":1714566602000000},{"name":"web_redirected","params":{"engagement_time_msec":1,"event_type":"redirect"},"timestamp_micros":1714566603000000},{"name":"settings_saved","params":{"engagement_time_msec":1,"event_type":"user_action"},"timestamp_micros":1714566604000000}]}"#)
+        XCTAssertEqual(encoded.adaptations.filter { $0.reason.hasPrefix("sent to GA4 as") }.count, 5)
+    }
+
+    func testSlashNamesMapToUnderscores() {
+        XCTAssertEqual(try GA4Encoder.ga4Name("feed/item_tapped", reservedPrefixes: []).get(), "feed_item_tapped")
+        XCTAssertEqual(try GA4Encoder.ga4Name("Feed Item Tapped", reservedPrefixes: []).get(), "Feed_Item_Tapped")
+    }
+
+    func testNamesBreakingGA4RulesAreRejectedWithReasons() {
+        let names: [EventName] = [
+            "session_start", "screen_view", "firebase_thing", "google/x", "ga_custom", "_private", "1st/event",
+            EventName(String(repeating: "a", count: 41)),
+        ]
+        let encoded = encoder.encode(names.map { QueuedEvent(event: MeasurementEvent($0)) }, context: context)
+        XCTAssertNil(encoded.request)
+        XCTAssertEqual(encoded.rejected.map(\.event), names)
+        XCTAssertTrue(encoded.rejected[0].reason.contains("reserved"), encoded.rejected[0].reason)
+        XCTAssertTrue(encoded.rejected[6].reason.contains("start with a letter"), encoded.rejected[6].reason)
+        XCTAssertTrue(encoded.rejected[7].reason.contains("at most 40"), encoded.rejected[7].reason)
+    }
+
+    func testFortyCharacterNameIsAccepted() throws {
+        let name = EventName(String(repeating: "a", count: 40))
+        let encoded = encoder.encode([QueuedEvent(event: MeasurementEvent(name))], context: context)
+        XCTAssertTrue(encoded.rejected.isEmpty)
+        XCTAssertNotNil(encoded.request)
+    }
+
+    func testParamsAreLimitedTo25AndLongValuesCut() throws {
+        var args: EventArgs = ["long": .string(String(repeating: "v", count: 150)), "ga_secret": 1, "my/param": 2]
+        for index in 0..<30 { args[String(format: "p%02d", index)] = .int(index) }
+        let encoded = encoder.encode([QueuedEvent(event: MeasurementEvent("x/y", args: args))], context: context)
+        let body = try JSONSerialization.jsonObject(with: Data(try XCTUnwrap(encoded.request).body)) as! [String: Any]
+        let params = ((body["events"] as! [[String: Any]])[0]["params"]) as! [String: Any]
+        XCTAssertEqual(params.count, 24, "23 args and engagement_time_msec (no session here)")
+        XCTAssertEqual((params["long"] as? String)?.count, 100)
+        XCTAssertEqual(params["my_param"] as? Int, 2)
+        XCTAssertNil(params["ga_secret"])
+        XCTAssertTrue(encoded.adaptations.contains { $0.reason.contains("params dropped") })
+        XCTAssertTrue(encoded.adaptations.contains { $0.reason.contains("cut to 100") })
+        XCTAssertTrue(encoded.adaptations.contains { $0.reason.contains("ga_secret") })
+    }
+
+    func testNeverMoreThan25EventsPerRequest() {
+        let encoder = GA4Encoder(measurementID: "G", apiSecret: "s", limits: BatchLimits(maximumEvents: 100, maximumBytes: 1_000_000))
+        XCTAssertEqual(encoder.limits, BatchLimits(maximumEvents: 25, maximumBytes: 130_000))
+    }
+}
