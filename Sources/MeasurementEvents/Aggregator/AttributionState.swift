@@ -43,7 +43,8 @@ final class AttributionState: @unchecked Sendable {
         self.contents = contents
         self.timeline = SessionTimeline(rules: rules, restored: contents.session)
         self.context = context
-        let attribution = EventAttribution(identity: contents.identity, sessionID: nil, context: context)
+        // A restored session that is still alive goes on: its events carry its id.
+        let attribution = EventAttribution(identity: contents.identity, sessionID: contents.session?.id, context: context)
         self.storage = AttributionStorage(attribution)
         self.published = LockedValue(attribution)
         self.restored = restored
