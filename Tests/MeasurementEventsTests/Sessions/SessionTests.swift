@@ -12,23 +12,11 @@ final class SessionTests: XCTestCase {
     // MARK: Inactivity
 
     func testEventsTwentyNineMinutesApartShareASession() {
-        let aggregator = makeAggregator()
-        post("a")
-        clock.advance(by: 29 * 60)
-        post("b")
-        aggregator.waitUntilDelivered()
-        XCTAssertEqual(sessionIDs().count, 2)
-        XCTAssertEqual(Set(sessionIDs()).count, 1)
+        XCTAssertEqual(sessionsOfTwoEvents(minutesApart: 29), 1)
     }
 
     func testEventsThirtyOneMinutesApartStartANewSession() {
-        let aggregator = makeAggregator()
-        post("a")
-        clock.advance(by: 31 * 60)
-        post("b")
-        aggregator.waitUntilDelivered()
-        XCTAssertEqual(Set(sessionIDs()).count, 2)
-        XCTAssertEqual(aggregator.diagnostics.sessionsStarted, 2)
+        XCTAssertEqual(sessionsOfTwoEvents(minutesApart: 31), 2)
     }
 
     func testInactivityCountsFromTheLatestEventNotFromTheStart() {
@@ -55,27 +43,13 @@ final class SessionTests: XCTestCase {
     // MARK: Background
 
     func testThirtyOneMinutesInTheBackgroundStartsANewSession() {
-        let aggregator = makeAggregator()
-        post("a")
-        clock.advance(by: 10 * 60)
-        aggregator.applicationDidEnterBackground()
-        clock.advance(by: 31 * 60)
-        aggregator.applicationWillEnterForeground()
-        post("b")
-        aggregator.waitUntilDelivered()
-        XCTAssertEqual(Set(sessionIDs()).count, 2)
+        XCTAssertEqual(sessionsOfTwoEvents(minutesApart: 41, minutesInBackground: 31), 2)
     }
 
     func testTwentyNineMinutesInTheBackgroundKeepsTheSession() {
-        let aggregator = makeAggregator()
-        post("a")
-        clock.advance(by: 10 * 60)
-        aggregator.applicationDidEnterBackground()
-        clock.advance(by: 29 * 60)
-        aggregator.applicationWillEnterForeground()
-        post("b")
-        aggregator.waitUntilDelivered()
-        XCTAssertEqual(Set(sessionIDs()).count, 1, "39 minutes after the first event, but 29 of them in the background")
+        XCTAssertEqual(
+            sessionsOfTwoEvents(minutesApart: 39, minutesInBackground: 29), 1,
+            "39 minutes after the first event, but 29 of them in the background")
     }
 
     // MARK: Ids
@@ -184,6 +158,23 @@ final class SessionTests: XCTestCase {
     }
 
     // MARK: Helpers
+
+    /// How many sessions two events make when posted `minutesApart`, the last
+    /// `minutesInBackground` of which the app spent in the background.
+    private func sessionsOfTwoEvents(minutesApart: Double, minutesInBackground: Double = 0) -> Int {
+        let aggregator = makeAggregator()
+        post("a")
+        clock.advance(by: (minutesApart - minutesInBackground) * 60)
+        if minutesInBackground > 0 {
+            aggregator.applicationDidEnterBackground()
+            clock.advance(by: minutesInBackground * 60)
+            aggregator.applicationWillEnterForeground()
+        }
+        post("b")
+        aggregator.waitUntilDelivered()
+        XCTAssertEqual(sessionIDs().count, 2, "both events carry a session")
+        return Set(sessionIDs()).count
+    }
 
     private func makeAggregator(_ base: EventAggregator.Configuration = EventAggregator.Configuration()) -> EventAggregator {
         var configuration = base
