@@ -102,8 +102,14 @@ public final class AppLifecycleObserver: @unchecked Sendable {
         observers.withLock { $0 = added }
     }
 
-    /// Decides under the lock, acts outside it: posting and the aggregator run other code.
-    func handle(_ signal: AppLifecycleSignal) {
+    /// Reports a lifecycle move that no notification announces, as if it had been posted: for
+    /// watchOS 6, whose extension delegate hears of moves that WatchKit only posts from watchOS 7.
+    ///
+    /// ```swift
+    /// func applicationDidEnterBackground() { lifecycle.handle(.didEnterBackground) }
+    /// ```
+    public func handle(_ signal: AppLifecycleSignal) {
+        // Decides under the lock, acts outside it: posting and the aggregator run other code.
         let actions = phase.withLock { $0.handle(signal) }
         let events = aggregator.center
         for action in actions {

@@ -24,6 +24,7 @@ public final class ManualEventClock: EventClock, @unchecked Sendable {
         current = LockedValue(now)
     }
 
+    /// The date the clock was last set or advanced to.
     public func now() -> Date { current.withLock { $0 } }
 
     /// Moves the clock `seconds` forward (or back, when negative).

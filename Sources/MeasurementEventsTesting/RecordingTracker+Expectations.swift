@@ -10,6 +10,7 @@ public enum ExpectedUserID: Sendable, Equatable, ExpressibleByStringLiteral, Cus
     /// No user id: posted while nobody was signed in (for example after ``MeasurementIdentity/reset(to:)``).
     case signedOut
 
+    /// `"u1"` expects the user id `u1`.
     public init(stringLiteral value: String) { self = .user(value) }
 
     func isSatisfied(by userID: String?) -> Bool {
@@ -90,8 +91,11 @@ extension RecordingTracker {
 /// A ``RecordingTracker`` expectation that was not met: what was expected, and everything that
 /// was tracked, with the user id, anonymous id and session each event carried.
 public struct TrackerExpectationError: Error, CustomStringConvertible {
+    /// What was looked for, in words.
     public let expected: String
+    /// Every event the tracker had, in order.
     public let tracked: [MeasurementEvent]
+    /// Every identity change the tracker had, in order.
     public let identityEvents: [IdentityEvent]
 
     public var description: String {

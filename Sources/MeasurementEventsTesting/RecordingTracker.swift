@@ -33,10 +33,12 @@ public final class RecordingTracker: EventTracker, @unchecked Sendable {
         state.withLock { $0.events.append(event) }
     }
 
+    /// Keeps `event` in ``identityEvents``.
     public func identify(_ event: IdentityEvent) throws {
         state.withLock { $0.identityEvents.append(event) }
     }
 
+    /// Keeps `consent` in ``consentChanges``.
     public func consentDidChange(to consent: EventAggregator.Consent) throws {
         state.withLock { $0.consentChanges.append(consent) }
     }

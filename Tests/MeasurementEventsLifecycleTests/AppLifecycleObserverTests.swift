@@ -157,6 +157,16 @@ final class AppLifecycleObserverTests: XCTestCase {
         XCTAssertEqual(tracker.names, [])
     }
 
+    func testMovesReportedByHandAreHandledLikeNotifications() {
+        let (aggregator, tracker) = launchedApp()
+        let observer = observers.last
+        observer?.handle(.didBecomeActive)
+        observer?.handle(.didEnterBackground)
+        observer?.handle(.willEnterForeground)
+        aggregator.waitUntilDelivered()
+        XCTAssertEqual(tracker.names, ["app/opened", "app/backgrounded", "app/opened"])
+    }
+
     // MARK: Helpers
 
     private func post(_ name: String) {
