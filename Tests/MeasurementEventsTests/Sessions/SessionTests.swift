@@ -139,6 +139,24 @@ final class SessionTests: XCTestCase {
         XCTAssertEqual(second.diagnostics.sessionsStarted, 0)
     }
 
+    func testSessionContinuesAcrossARelaunchAfterACrashWithinTheTimeoutOfTheLastEvent() {
+        var configuration = EventAggregator.Configuration()
+        configuration.identityStore = InMemoryIdentityStore()
+        let first = makeAggregator(configuration)
+        for _ in 0..<3 {
+            post("a")
+            clock.advance(by: 20 * 60)
+        }
+        first.waitUntilDelivered()
+        first.stop()   // killed: never went to the background
+
+        clock.advance(by: -10 * 60)   // relaunched 10 minutes after the last event, 50 after the first
+        let second = makeAggregator(configuration)
+        post("b")
+        second.waitUntilDelivered()
+        XCTAssertEqual(Set(sessionIDs()).count, 1)
+    }
+
     func testSessionRestoredAfterTheTimeoutIsReplaced() {
         let store = InMemoryIdentityStore()
         var configuration = EventAggregator.Configuration()
