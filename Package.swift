@@ -110,6 +110,21 @@ let httpProducts: [Product] = [
     .library(name: "MeasurementEventsHTTP", targets: ["MeasurementEventsHTTP"]),
 ]
 
+// MARK: App lifecycle
+let lifecycleTargets: [Target] = [
+    .target(name: "MeasurementEventsLifecycle", dependencies: ["MeasurementEvents"]),
+    .testTarget(
+        name: "MeasurementEventsLifecycleTests",
+        dependencies: [
+            "MeasurementEventsLifecycle", "MeasurementEvents", "MeasurementEventsTesting", "MeasurementEventsHTTP",
+            "LoopbackCollector",
+        ]
+    ),
+]
+let lifecycleProducts: [Product] = [
+    .library(name: "MeasurementEventsLifecycle", targets: ["MeasurementEventsLifecycle"]),
+]
+
 // MARK: Demo
 let demoTargets: [Target] = [
     .target(name: "DemoFeed", dependencies: ["MeasurementEvents"]),
@@ -135,7 +150,7 @@ let demoProducts: [Product] = [
 let package = Package(
     name: "MeasurementEvents",
     platforms: [.iOS(.v13), .macOS(.v10_15), .tvOS(.v13), .watchOS(.v6)],
-    products: coreProducts + generatorProducts + impressionProducts + triggerProducts + httpProducts + demoProducts,
-    targets: coreTargets + generatorTargets + impressionTargets + triggerTargets + httpTargets + demoTargets,
+    products: coreProducts + generatorProducts + impressionProducts + triggerProducts + httpProducts + lifecycleProducts + demoProducts,
+    targets: coreTargets + generatorTargets + impressionTargets + triggerTargets + httpTargets + lifecycleTargets + demoTargets,
     swiftLanguageModes: [.v6]
 )

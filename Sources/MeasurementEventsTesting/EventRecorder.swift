@@ -12,16 +12,27 @@ import MeasurementEvents
 /// Waiting fails with an ``EventRecorderTimeout`` that lists what *was* posted. Works from
 /// XCTest (`try`, or the `assert…` helpers) and from Swift Testing (`try await`).
 ///
+/// Identity changes (``MeasurementIdentity``) are recorded apart, in ``identityChanges``: they
+/// are not events, and never satisfy a wait for one.
+///
+/// ```swift
+/// MeasurementIdentity.reset(to: center)
+/// XCTAssertEqual(recorder.identityChanges, [.reset])
+/// ```
+///
 /// - Important: `MeasurementEventsTesting` links XCTest: add it to test targets only, never to
 ///   an app or framework target (an app linking XCTest fails to launch on a device).
 public final class EventRecorder: @unchecked Sendable {
-    // @unchecked: `events`, `malformed` and `waiters` are only touched while `condition` is locked.
+    // @unchecked: the recorded values, `waiters` and `observers` are only touched while
+    // `condition` is locked.
     public let center: NotificationCenter
     private let condition = NSCondition()
     private var recorded: [MeasurementEvent] = []
     private var rejected: [MalformedEventError] = []
+    private var identity: [IdentityChange] = []
+    private var rejectedIdentity: [MalformedIdentityError] = []
     private var waiters: [Waiter] = []
-    private var observer: (any NSObjectProtocol)?
+    private var observers: [any NSObjectProtocol] = []
 
     private struct Waiter {
         let id: Int
@@ -34,22 +45,26 @@ public final class EventRecorder: @unchecked Sendable {
     /// Starts recording at once.
     public init(center: NotificationCenter = .default) {
         self.center = center
-        observer = center.addObserver(forName: .measurementEvent, object: nil, queue: nil) { [weak self] note in
+        let events = center.addObserver(forName: .measurementEvent, object: nil, queue: nil) { [weak self] note in
             self?.record(note)
         }
+        let identity = center.addObserver(forName: .measurementIdentity, object: nil, queue: nil) { [weak self] note in
+            self?.recordIdentity(note)
+        }
+        observers = [events, identity]
     }
 
     deinit {
-        if let observer { center.removeObserver(observer) }
+        for observer in observers { center.removeObserver(observer) }
     }
 
     /// Stops recording; what was recorded stays readable.
     public func stop() {
         condition.lock()
-        let observer = self.observer
-        self.observer = nil
+        let observers = self.observers
+        self.observers = []
         condition.unlock()
-        if let observer { center.removeObserver(observer) }
+        for observer in observers { center.removeObserver(observer) }
     }
 
     /// Forgets everything recorded so far.
@@ -57,6 +72,8 @@ public final class EventRecorder: @unchecked Sendable {
         condition.lock()
         recorded.removeAll()
         rejected.removeAll()
+        identity.removeAll()
+        rejectedIdentity.removeAll()
         condition.unlock()
     }
 
@@ -72,6 +89,20 @@ public final class EventRecorder: @unchecked Sendable {
         condition.lock()
         defer { condition.unlock() }
         return rejected
+    }
+
+    /// The identity changes posted so far (identify, reset, group), in order.
+    public var identityChanges: [IdentityChange] {
+        condition.lock()
+        defer { condition.unlock() }
+        return identity
+    }
+
+    /// The notifications on the identity name that could not be read as identity changes.
+    public var malformedIdentityChanges: [MalformedIdentityError] {
+        condition.lock()
+        defer { condition.unlock() }
+        return rejectedIdentity
     }
 
     /// The recorded events with this name.
@@ -97,6 +128,17 @@ public final class EventRecorder: @unchecked Sendable {
         condition.broadcast()
         condition.unlock()
         for (continuation, event) in resumed { continuation.resume(returning: event) }
+    }
+
+    /// Kept apart from events, and never offered to waiters: an identity change is not an event.
+    private func recordIdentity(_ notification: Notification) {
+        let decoded = Result { () throws(MalformedIdentityError) in try IdentityChange(notification: notification) }
+        condition.lock()
+        switch decoded {
+        case .success(let change): identity.append(change)
+        case .failure(let error): rejectedIdentity.append(error)
+        }
+        condition.unlock()
     }
 
     // MARK: Waiting

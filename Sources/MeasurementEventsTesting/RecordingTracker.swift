@@ -11,12 +11,18 @@ import MeasurementEvents
 /// aggregator.waitUntilDelivered()
 /// XCTAssertEqual(tracker.names, ["feed/opened", "feed/item_tapped"])
 /// ```
+///
+/// It also keeps the identity changes (``identityEvents``) and consent announcements
+/// (``consentChanges``) it is given; ``expectEvent(_:userID:sessionID:args:)`` and
+/// ``expectSameSession(_:)`` check what an event carried.
 public final class RecordingTracker: EventTracker, @unchecked Sendable {
     // @unchecked: all state is inside `state`, behind its lock.
     private let state = LockedValue(State())
 
     private struct State {
         var events: [MeasurementEvent] = []
+        var identityEvents: [IdentityEvent] = []
+        var consentChanges: [EventAggregator.Consent] = []
         var flushes = 0
         var discards = 0
     }
@@ -27,14 +33,26 @@ public final class RecordingTracker: EventTracker, @unchecked Sendable {
         state.withLock { $0.events.append(event) }
     }
 
+    /// Keeps `event` in ``identityEvents``.
+    public func identify(_ event: IdentityEvent) throws {
+        state.withLock { $0.identityEvents.append(event) }
+    }
+
+    /// Keeps `consent` in ``consentChanges``.
+    public func consentDidChange(to consent: EventAggregator.Consent) throws {
+        state.withLock { $0.consentChanges.append(consent) }
+    }
+
     public func flush() throws {
         state.withLock { $0.flushes += 1 }
     }
 
+    /// Forgets the events and identity changes, as a tracker forgets what it had not sent.
     public func discardPending() throws {
         state.withLock {
             $0.discards += 1
             $0.events.removeAll()
+            $0.identityEvents.removeAll()
         }
     }
 
@@ -42,6 +60,10 @@ public final class RecordingTracker: EventTracker, @unchecked Sendable {
     public var events: [MeasurementEvent] { state.withLock { $0.events } }
     /// Their names, in order.
     public var names: [EventName] { events.map(\.name) }
+    /// The identity changes tracked so far, in order.
+    public var identityEvents: [IdentityEvent] { state.withLock { $0.identityEvents } }
+    /// The consent the aggregator announced, at start and on every change, in order.
+    public var consentChanges: [EventAggregator.Consent] { state.withLock { $0.consentChanges } }
     /// How often ``flush()`` was called.
     public var flushCount: Int { state.withLock { $0.flushes } }
     /// How often ``discardPending()`` was called.

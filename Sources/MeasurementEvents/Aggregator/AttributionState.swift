@@ -43,7 +43,8 @@ final class AttributionState: @unchecked Sendable {
         self.contents = contents
         self.timeline = SessionTimeline(rules: rules, restored: contents.session)
         self.context = context
-        let attribution = EventAttribution(identity: contents.identity, sessionID: nil, context: context)
+        // A restored session that is still alive goes on: its events carry its id.
+        let attribution = EventAttribution(identity: contents.identity, sessionID: contents.session?.id, context: context)
         self.storage = AttributionStorage(attribution)
         self.published = LockedValue(attribution)
         self.restored = restored
@@ -64,10 +65,19 @@ final class AttributionState: @unchecked Sendable {
         if !transition.isEmpty {
             rebuild()
             problem = save()
+        } else if let saved = contents.session?.lastActivityAt, let last = timeline.current?.lastActivityAt,
+            last.timeIntervalSince(saved) >= Self.activitySaveInterval
+        {
+            // So that a relaunch after a crash (no trip to the background) continues the session.
+            problem = save()
         }
         event.attributionStorage = storage
         return (transition, problem)
     }
+
+    /// How stale the session's saved last activity may grow while events keep coming: one
+    /// store write a minute at most.
+    static let activitySaveInterval: TimeInterval = 60
 
     /// Applies an identity change made at `date`; returns it as trackers receive it.
     func apply(_ change: IdentityChange, at date: Date, id: UUID) -> (IdentityEvent, IdentityStoreError?) {

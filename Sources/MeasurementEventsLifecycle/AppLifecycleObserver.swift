@@ -1,0 +1,130 @@
+import Foundation
+import MeasurementEvents
+
+/// Turns the platform's lifecycle notifications into events and aggregator calls, without
+/// importing UIKit, AppKit or WatchKit. Opt-in, one line at launch, after the aggregator started:
+///
+/// ```swift
+/// aggregator.start()
+/// AppLifecycleObserver.start(aggregator: aggregator)
+/// ```
+///
+/// and allow its events with `MeasurementEventsLifecycleEvents.allNames`. It posts, on the
+/// aggregator's center:
+/// - at ``start(aggregator:center:bundleInfo:)``: `app/installed` on the first launch ever, or
+///   `app/updated` when the version or build differ from the previous launch's (as remembered by
+///   the aggregator's identity store, see ``MeasurementEvents/EventAggregator/recordAppRelease(version:build:)``);
+/// - `app/opened` once per launch and once per return from the background (`from_background`);
+/// - `app/backgrounded`, then calls ``MeasurementEvents/EventAggregator/applicationDidEnterBackground()``
+///   (trackers flushed off the main thread, session inactivity counted from now);
+/// - on returning, calls ``MeasurementEvents/EventAggregator/applicationWillEnterForeground()``
+///   (context refreshed, a session too long in the background ended), then posts `app/opened`;
+/// - on termination, waits for the aggregator to deliver and flush (``MeasurementEvents/EventAggregator/flush()``).
+///
+/// Everything runs on the thread that posts the platform notification (the main thread), in
+/// order with the events that thread posts. The observer keeps observing, and keeps itself and
+/// the aggregator alive, until ``stop()``. Start one per aggregator.
+public final class AppLifecycleObserver: @unchecked Sendable {
+    // @unchecked: the mutable state is `phase` and `observers`, each behind its lock; the
+    // other properties are immutable.
+
+    /// The aggregator told about background and foreground moves; events go to its center.
+    public let aggregator: EventAggregator
+    /// Where the platform's lifecycle notifications are observed.
+    public let center: NotificationCenter
+    /// How this launch compares with the previous one.
+    public let release: EventAggregator.AppRelease
+    private let phase = LockedValue(AppLifecyclePhase())
+    private let observers = LockedValue<[any NSObjectProtocol]>([])
+
+    private init(aggregator: EventAggregator, center: NotificationCenter, release: EventAggregator.AppRelease) {
+        self.aggregator = aggregator
+        self.center = center
+        self.release = release
+    }
+
+    /// Records this launch, posts `app/installed` or `app/updated` when that is what it is, and
+    /// starts observing the lifecycle notifications. Call it at launch, before the app first
+    /// becomes active (in `application(_:didFinishLaunchingWithOptions:)` or the `App`'s
+    /// initialiser), after `aggregator.start()`, so that the aggregator receives what is posted.
+    ///
+    /// Recording the launch waits for the aggregator's delivery queue and one write of its
+    /// identity store.
+    ///
+    /// - Parameters:
+    ///   - aggregator: the started aggregator to tell about lifecycle moves.
+    ///   - center: where the platform posts its lifecycle notifications; `.default` in an app.
+    ///   - bundleInfo: where the version (`CFBundleShortVersionString`) and build
+    ///     (`CFBundleVersion`) are read; the main bundle's info unless a test injects one.
+    @discardableResult
+    public static func start(
+        aggregator: EventAggregator, center: NotificationCenter = .default,
+        bundleInfo: [String: Any]? = Bundle.main.infoDictionary
+    ) -> AppLifecycleObserver {
+        let version = bundleInfo?["CFBundleShortVersionString"] as? String
+        let build = bundleInfo?["CFBundleVersion"] as? String
+        let release = aggregator.recordAppRelease(version: version, build: build)
+        let observer = AppLifecycleObserver(aggregator: aggregator, center: center, release: release)
+        switch release {
+        case .installed:
+            MeasurementEventsLifecycleEvents.AppInstalled(version: version, build: build).post(to: aggregator.center)
+        case .updated(let previousVersion, let previousBuild):
+            MeasurementEventsLifecycleEvents.AppUpdated(
+                version: version, build: build, previousVersion: previousVersion, previousBuild: previousBuild
+            ).post(to: aggregator.center)
+        case .unchanged:
+            break
+        }
+        observer.observe()
+        return observer
+    }
+
+    /// Stops observing. Calling it again does nothing.
+    public func stop() {
+        let removed = observers.withLock { observers -> [any NSObjectProtocol] in
+            defer { observers = [] }
+            return observers
+        }
+        for observer in removed { center.removeObserver(observer) }
+    }
+
+    private func observe() {
+        var added: [any NSObjectProtocol] = []
+        for signal in AppLifecycleSignal.allCases {
+            for name in signal.notificationNames {
+                // `object: nil` and no `queue:`: on Linux a queue makes the poster wait for it to
+                // drain, and the moves must happen before the platform suspends the app.
+                added.append(center.addObserver(forName: name, object: nil, queue: nil) { _ in
+                    self.handle(signal)
+                })
+            }
+        }
+        observers.withLock { $0 = added }
+    }
+
+    /// Reports a lifecycle move that no notification announces, as if it had been posted: for
+    /// watchOS 6, whose extension delegate hears of moves that WatchKit only posts from watchOS 7.
+    ///
+    /// ```swift
+    /// func applicationDidEnterBackground() { lifecycle.handle(.didEnterBackground) }
+    /// ```
+    public func handle(_ signal: AppLifecycleSignal) {
+        // Decides under the lock, acts outside it: posting and the aggregator run other code.
+        let actions = phase.withLock { $0.handle(signal) }
+        let events = aggregator.center
+        for action in actions {
+            switch action {
+            case .enterForeground:
+                aggregator.applicationWillEnterForeground()
+            case .postOpened(let fromBackground):
+                MeasurementEventsLifecycleEvents.AppOpened(fromBackground: fromBackground).post(to: events)
+            case .postBackgrounded:
+                MeasurementEventsLifecycleEvents.AppBackgrounded().post(to: events)
+            case .enterBackground:
+                aggregator.applicationDidEnterBackground()
+            case .flush:
+                aggregator.flush()
+            }
+        }
+    }
+}
