@@ -1,0 +1,16 @@
+// Aggregating at app launch: an allow-list decides which events reach the trackers.
+import MeasurementEvents
+
+// snippet.show
+let aggregator = EventAggregator(
+    filter: EventFilter(allow: ["feed/*", "app/launched"], deny: ["feed/debug/*"]),
+    trackers: [ConsoleTracker()])
+aggregator.start()
+
+MeasurementEvent.post("feed/item_tapped", type: .click, args: ["position": 3])  // forwarded
+MeasurementEvent.post("feed/debug/layout")                                      // denied
+MeasurementEvent.post("settings/opened")                                        // not allowed
+// snippet.end
+
+aggregator.waitUntilDelivered()
+print(aggregator.diagnostics)
