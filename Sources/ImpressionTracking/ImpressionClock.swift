@@ -31,6 +31,7 @@ public struct SystemImpressionClock: ImpressionClock {
     private let anchorInstant: TimeInterval
     private let anchorDate: Date
 
+    /// Makes a clock anchored to the wall-clock date now.
     public init() {
         anchorDate = Date()
         anchorInstant = Self.uptime()
@@ -62,6 +63,8 @@ public final class ManualImpressionClock: ImpressionClock {
     /// The wall-clock date that instant 0 stands for.
     public let epoch: Date
 
+    /// Makes a clock that stands still at `instant` until advanced.
+    ///
     /// - Parameters:
     ///   - instant: the first reading of ``now()``, in seconds.
     ///   - epoch: the date instant 0 maps to; a fixed date keeps encoded output reproducible.
@@ -80,6 +83,8 @@ public final class ManualImpressionClock: ImpressionClock {
 
     /// Moves the clock forward; negative or non-finite amounts are ignored, since the clock is
     /// monotonic.
+    ///
+    /// - Parameter seconds: how far to move.
     public func advance(by seconds: TimeInterval) {
         guard seconds.isFinite, seconds > 0 else { return }
         let step = Self.nanoseconds(seconds)
@@ -87,6 +92,8 @@ public final class ManualImpressionClock: ImpressionClock {
     }
 
     /// Moves the clock to `instant`, if that is not in the past.
+    ///
+    /// - Parameter instant: the new reading of ``now()``, in seconds.
     public func advance(to instant: TimeInterval) {
         guard instant.isFinite else { return }
         let target = Self.nanoseconds(instant)
