@@ -20,6 +20,9 @@ public protocol ImpressionClock: Sendable {
     func now() -> TimeInterval
 
     /// The wall-clock date of an instant read from ``now()``.
+    ///
+    /// - Parameter instant: seconds on this clock.
+    /// - Returns: the date it stands for, for the wire.
     func date(at instant: TimeInterval) -> Date
 }
 

@@ -7,7 +7,7 @@
 ///   capitals when they are not the first word: `item_id` → `itemID`, `image_url` → `imageURL`;
 ///   as the first word they are all lowercase: `url_opened` → `urlOpened`.
 /// - Type names capitalize every word: `feed/item_tapped` → `FeedItemTapped`, `id/changed` → `IDChanged`.
-/// - Swift keywords are escaped with backticks: `default` → `` `default` ``.
+/// - Swift keywords are escaped with backticks: `default` → \`default\`.
 ///
 /// ```swift
 /// SwiftNaming.lowerCamelCase("feed/item_tapped")   // "feedItemTapped"
@@ -32,11 +32,18 @@ public enum SwiftNaming {
         "try", "_",
     ]
 
+    /// Splits a catalog name into words at `/` and `_`.
+    ///
+    /// - Parameter name: an event or arg name: `feed/item_tapped`.
+    /// - Returns: its words: `feed`, `item`, `tapped`.
     public static func words(_ name: String) -> [Substring] {
         name.split(whereSeparator: { $0 == "/" || $0 == "_" })
     }
 
     /// `feed/item_tapped` → `feedItemTapped`, `item_id` → `itemID`; not escaped.
+    ///
+    /// - Parameter name: an event or arg name.
+    /// - Returns: the identifier, before ``escaped(_:)``.
     public static func lowerCamelCase(_ name: String) -> String {
         let parts = words(name)
         guard let first = parts.first else { return "" }
@@ -45,11 +52,17 @@ public enum SwiftNaming {
     }
 
     /// `feed/item_tapped` → `FeedItemTapped`.
+    ///
+    /// - Parameter name: an event name.
+    /// - Returns: the type name.
     public static func upperCamelCase(_ name: String) -> String {
         words(name).map(capitalized).joined()
     }
 
     /// The identifier as it must be written in code: backticks around keywords.
+    ///
+    /// - Parameter identifier: an identifier from ``lowerCamelCase(_:)`` or ``upperCamelCase(_:)``.
+    /// - Returns: the identifier, between backticks when it is a keyword.
     public static func escaped(_ identifier: String) -> String {
         keywords.contains(identifier) ? "`\(identifier)`" : identifier
     }
