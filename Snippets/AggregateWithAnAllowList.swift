@@ -7,9 +7,10 @@ let aggregator = EventAggregator(
     trackers: [ConsoleTracker()])
 aggregator.start()
 
-MeasurementEvent.post("feed/item_tapped", type: .click, args: ["position": 3])  // forwarded
-MeasurementEvent.post("feed/debug/layout")                                      // denied
-MeasurementEvent.post("settings/opened")                                        // not allowed
+// Forwarded to the console; the other two are counted in diagnostics.filteredOut.
+MeasurementEvent.post("feed/item_tapped", type: .click, args: ["position": 3])
+MeasurementEvent.post("feed/debug/layout")  // denied
+MeasurementEvent.post("settings/opened")  // not on the allow-list
 // snippet.end
 
 aggregator.waitUntilDelivered()
