@@ -8,7 +8,9 @@
 ///
 /// Each returns whether any event fired.
 extension TriggerDetector {
-    /// Reports that `objects` appeared: runs their ``Trigger/didAppear`` events (a screen's `viewDidAppear`, a cell's `willDisplay`).
+    /// Reports that `objects` appeared: runs their ``Trigger/didAppear`` events.
+    ///
+    /// Typical source: a screen's `viewDidAppear`, a cell's `willDisplay`.
     ///
     /// This form takes one or more objects; every object's events fire, in argument order.
     ///
@@ -22,7 +24,9 @@ extension TriggerDetector {
         report(.didAppear, for: objects, synchronously: synchronously)
     }
 
-    /// Reports that `objects` appeared: runs their ``Trigger/didAppear`` events (a screen's `viewDidAppear`, a cell's `willDisplay`).
+    /// Reports that `objects` appeared: runs their ``Trigger/didAppear`` events.
+    ///
+    /// Typical source: a screen's `viewDidAppear`, a cell's `willDisplay`.
     ///
     /// This form takes an array of objects (visible cells, say); every object's events fire, in argument order.
     ///
@@ -36,7 +40,9 @@ extension TriggerDetector {
         report(.didAppear, for: objects, synchronously: synchronously)
     }
 
-    /// Reports that `objects` stopped being displayed: runs their ``Trigger/didDisappear`` events (a screen's `viewDidDisappear`, a cell's `didEndDisplaying`).
+    /// Reports that `objects` stopped being displayed: runs their ``Trigger/didDisappear`` events.
+    ///
+    /// Typical source: a screen's `viewDidDisappear`, a cell's `didEndDisplaying`.
     ///
     /// This form takes one or more objects; every object's events fire, in argument order.
     ///
@@ -50,7 +56,9 @@ extension TriggerDetector {
         report(.didDisappear, for: objects, synchronously: synchronously)
     }
 
-    /// Reports that `objects` stopped being displayed: runs their ``Trigger/didDisappear`` events (a screen's `viewDidDisappear`, a cell's `didEndDisplaying`).
+    /// Reports that `objects` stopped being displayed: runs their ``Trigger/didDisappear`` events.
+    ///
+    /// Typical source: a screen's `viewDidDisappear`, a cell's `didEndDisplaying`.
     ///
     /// This form takes an array of objects (visible cells, say); every object's events fire, in argument order.
     ///
@@ -64,7 +72,9 @@ extension TriggerDetector {
         report(.didDisappear, for: objects, synchronously: synchronously)
     }
 
-    /// Reports that `objects` were tapped: runs their ``Trigger/didEndTouch`` events (`touchesEnded`, a tap gesture).
+    /// Reports that `objects` were tapped: runs their ``Trigger/didEndTouch`` events.
+    ///
+    /// Typical source: `touchesEnded`, a tap gesture.
     ///
     /// This form takes one or more objects; every object's events fire, in argument order.
     ///
@@ -78,7 +88,9 @@ extension TriggerDetector {
         report(.didEndTouch, for: objects, synchronously: synchronously)
     }
 
-    /// Reports that `objects` were tapped: runs their ``Trigger/didEndTouch`` events (`touchesEnded`, a tap gesture).
+    /// Reports that `objects` were tapped: runs their ``Trigger/didEndTouch`` events.
+    ///
+    /// Typical source: `touchesEnded`, a tap gesture.
     ///
     /// This form takes an array of objects (visible cells, say); every object's events fire, in argument order.
     ///
@@ -92,7 +104,9 @@ extension TriggerDetector {
         report(.didEndTouch, for: objects, synchronously: synchronously)
     }
 
-    /// Reports that `objects` began scrolling: runs their ``Trigger/didBeginScroll`` events (`scrollViewWillBeginDragging`).
+    /// Reports that `objects` began scrolling: runs their ``Trigger/didBeginScroll`` events.
+    ///
+    /// Typical source: `scrollViewWillBeginDragging`.
     ///
     /// This form takes one or more objects; every object's events fire, in argument order.
     ///
@@ -106,7 +120,9 @@ extension TriggerDetector {
         report(.didBeginScroll, for: objects, synchronously: synchronously)
     }
 
-    /// Reports that `objects` began scrolling: runs their ``Trigger/didBeginScroll`` events (`scrollViewWillBeginDragging`).
+    /// Reports that `objects` began scrolling: runs their ``Trigger/didBeginScroll`` events.
+    ///
+    /// Typical source: `scrollViewWillBeginDragging`.
     ///
     /// This form takes an array of objects (visible cells, say); every object's events fire, in argument order.
     ///
@@ -120,7 +136,9 @@ extension TriggerDetector {
         report(.didBeginScroll, for: objects, synchronously: synchronously)
     }
 
-    /// Reports that `objects` became first responder: runs their ``Trigger/didBecomeFirstResponder`` events (a text field got the keyboard).
+    /// Reports that `objects` became first responder: runs their ``Trigger/didBecomeFirstResponder`` events.
+    ///
+    /// Typical source: a text field got the keyboard.
     ///
     /// This form takes one or more objects; every object's events fire, in argument order.
     ///
@@ -134,7 +152,9 @@ extension TriggerDetector {
         report(.didBecomeFirstResponder, for: objects, synchronously: synchronously)
     }
 
-    /// Reports that `objects` became first responder: runs their ``Trigger/didBecomeFirstResponder`` events (a text field got the keyboard).
+    /// Reports that `objects` became first responder: runs their ``Trigger/didBecomeFirstResponder`` events.
+    ///
+    /// Typical source: a text field got the keyboard.
     ///
     /// This form takes an array of objects (visible cells, say); every object's events fire, in argument order.
     ///
@@ -148,7 +168,9 @@ extension TriggerDetector {
         report(.didBecomeFirstResponder, for: objects, synchronously: synchronously)
     }
 
-    /// Reports that `objects` resigned first responder: runs their ``Trigger/didResignFirstResponder`` events (a text field lost the keyboard).
+    /// Reports that `objects` resigned first responder: runs their ``Trigger/didResignFirstResponder`` events.
+    ///
+    /// Typical source: a text field lost the keyboard.
     ///
     /// This form takes one or more objects; every object's events fire, in argument order.
     ///
@@ -162,7 +184,9 @@ extension TriggerDetector {
         report(.didResignFirstResponder, for: objects, synchronously: synchronously)
     }
 
-    /// Reports that `objects` resigned first responder: runs their ``Trigger/didResignFirstResponder`` events (a text field lost the keyboard).
+    /// Reports that `objects` resigned first responder: runs their ``Trigger/didResignFirstResponder`` events.
+    ///
+    /// Typical source: a text field lost the keyboard.
     ///
     /// This form takes an array of objects (visible cells, say); every object's events fire, in argument order.
     ///
@@ -176,7 +200,9 @@ extension TriggerDetector {
         report(.didResignFirstResponder, for: objects, synchronously: synchronously)
     }
 
-    /// Reports that `objects` sent their target-action message: runs their ``Trigger/targetAction`` events (a control's action).
+    /// Reports that `objects` sent their target-action message: runs their ``Trigger/targetAction`` events.
+    ///
+    /// Typical source: a control's action.
     ///
     /// This form takes one or more objects; every object's events fire, in argument order.
     ///
@@ -190,7 +216,9 @@ extension TriggerDetector {
         report(.targetAction, for: objects, synchronously: synchronously)
     }
 
-    /// Reports that `objects` sent their target-action message: runs their ``Trigger/targetAction`` events (a control's action).
+    /// Reports that `objects` sent their target-action message: runs their ``Trigger/targetAction`` events.
+    ///
+    /// Typical source: a control's action.
     ///
     /// This form takes an array of objects (visible cells, say); every object's events fire, in argument order.
     ///

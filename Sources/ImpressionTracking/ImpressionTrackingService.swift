@@ -20,7 +20,8 @@ public protocol ImpressionEncoder: Sendable {
     ///   - batch: at most ``ImpressionConfiguration/batchSize`` impressions, in commit order.
     ///   - clock: the engine's clock, to turn instants into dates.
     /// - Returns: the payload for ``ImpressionTrackingService/send(_:)``.
-    /// - Throws: any error; the batch is dropped and reported as ``ImpressionProblem/encodingFailed(impressions:error:)``.
+    /// - Throws: any error; the batch is dropped and reported as
+    ///   ``ImpressionProblem/encodingFailed(impressions:error:)``.
     func encode(_ batch: [Impression<ItemID>], clock: any ImpressionClock) throws -> Payload
 }
 
@@ -44,6 +45,7 @@ public protocol ImpressionTrackingService: Sendable {
     /// for the next push; the engine counts and reports it.
     ///
     /// - Parameter payload: one encoded batch.
-    /// - Throws: any error; the batch is kept and reported as ``ImpressionProblem/sendFailed(impressions:error:)``.
+    /// - Throws: any error; the batch is kept and reported as
+    ///   ``ImpressionProblem/sendFailed(impressions:error:)``.
     func send(_ payload: Payload) throws
 }
