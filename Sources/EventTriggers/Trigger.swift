@@ -24,5 +24,6 @@ public enum Trigger: String, CaseIterable, Hashable, Sendable, CustomStringConve
     /// The object (a control) sent its target-action message.
     case targetAction
 
+    /// The case name, as trace lines show it: `didAppear`.
     public var description: String { rawValue }
 }

@@ -28,6 +28,8 @@ public final class TriggerDetector: @unchecked Sendable {
     private let now: @Sendable () -> Date
     private let traceHandler: (@Sendable (String) -> Void)?
 
+    /// Makes a detector with its own registry and queue; most apps use ``shared``.
+    ///
     /// - Parameters:
     ///   - now: the clock read when a trigger fires; inject one in tests.
     ///   - traceHandler: called on the delivery queue, before the action, with a line for each
@@ -43,8 +45,12 @@ public final class TriggerDetector: @unchecked Sendable {
 
     // MARK: Attaching
 
-    /// Attaches an event to `object` for as long as the object lives. Returns the event's id,
-    /// for ``detach(_:from:)``.
+    /// Attaches an event to `object` for as long as the object lives.
+    ///
+    /// - Parameters:
+    ///   - event: the trigger and the action to run.
+    ///   - object: the object whose reports fire the event; held weakly.
+    /// - Returns: the event's id, for ``detach(_:from:)``.
     @discardableResult
     public func attach(_ event: TriggeredEvent, to object: AnyObject) -> UUID {
         registry.withLock { $0.attach([event], to: object) }
@@ -52,24 +58,39 @@ public final class TriggerDetector: @unchecked Sendable {
     }
 
     /// Attaches several events to `object`; they fire in this order.
+    ///
+    /// - Parameters:
+    ///   - events: the events, in firing order.
+    ///   - object: the object whose reports fire the events; held weakly.
+    /// - Returns: the events' ids, in the same order.
     @discardableResult
     public func attach(_ events: [TriggeredEvent], to object: AnyObject) -> [UUID] {
         registry.withLock { $0.attach(events, to: object) }
         return events.map(\.id)
     }
 
-    /// Detaches one event; returns whether it was attached.
+    /// Detaches one event.
+    ///
+    /// - Parameters:
+    ///   - id: the id ``attach(_:to:)-(TriggeredEvent,_)`` returned.
+    ///   - object: the object it was attached to.
+    /// - Returns: whether it was attached.
     @discardableResult
     public func detach(_ id: UUID, from object: AnyObject) -> Bool {
         registry.withLock { $0.detach([id], from: object) } > 0
     }
 
     /// Detaches every event of `object`.
+    ///
+    /// - Parameter object: the object whose events go.
     public func detachAll(from object: AnyObject) {
         registry.withLock { $0.detachAll(from: object) }
     }
 
     /// The events attached to `object`, in attachment order.
+    ///
+    /// - Parameter object: the object to look up.
+    /// - Returns: its events, or none when it has none (or is not the object they were attached to).
     public func events(attachedTo object: AnyObject) -> [TriggeredEvent] {
         registry.withLock { $0.events(of: object) }
     }
@@ -90,8 +111,11 @@ public final class TriggerDetector: @unchecked Sendable {
     /// Runs the events of `objects` that `trigger` fires. Every per-trigger entry point
     /// (`reportDidAppear(_:)` and the others) comes here.
     ///
-    /// - Parameter synchronously: run the actions before returning (after any action queued
-    ///   earlier), instead of on the detector's queue.
+    /// - Parameters:
+    ///   - trigger: what happened; ``Trigger/none`` fires nothing.
+    ///   - objects: the objects it happened to; each one's events fire, in this order.
+    ///   - synchronously: run the actions before returning (after any action queued earlier),
+    ///     instead of on the detector's queue.
     /// - Returns: whether any event fired.
     @discardableResult
     public func report(_ trigger: Trigger, for objects: [AnyObject], synchronously: Bool = false) -> Bool {

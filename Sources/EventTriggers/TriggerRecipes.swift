@@ -15,6 +15,12 @@ extension TriggeredEvent {
     public static let timeOnScreenEventName: EventName = "screen/time_on_screen"
 
     /// An event that runs `action` the first time `trigger` is reported, then detaches itself.
+    ///
+    /// - Parameters:
+    ///   - trigger: what has to happen to the object.
+    ///   - trace: a note for debugging.
+    ///   - action: what runs, once.
+    /// - Returns: the event, to attach.
     public static func once(
         _ trigger: Trigger, trace: String? = nil, action: @escaping @Sendable (TriggerFiring) -> Void
     ) -> TriggeredEvent {
@@ -22,6 +28,17 @@ extension TriggeredEvent {
     }
 
     /// An event whose action posts a measurement event.
+    ///
+    /// - Parameters:
+    ///   - name: the measurement event's name: `settings/opened`.
+    ///   - type: its event type.
+    ///   - category: its category, when the catalog gives one.
+    ///   - args: its arguments.
+    ///   - trigger: what has to happen to the object for the event to be posted.
+    ///   - trace: a note for debugging.
+    ///   - firesOnce: post at most once.
+    ///   - center: where to post; `.default` unless a test isolates it.
+    /// - Returns: the event, to attach.
     public static func posting(
         _ name: EventName,
         type: EventType = .default,
@@ -42,6 +59,12 @@ extension TriggeredEvent {
     /// Each disappearance that follows an appearance calls `report` with the seconds between
     /// the two firings' timestamps (the detector's clock). A disappearance without an
     /// appearance reports nothing; a second appearance restarts the measurement.
+    ///
+    /// - Parameters:
+    ///   - trace: a note for debugging, on both events.
+    ///   - report: called on the detector's queue with the seconds on screen and the
+    ///     disappearance's firing.
+    /// - Returns: the did-appear and did-disappear events, to attach together.
     public static func timeOnScreen(
         trace: String? = nil,
         report: @escaping @Sendable (_ seconds: TimeInterval, _ disappearance: TriggerFiring) -> Void
@@ -64,6 +87,13 @@ extension TriggeredEvent {
 
     /// A did-appear event that reports the screen to a tracking plan, which posts its
     /// screen-view event when the plan lists the screen (and nothing otherwise).
+    ///
+    /// - Parameters:
+    ///   - screen: the screen's name in the plan: `FeedViewController`.
+    ///   - plan: the app's tracking plan (`MeasurementEvents.TrackingPlan`).
+    ///   - trace: a note for debugging.
+    ///   - center: where to post; `.default` unless a test isolates it.
+    /// - Returns: the event, to attach.
     public static func screenView(
         _ screen: String, plan: TrackingPlan, trace: String? = nil, to center: NotificationCenter = .default
     ) -> TriggeredEvent {
@@ -74,6 +104,14 @@ extension TriggeredEvent {
 
     /// ``timeOnScreen(trace:report:)`` posting a measurement event with the duration, in
     /// seconds, as the `Double` arg `duration`, next to `args`.
+    ///
+    /// - Parameters:
+    ///   - name: the event posted; ``timeOnScreenEventName`` by default.
+    ///   - type: its event type.
+    ///   - args: arguments posted next to `duration`.
+    ///   - trace: a note for debugging.
+    ///   - center: where to post; `.default` unless a test isolates it.
+    /// - Returns: the did-appear and did-disappear events, to attach together.
     public static func postingTimeOnScreen(
         _ name: EventName = timeOnScreenEventName,
         type: EventType = .activity,
@@ -91,6 +129,13 @@ extension TriggeredEvent {
 
 extension TriggerDetector {
     /// Attaches an event that fires once, then detaches itself.
+    ///
+    /// - Parameters:
+    ///   - trigger: what has to happen to the object.
+    ///   - object: the object; held weakly.
+    ///   - trace: a note for debugging.
+    ///   - action: what runs, once.
+    /// - Returns: the event's id, for ``detach(_:from:)``.
     @discardableResult
     public func attachOnce(
         _ trigger: Trigger, to object: AnyObject, trace: String? = nil,
@@ -100,6 +145,18 @@ extension TriggerDetector {
     }
 
     /// Attaches an event that posts a measurement event when `trigger` is reported.
+    ///
+    /// - Parameters:
+    ///   - name: the measurement event's name.
+    ///   - type: its event type.
+    ///   - category: its category, when the catalog gives one.
+    ///   - args: its arguments.
+    ///   - trigger: what has to happen to the object.
+    ///   - object: the object; held weakly.
+    ///   - trace: a note for debugging.
+    ///   - firesOnce: post at most once.
+    ///   - center: where to post; `.default` unless a test isolates it.
+    /// - Returns: the event's id, for ``detach(_:from:)``.
     @discardableResult
     public func attachPosting(
         _ name: EventName,
@@ -119,6 +176,14 @@ extension TriggerDetector {
     }
 
     /// Attaches a did-appear event that posts the plan's screen-view event for `screen`.
+    ///
+    /// - Parameters:
+    ///   - screen: the screen's name in the plan.
+    ///   - object: the screen's object (its view controller); held weakly.
+    ///   - plan: the app's tracking plan.
+    ///   - trace: a note for debugging.
+    ///   - center: where to post; `.default` unless a test isolates it.
+    /// - Returns: the event's id, for ``detach(_:from:)``.
     @discardableResult
     public func attachScreenView(
         _ screen: String, to object: AnyObject, plan: TrackingPlan, trace: String? = nil,
@@ -129,6 +194,14 @@ extension TriggerDetector {
 
     /// Attaches a time-on-screen pair that posts `name` with a `duration` arg (seconds) each
     /// time the object disappears after appearing.
+    ///
+    /// - Parameters:
+    ///   - object: the screen's object; held weakly.
+    ///   - name: the event posted; ``TriggeredEvent/timeOnScreenEventName`` by default.
+    ///   - args: arguments posted next to `duration`.
+    ///   - trace: a note for debugging.
+    ///   - center: where to post; `.default` unless a test isolates it.
+    /// - Returns: the ids of the two events.
     @discardableResult
     public func attachTimeOnScreen(
         to object: AnyObject,

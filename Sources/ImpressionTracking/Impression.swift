@@ -6,6 +6,7 @@ import MeasurementEvents
 /// Times are instants of the engine's ``ImpressionClock``; ``ImpressionClock/date(at:)`` turns
 /// them into dates.
 public struct Impression<ItemID: Hashable & Sendable>: Sendable {
+    /// The item, as the host identifies it.
     public var itemID: ItemID
     /// When the qualifying visit began.
     public var start: TimeInterval
@@ -19,6 +20,15 @@ public struct Impression<ItemID: Hashable & Sendable>: Sendable {
     /// The extra key/value information the host attached to the item.
     public var context: EventArgs
 
+    /// Makes an impression, as the engine does; for tests of encoders and services.
+    ///
+    /// - Parameters:
+    ///   - itemID: the item.
+    ///   - start: when the qualifying visit began, on the engine's clock.
+    ///   - end: when it ended, or `nil` when the item was still visible.
+    ///   - visibleDuration: how long the item stayed at or above the area threshold.
+    ///   - maxVisibleFraction: the highest visible fraction seen, 0…1.
+    ///   - context: the host's key/value information.
     public init(
         itemID: ItemID, start: TimeInterval, end: TimeInterval?, visibleDuration: TimeInterval,
         maxVisibleFraction: Double, context: EventArgs = [:]
@@ -40,6 +50,7 @@ extension Impression: Hashable where ItemID: Hashable {}
 
 /// An appearance that ended without making an impression.
 public struct ImpressionDiscard<ItemID: Hashable & Sendable>: Sendable, Hashable {
+    /// Why the appearance made no impression.
     public enum Reason: Hashable, Sendable {
         /// The item reached the area threshold, but never for the minimum time: it passed by
         /// too fast.
@@ -48,14 +59,25 @@ public struct ImpressionDiscard<ItemID: Hashable & Sendable>: Sendable, Hashable
         case neverViewable
     }
 
+    /// The item.
     public var itemID: ItemID
+    /// Why it made no impression.
     public var reason: Reason
     /// The longest continuous time the item spent at or above the area threshold.
     public var longestVisibleDuration: TimeInterval
-    /// When the item appeared and disappeared.
+    /// When the item appeared, on the engine's clock.
     public var appeared: TimeInterval
+    /// When the item disappeared, on the engine's clock.
     public var disappeared: TimeInterval
 
+    /// Makes a discard, as the engine does; for tests of discard handlers.
+    ///
+    /// - Parameters:
+    ///   - itemID: the item.
+    ///   - reason: why it made no impression.
+    ///   - longestVisibleDuration: its longest continuous time at or above the area threshold.
+    ///   - appeared: when it appeared.
+    ///   - disappeared: when it disappeared.
     public init(
         itemID: ItemID, reason: Reason, longestVisibleDuration: TimeInterval, appeared: TimeInterval,
         disappeared: TimeInterval
@@ -78,6 +100,7 @@ public enum ImpressionProblem: Sendable, CustomStringConvertible {
     /// The store was full; the oldest impressions were dropped (and counted).
     case storeOverflow(dropped: Int)
 
+    /// What went wrong, how many impressions it concerns, and what became of them.
     public var description: String {
         switch self {
         case .encodingFailed(let count, let error):

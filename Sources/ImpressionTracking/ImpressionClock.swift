@@ -30,6 +30,9 @@ public protocol ImpressionClock: Sendable {
     func now() -> TimeInterval
 
     /// The wall-clock date of an instant read from ``now()``.
+    ///
+    /// - Parameter instant: seconds on this clock.
+    /// - Returns: the date it stands for, for the wire.
     func date(at instant: TimeInterval) -> Date
 }
 
@@ -45,6 +48,7 @@ public struct SystemImpressionClock: ImpressionClock {
     private let anchorInstant: TimeInterval
     private let anchorDate: Date
 
+    /// Makes a clock anchored to the wall-clock date now.
     public init() {
         self.init(readSeconds: Self.secondsIncludingSleep, wallClock: Date())
     }
@@ -107,6 +111,8 @@ public final class ManualImpressionClock: ImpressionClock {
     /// The wall-clock date that instant 0 stands for.
     public let epoch: Date
 
+    /// Makes a clock that stands still at `instant` until advanced.
+    ///
     /// - Parameters:
     ///   - instant: the first reading of ``now()``, in seconds.
     ///   - epoch: the date instant 0 maps to; a fixed date keeps encoded output reproducible.
@@ -125,6 +131,8 @@ public final class ManualImpressionClock: ImpressionClock {
 
     /// Moves the clock forward; negative or non-finite amounts are ignored, since the clock is
     /// monotonic.
+    ///
+    /// - Parameter seconds: how far to move.
     public func advance(by seconds: TimeInterval) {
         guard seconds.isFinite, seconds > 0 else { return }
         let step = Self.nanoseconds(seconds)
@@ -132,6 +140,8 @@ public final class ManualImpressionClock: ImpressionClock {
     }
 
     /// Moves the clock to `instant`, if that is not in the past.
+    ///
+    /// - Parameter instant: the new reading of ``now()``, in seconds.
     public func advance(to instant: TimeInterval) {
         guard instant.isFinite else { return }
         let target = Self.nanoseconds(instant)

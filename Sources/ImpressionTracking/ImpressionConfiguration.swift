@@ -34,9 +34,12 @@ public struct ImpressionConfiguration: Sendable {
     /// Called for each failed encode or send. The engine counts them either way.
     public var problemHandler: (@Sendable (ImpressionProblem) -> Void)?
 
+    /// Makes the default configuration: half the area, for one second, once per lifetime.
     public init() {}
 
-    /// Throws an ``ImpressionConfigurationError`` listing every invalid setting.
+    /// Checks every setting; the engine calls it when it is made.
+    ///
+    /// - Throws: ``ImpressionConfigurationError``, listing every invalid setting.
     public func validate() throws {
         var problems: [ImpressionConfigurationError.Problem] = []
         if !(minimumVisibleFraction > 0 && minimumVisibleFraction <= 1) {
@@ -72,17 +75,23 @@ public struct ImpressionConfiguration: Sendable {
 ///   commitInterval: found 1.0 s, expected a finite interval strictly greater than minimumVisibleDuration (1.0 s), …
 /// ```
 public struct ImpressionConfigurationError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// One invalid setting.
     public struct Problem: Hashable, Sendable, CustomStringConvertible {
         /// The property of ``ImpressionConfiguration`` at fault.
         public let setting: String
+        /// Its value: `1.0 s`.
         public let found: String
+        /// What would work.
         public let expected: String
 
+        /// `setting: found …, expected …`.
         public var description: String { "\(setting): found \(found), expected \(expected)" }
     }
 
+    /// Every invalid setting, in declaration order.
     public let problems: [Problem]
 
+    /// The message, one problem a line.
     public var description: String {
         (["invalid impression configuration:"] + problems.map { "  " + $0.description }).joined(separator: "\n")
     }

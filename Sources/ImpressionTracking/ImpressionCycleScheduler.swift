@@ -8,6 +8,11 @@ import MeasurementEvents
 /// a test or a simulation calls ``ManualCycleScheduler/tick()``.
 public protocol ImpressionCycleScheduler: Sendable {
     /// Calls `tick` every `interval` seconds until the returned token is cancelled.
+    ///
+    /// - Parameters:
+    ///   - interval: seconds between two ticks.
+    ///   - tick: the engine's commit-and-push cycle.
+    /// - Returns: the running schedule, to cancel.
     func scheduleRepeating(every interval: TimeInterval, _ tick: @escaping @Sendable () -> Void) -> ScheduledCycle
 }
 
@@ -15,10 +20,14 @@ public protocol ImpressionCycleScheduler: Sendable {
 public struct ScheduledCycle: Sendable {
     private let onCancel: @Sendable () -> Void
 
+    /// Makes a schedule that runs `onCancel` when cancelled; for custom schedulers.
+    ///
+    /// - Parameter onCancel: stops the schedule; may be called more than once.
     public init(onCancel: @escaping @Sendable () -> Void) {
         self.onCancel = onCancel
     }
 
+    /// Stops the schedule.
     public func cancel() { onCancel() }
 }
 
@@ -26,6 +35,9 @@ public struct ScheduledCycle: Sendable {
 public struct DispatchCycleScheduler: ImpressionCycleScheduler {
     private let queue: DispatchQueue
 
+    /// Makes a scheduler whose ticks run on `queue`.
+    ///
+    /// - Parameter queue: a serial queue; by default a utility queue of its own.
     public init(queue: DispatchQueue = DispatchQueue(label: "ImpressionTracking.cycle", qos: .utility)) {
         self.queue = queue
     }
@@ -83,6 +95,7 @@ public final class ManualCycleScheduler: ImpressionCycleScheduler {
 
     private let state = LockedValue(State())
 
+    /// Makes a scheduler with no schedule.
     public init() {}
 
     public func scheduleRepeating(every interval: TimeInterval, _ tick: @escaping @Sendable () -> Void) -> ScheduledCycle {

@@ -25,7 +25,10 @@ import MeasurementEvents
 /// Every input takes its time from the `at:` argument, or from the engine's clock when it is
 /// `nil`. All methods are safe to call from any thread.
 public final class ImpressionEngine<ItemID: Hashable & Sendable>: Sendable {
+    /// What counts as an impression and how often the engine commits and pushes; validated
+    /// when the engine was made.
     public let configuration: ImpressionConfiguration
+    /// Where inputs without an explicit time read it, and how instants become dates.
     public let clock: any ImpressionClock
 
     // Reachable from the inlinable inputs, so that they are specialised for the app's item id
@@ -49,7 +52,13 @@ public final class ImpressionEngine<ItemID: Hashable & Sendable>: Sendable {
 
     /// Makes an engine that sends impressions through `encoder` to `service`.
     ///
+    /// Use this form to send impressions somewhere other than the event bus: a JSON body for your
+    /// own endpoint, a vendor's objects.
+    ///
     /// - Parameters:
+    ///   - configuration: what counts as an impression, and how often to commit and push.
+    ///   - encoder: turns a batch of impressions into the service's payload.
+    ///   - service: sends each encoded batch.
     ///   - clock: where inputs without an explicit time read it.
     ///   - scheduler: what runs the cycle started by ``startCycle()``.
     ///   - discardHandler: called, on the reporting thread, for each appearance that ended
@@ -74,7 +83,21 @@ public final class ImpressionEngine<ItemID: Hashable & Sendable>: Sendable {
     }
 
     /// Makes an engine that posts each impression as an `impression/item_viewed` event of
-    /// type ``MeasurementEvents/EventType/impression`` on `center`, for the app's aggregator.
+    /// type `impression` on `center`, for the app's aggregator.
+    ///
+    /// ```swift
+    /// let engine = try ImpressionEngine<String>()
+    /// engine.startCycle()
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - configuration: what counts as an impression, and how often to commit and push.
+    ///   - center: where the events are posted; `.default` unless a test isolates it.
+    ///   - clock: where inputs without an explicit time read it.
+    ///   - scheduler: what runs the cycle started by ``startCycle()``.
+    ///   - discardHandler: called, on the reporting thread, for each appearance that ended
+    ///     without an impression.
+    /// - Throws: ``ImpressionConfigurationError`` when the configuration cannot work.
     public convenience init(
         configuration: ImpressionConfiguration = ImpressionConfiguration(),
         center: NotificationCenter = .default,
@@ -96,6 +119,13 @@ public final class ImpressionEngine<ItemID: Hashable & Sendable>: Sendable {
 
     /// The item came on screen, `visibleFraction` of it visible (1 when the host cannot
     /// measure it). `context` travels with its impression; `nil` keeps what was attached before.
+    ///
+    /// - Parameters:
+    ///   - id: the item's id, as the host identifies it.
+    ///   - visibleFraction: the share of its area on screen, 0…1; out-of-range values are clamped,
+    ///     NaN is ignored and counted.
+    ///   - context: extra key/value information posted with its impression (`["position": 3]`).
+    ///   - time: when it happened, on the engine's clock; `nil` reads the clock.
     @inlinable
     public func appeared(
         _ id: ItemID, visibleFraction: Double = 1, context: [String: any EventValueConvertible]? = nil,
@@ -107,6 +137,11 @@ public final class ImpressionEngine<ItemID: Hashable & Sendable>: Sendable {
     }
 
     /// The item's visible fraction (0…1) changed. An item not seen before appears with it.
+    ///
+    /// - Parameters:
+    ///   - id: the item's id.
+    ///   - visibleFraction: the share of its area on screen now, 0…1.
+    ///   - time: when it happened, on the engine's clock; `nil` reads the clock.
     @inlinable
     public func visibilityChanged(_ id: ItemID, visibleFraction: Double, at time: TimeInterval? = nil) {
         let time = time ?? clock.now()
@@ -115,12 +150,20 @@ public final class ImpressionEngine<ItemID: Hashable & Sendable>: Sendable {
 
     /// Replaces the context attached to an item on screen; does nothing for an item that is
     /// not (its context would have nothing to travel with).
+    ///
+    /// - Parameters:
+    ///   - context: the new key/value information for its impression.
+    ///   - id: the item's id.
     public func setContext(_ context: [String: any EventValueConvertible], for id: ItemID) {
         let context = context.mapValues(\.eventValue)
         ledger.withLock { $0.setContext(context, for: id) }
     }
 
-    /// The item left the screen.
+    /// The item left the screen. An appearance that made no impression goes to the discard handler.
+    ///
+    /// - Parameters:
+    ///   - id: the item's id.
+    ///   - time: when it happened, on the engine's clock; `nil` reads the clock.
     @inlinable
     public func disappeared(_ id: ItemID, at time: TimeInterval? = nil) {
         let time = time ?? clock.now()
@@ -132,6 +175,8 @@ public final class ImpressionEngine<ItemID: Hashable & Sendable>: Sendable {
 
     /// Ends every running visit at this moment; time in background never counts. With
     /// ``ImpressionConfiguration/pushesOnBackground``, also commits and pushes.
+    ///
+    /// - Parameter time: when it happened, on the engine's clock; `nil` reads the clock.
     public func enteredBackground(at time: TimeInterval? = nil) {
         let time = time ?? clock.now()
         ledger.withLock { $0.enteredBackground(at: time) }
@@ -139,6 +184,8 @@ public final class ImpressionEngine<ItemID: Hashable & Sendable>: Sendable {
     }
 
     /// Starts new visits for the items on screen.
+    ///
+    /// - Parameter time: when it happened, on the engine's clock; `nil` reads the clock.
     public func becameActive(at time: TimeInterval? = nil) {
         let time = time ?? clock.now()
         ledger.withLock { $0.becameActive(at: time) }
@@ -146,6 +193,8 @@ public final class ImpressionEngine<ItemID: Hashable & Sendable>: Sendable {
 
     /// The content was reloaded. With ``ReimpressionPolicy/afterContentReload`` every item may
     /// count again, and the items on screen start new visits now.
+    ///
+    /// - Parameter time: when it happened, on the engine's clock; `nil` reads the clock.
     public func contentReloaded(at time: TimeInterval? = nil) {
         let time = time ?? clock.now()
         ledger.withLock { $0.contentReloaded(at: time) }
@@ -154,7 +203,10 @@ public final class ImpressionEngine<ItemID: Hashable & Sendable>: Sendable {
     // MARK: Commit and push
 
     /// Moves the impressions made since the last commit, and those of items still on screen
-    /// that have qualified, into the store. Returns how many were committed.
+    /// that have qualified, into the store.
+    ///
+    /// - Parameter time: the moment of the commit, on the engine's clock; `nil` reads the clock.
+    /// - Returns: how many impressions were committed.
     @discardableResult
     public func commit(at time: TimeInterval? = nil) -> Int {
         let time = time ?? clock.now()
@@ -170,7 +222,9 @@ public final class ImpressionEngine<ItemID: Hashable & Sendable>: Sendable {
 
     /// Takes everything in the store and sends it in batches of
     /// ``ImpressionConfiguration/batchSize``. A failed send puts that batch and the rest back
-    /// for the next push. Returns how many impressions were sent.
+    /// for the next push.
+    ///
+    /// - Returns: how many impressions were sent.
     @discardableResult
     public func push() -> Int {
         let impressions = store.takeAll()
@@ -200,6 +254,8 @@ public final class ImpressionEngine<ItemID: Hashable & Sendable>: Sendable {
     }
 
     /// One cycle: ``commit(at:)`` then ``push()``.
+    ///
+    /// - Parameter time: the moment of the commit, on the engine's clock; `nil` reads the clock.
     public func runCycle(at time: TimeInterval? = nil) {
         commit(at: time)
         push()
@@ -224,6 +280,7 @@ public final class ImpressionEngine<ItemID: Hashable & Sendable>: Sendable {
         }?.cancel()
     }
 
+    /// Whether ``startCycle()`` started a cycle that ``stopCycle()`` has not stopped.
     public var isCycleRunning: Bool { cycle.withLock { $0 != nil } }
 
     // MARK: Diagnostics
@@ -238,6 +295,7 @@ public final class ImpressionEngine<ItemID: Hashable & Sendable>: Sendable {
         public var waitingInStore = 0
         /// Impressions the service accepted.
         public var pushed = 0
+        /// Batches the service accepted.
         public var batchesSent = 0
         /// Sends that threw; their impressions went back to the store.
         public var sendFailures = 0
@@ -257,10 +315,13 @@ public final class ImpressionEngine<ItemID: Hashable & Sendable>: Sendable {
         public var unmatchedDisappearances = 0
         /// Appearances of items already on screen (treated as updates).
         public var repeatedAppearances = 0
+        /// Calls to ``ImpressionEngine/contentReloaded(at:)``.
         public var contentReloads = 0
+        /// Whether the app is in background, as the engine was told.
         public var isInBackground = false
     }
 
+    /// The counters now: what was committed, pushed, dropped and discarded, and why.
     public var diagnostics: Diagnostics {
         var diagnostics = ledger.withLock { ledger -> Diagnostics in
             let counters = ledger.book.counters

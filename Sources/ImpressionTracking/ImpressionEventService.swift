@@ -2,7 +2,7 @@ import Foundation
 import MeasurementEvents
 
 /// Encodes each impression as an `impression/item_viewed` measurement event of type
-/// ``MeasurementEvents/EventType/impression`` (see `Events/ImpressionTracking.json`).
+/// type `impression` (see `Events/ImpressionTracking.json`).
 ///
 /// The event's args are the host's context plus the engine's own keys (``ImpressionEventKey``); when the
 /// context uses one of the engine's keys, **the engine's value wins** and the host's is left out.
@@ -14,6 +14,8 @@ import MeasurementEvents
 public struct ImpressionEventEncoder<ItemID: Hashable & Sendable>: ImpressionEncoder {
     private let describeID: @Sendable (ItemID) -> String
 
+    /// Makes an encoder.
+    ///
     /// - Parameter describeID: how an item id becomes the `item_id` text; by default
     ///   `String(describing:)`.
     public init(describeID: @escaping @Sendable (ItemID) -> String = { String(describing: $0) }) {
@@ -48,10 +50,14 @@ public struct ImpressionEventEncoder<ItemID: Hashable & Sendable>: ImpressionEnc
 }
 
 /// Posts each event of a batch on a notification center, where the app's
-/// ``MeasurementEvents/EventAggregator`` routes it like any other event.
+/// `EventAggregator` routes it like any other event.
 public struct ImpressionEventService: ImpressionTrackingService {
+    /// Where the events are posted.
     public let center: NotificationCenter
 
+    /// Makes a service that posts on `center`.
+    ///
+    /// - Parameter center: where to post; `.default` unless a test isolates it.
     public init(center: NotificationCenter = .default) {
         self.center = center
     }

@@ -9,11 +9,19 @@
 /// }
 /// ```
 public protocol ImpressionEncoder: Sendable {
+    /// The engine's item id type.
     associatedtype ItemID: Hashable & Sendable
+    /// What the encoder makes of a batch, and the service sends.
     associatedtype Payload: Sendable
 
     /// Encodes one batch. Throwing drops the batch; the engine counts and reports it.
-    /// - Parameter clock: the engine's clock, to turn instants into dates.
+    ///
+    /// - Parameters:
+    ///   - batch: at most ``ImpressionConfiguration/batchSize`` impressions, in commit order.
+    ///   - clock: the engine's clock, to turn instants into dates.
+    /// - Returns: the payload for ``ImpressionTrackingService/send(_:)``.
+    /// - Throws: any error; the batch is dropped and reported as
+    ///   ``ImpressionProblem/encodingFailed(impressions:error:)``.
     func encode(_ batch: [Impression<ItemID>], clock: any ImpressionClock) throws -> Payload
 }
 
@@ -30,9 +38,14 @@ public protocol ImpressionEncoder: Sendable {
 /// }
 /// ```
 public protocol ImpressionTrackingService: Sendable {
+    /// What the service sends: the encoder's output.
     associatedtype Payload: Sendable
 
     /// Sends one batch. Throwing puts the batch (and the rest of this push) back in the store
     /// for the next push; the engine counts and reports it.
+    ///
+    /// - Parameter payload: one encoded batch.
+    /// - Throws: any error; the batch is kept and reported as
+    ///   ``ImpressionProblem/sendFailed(impressions:error:)``.
     func send(_ payload: Payload) throws
 }

@@ -11,8 +11,12 @@
 /// Whatever the policy, an item that stays on screen is counted once: neither a dip below the
 /// area threshold nor a commit makes it count again.
 public struct ReimpressionPolicy: OptionSet, Hashable, Sendable, CustomStringConvertible {
+    /// The options as bits.
     public let rawValue: Int
 
+    /// Makes a policy from its bits; prefer the named options.
+    ///
+    /// - Parameter rawValue: the options as bits.
     public init(rawValue: Int) { self.rawValue = rawValue }
 
     /// Counts again once the item has disappeared and appears again.
@@ -28,6 +32,7 @@ public struct ReimpressionPolicy: OptionSet, Hashable, Sendable, CustomStringCon
     /// Each item counts once per appearance (appeared … disappeared).
     public static let oncePerAppearance: ReimpressionPolicy = .afterDisappearance
 
+    /// The policy as its option names: `[afterDisappearance, afterContentReload]`.
     public var description: String {
         if isEmpty { return "oncePerLifetime" }
         var parts: [String] = []

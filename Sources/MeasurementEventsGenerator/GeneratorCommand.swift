@@ -7,28 +7,41 @@ import Foundation
 /// exit(command.run(output: { print($0) }, errorOutput: { FileHandle.standardError.write(Data(($0 + "\n").utf8)) }))
 /// ```
 public struct GeneratorCommand: Hashable, Sendable {
+    /// What the command does.
     public enum Subcommand: Hashable, Sendable {
         /// Generate all catalogs, or the named ones.
         case generate([String])
+        /// List the generated files that are out of date; write nothing.
         case check
+        /// Print every event of every catalog in a format.
         case plan(TrackingPlanWriter.Format)
+        /// Print the usage.
         case help
     }
 
+    /// What the command does.
     public var subcommand: Subcommand
     /// The package root: holds `Events/` and `Sources/`. Defaults to the current directory.
     public var packagePath: String
 
+    /// Makes a command without parsing.
+    ///
+    /// - Parameters:
+    ///   - subcommand: what the command does.
+    ///   - packagePath: the package root, relative to the current directory or absolute.
     public init(subcommand: Subcommand, packagePath: String = ".") {
         self.subcommand = subcommand
         self.packagePath = packagePath
     }
 
-    /// Exit codes: success, a failure of the input (invalid or stale catalogs), a usage error.
+    /// The exit code of a run that did what was asked.
     public static let exitSuccess: Int32 = 0
+    /// The exit code of a failure of the input: invalid or stale catalogs, an unwritable file.
     public static let exitFailure: Int32 = 1
+    /// The exit code of a command line that cannot be run as written (`EX_USAGE`).
     public static let exitUsage: Int32 = 64
 
+    /// The help text `--help` prints.
     public static let usage = """
         usage: measurement-events <subcommand> [--package-path <root>]
 
@@ -46,6 +59,11 @@ public struct GeneratorCommand: Hashable, Sendable {
     static let subcommandNames = ["generate", "check", "plan", "help"]
 
     /// Reads the arguments after the program name.
+    ///
+    /// - Parameter arguments: the command line without the program name.
+    /// - Returns: the command to run.
+    /// - Throws: ``UsageError`` for an unknown subcommand or option, or a missing value, with a
+    ///   "did you mean" suggestion when one is close.
     public static func parse(_ arguments: [String]) throws(UsageError) -> GeneratorCommand {
         var packagePath = "."
         var format: TrackingPlanWriter.Format?
@@ -116,7 +134,13 @@ public struct GeneratorCommand: Hashable, Sendable {
 
     // MARK: Running
 
-    /// Runs the command; `output` gets results, `errorOutput` problems. Returns the exit code.
+    /// Runs the command.
+    ///
+    /// - Parameters:
+    ///   - currentDirectory: what a relative ``packagePath`` is relative to.
+    ///   - output: receives the results, a line or a block at a time.
+    ///   - errorOutput: receives the problems.
+    /// - Returns: ``exitSuccess``, ``exitFailure`` or ``exitUsage``.
     public func run(currentDirectory: URL = URL(fileURLWithPath: FileManager.default.currentDirectoryPath), output: (String) -> Void, errorOutput: (String) -> Void) -> Int32 {
         let root = URL(fileURLWithPath: packagePath, relativeTo: currentDirectory).standardizedFileURL
         let generator = PackageGenerator(packageRoot: root)
@@ -165,9 +189,16 @@ public struct GeneratorCommand: Hashable, Sendable {
 
 /// A command line that cannot be run as written: exit code 64, with a usage line.
 public struct UsageError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// What is wrong with the command line: `unknown subcommand 'genrate'`.
     public var message: String
+    /// The valid spelling closest to what was written, if any.
     public var suggestion: String?
 
+    /// Makes a usage error.
+    ///
+    /// - Parameters:
+    ///   - message: what is wrong with the command line.
+    ///   - suggestion: the valid spelling closest to what was written.
     public init(_ message: String, suggestion: String? = nil) {
         self.message = message
         self.suggestion = suggestion

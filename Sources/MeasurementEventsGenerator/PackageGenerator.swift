@@ -12,15 +12,21 @@ import Foundation
 /// Every catalog is validated before anything is written: when any catalog is invalid, the
 /// operation throws ``GeneratorFailure/invalidCatalogs(_:)`` with every problem and no file is touched.
 public struct PackageGenerator: Sendable {
+    /// The folder holding `Events/` and `Sources/`.
     public var packageRoot: URL
 
+    /// Makes a generator for the package at `packageRoot`.
+    ///
+    /// - Parameter packageRoot: the folder holding `Events/` and `Sources/`.
     public init(packageRoot: URL) {
         self.packageRoot = packageRoot
     }
 
     /// What `generate` did to each file, by path relative to the package root.
     public struct GenerateReport: Hashable, Sendable {
+        /// Generated files written because their content changed.
         public var written: [String] = []
+        /// Generated files left as they were, already up to date.
         public var unchanged: [String] = []
         /// Generated files whose catalog no longer exists; removed by a `generate` of all catalogs.
         public var removed: [String] = []
@@ -34,9 +40,12 @@ public struct PackageGenerator: Sendable {
         public var missing: [String] = []
         /// Generated files whose catalog no longer exists.
         public var orphaned: [String] = []
+        /// Generated files that match their catalog.
         public var upToDate: [String] = []
 
+        /// Every stale, missing and orphaned file, sorted.
         public var outdated: [String] { (stale + missing + orphaned).sorted() }
+        /// Whether nothing is out of date: `generate` would change nothing.
         public var isUpToDate: Bool { stale.isEmpty && missing.isEmpty && orphaned.isEmpty }
     }
 
@@ -45,6 +54,11 @@ public struct PackageGenerator: Sendable {
     ///
     /// `modules` may name a catalog by module (`DemoFeed`), file name (`DemoFeed.json`) or path
     /// (`Events/DemoFeed.json`).
+    ///
+    /// - Parameter modules: the catalogs to generate; `nil` or empty for all of them, which also
+    ///   removes generated files whose catalog is gone.
+    /// - Returns: what was written, left unchanged and removed.
+    /// - Throws: ``GeneratorFailure`` when a catalog is invalid or unknown, or a file cannot be written.
     public func generate(modules: [String]? = nil) throws(GeneratorFailure) -> GenerateReport {
         let catalogs = try validCatalogs(selecting: modules)
         var report = GenerateReport()
@@ -93,6 +107,9 @@ public struct PackageGenerator: Sendable {
     }
 
     /// Compares every generated file with what `generate` would write. Writes nothing.
+    ///
+    /// - Returns: the stale, missing, orphaned and up-to-date files.
+    /// - Throws: ``GeneratorFailure`` when a catalog is invalid or cannot be read.
     public func check() throws(GeneratorFailure) -> CheckReport {
         var report = CheckReport()
         let catalogs = try validCatalogs(selecting: nil)
@@ -113,6 +130,10 @@ public struct PackageGenerator: Sendable {
     }
 
     /// The tracking plan of every catalog.
+    ///
+    /// - Parameter format: Markdown for people, JSON for tools.
+    /// - Returns: the plan, as ``TrackingPlanWriter`` writes it.
+    /// - Throws: ``GeneratorFailure`` when a catalog is invalid or cannot be read.
     public func plan(format: TrackingPlanWriter.Format) throws(GeneratorFailure) -> String {
         TrackingPlanWriter.plan(try validCatalogs(selecting: nil), format: format)
     }
@@ -139,8 +160,10 @@ public enum GeneratorFailure: Error, Hashable, Sendable, CustomStringConvertible
     case invalidCatalogs([CatalogDiagnostic])
     /// A catalog was named that the package does not have.
     case unknownCatalog(String, known: [String])
+    /// The file system got in the way: a missing folder, an unreadable or unwritable file.
     case environment(GeneratorError)
 
+    /// Every problem, one a line, in the compilers' format where it has a position.
     public var description: String {
         switch self {
         case .invalidCatalogs(let diagnostics):

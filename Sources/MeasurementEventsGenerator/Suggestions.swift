@@ -7,6 +7,12 @@ import MeasurementEvents
 /// closestMatch(to: "genrate", among: ["generate", "check", "plan"])   // "generate"
 /// closestMatch(to: "gen", among: ["generate", "check", "plan"])       // "generate" (a prefix)
 /// ```
+///
+/// - Parameters:
+///   - text: what the user wrote.
+///   - candidates: the valid spellings, in order of preference.
+/// - Returns: the first candidate `text` is a prefix of, else the nearest one within a third of its
+///   length (at least 2 edits), else `nil`.
 public func closestMatch(to text: String, among candidates: [String]) -> String? {
     let lowered = text.lowercased()
     guard !lowered.isEmpty else { return nil }

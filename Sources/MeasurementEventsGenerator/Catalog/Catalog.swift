@@ -12,12 +12,21 @@ public struct Catalog: Hashable, Sendable {
     public var path: String
     /// The Swift module the generated file belongs to; equals the file's base name.
     public var module: String
+    /// What the module's events are about; the generated enum's doc comment.
     public var description: String?
     /// In file order.
     public var events: [CatalogEvent]
     /// Where `"module"`'s value is written, for messages about the module as a whole.
     public var modulePosition: SourcePosition
 
+    /// Makes a catalog, as ``CatalogReader`` does; for tests and tools that build catalogs in code.
+    ///
+    /// - Parameters:
+    ///   - path: the catalog's path relative to the package root.
+    ///   - module: the Swift module the generated file belongs to.
+    ///   - description: what the module's events are about.
+    ///   - events: the events, in file order.
+    ///   - modulePosition: where `"module"`'s value is written.
     public init(
         path: String, module: String, description: String? = nil, events: [CatalogEvent],
         modulePosition: SourcePosition = SourcePosition(line: 1, column: 1)
@@ -35,9 +44,13 @@ public struct Catalog: Hashable, Sendable {
 
 /// One event of a catalog.
 public struct CatalogEvent: Hashable, Sendable {
+    /// The name posted on the bus: `feed/item_tapped`.
     public var name: String
+    /// What happened; the generated declarations' doc comment.
     public var description: String
+    /// The event type; `userAction` when the catalog gives none.
     public var type: EventType
+    /// The event's category, when the catalog gives one.
     public var category: String?
     /// In file order: the order of the generated parameters.
     public var args: [CatalogArg]
@@ -46,6 +59,16 @@ public struct CatalogEvent: Hashable, Sendable {
     /// The event's index in the catalog's `events` array, for JSON paths in messages.
     public var indexInCatalog: Int
 
+    /// Makes an event, as ``CatalogReader`` does.
+    ///
+    /// - Parameters:
+    ///   - name: the name posted on the bus.
+    ///   - description: what happened.
+    ///   - type: the event type.
+    ///   - category: the event's category.
+    ///   - args: the arguments, in file order.
+    ///   - namePosition: where the name's value is written.
+    ///   - indexInCatalog: the event's index in the catalog's `events` array.
     public init(
         name: String, description: String, type: EventType = .default, category: String? = nil,
         args: [CatalogArg] = [], namePosition: SourcePosition = SourcePosition(line: 1, column: 1), indexInCatalog: Int = 0
@@ -62,8 +85,11 @@ public struct CatalogEvent: Hashable, Sendable {
 
 /// One argument of a catalog event.
 public struct CatalogArg: Hashable, Sendable {
+    /// The key posted in the event's args: `item_id`.
     public var name: String
+    /// The scalar type of its value.
     public var type: CatalogArgType
+    /// What the value means; the generated property's doc comment.
     public var description: String
     /// Optional args may be left out when posting; they default to `nil`.
     public var isOptional: Bool
@@ -72,6 +98,15 @@ public struct CatalogArg: Hashable, Sendable {
     /// Where the arg's name (its key) is written.
     public var namePosition: SourcePosition
 
+    /// Makes an arg, as ``CatalogReader`` does.
+    ///
+    /// - Parameters:
+    ///   - name: the key posted in the event's args.
+    ///   - type: the scalar type of its value.
+    ///   - description: what the value means.
+    ///   - isOptional: whether it may be left out when posting.
+    ///   - isPersonalData: whether it is personal data, listed for redaction.
+    ///   - namePosition: where the arg's name is written.
     public init(
         name: String, type: CatalogArgType, description: String, isOptional: Bool = false, isPersonalData: Bool = false,
         namePosition: SourcePosition = SourcePosition(line: 1, column: 1)
@@ -87,7 +122,14 @@ public struct CatalogArg: Hashable, Sendable {
 
 /// The scalar type of an arg, as written in catalogs.
 public enum CatalogArgType: String, CaseIterable, Hashable, Sendable {
-    case string, int, double, bool
+    /// Text: a Swift `String`.
+    case string
+    /// A whole number: a Swift `Int`.
+    case int
+    /// A floating-point number: a Swift `Double`.
+    case double
+    /// `true` or `false`: a Swift `Bool`.
+    case bool
 
     /// The Swift type of the generated property.
     var swiftType: String {

@@ -10,12 +10,23 @@ import MeasurementEvents
 public struct CatalogDiagnostic: Error, Hashable, Sendable, Comparable, CustomStringConvertible {
     /// Relative to the package root: `Events/Feed.json`.
     public var file: String
+    /// The line and column of the value at fault.
     public var position: SourcePosition
     /// The JSON path: `events[3].args.position.type`, `(top level)`, or `JSON syntax`.
     public var path: String
+    /// What the file holds there: `"integer"`.
     public var found: String
+    /// What would be valid there.
     public var expected: String
 
+    /// Makes a diagnostic.
+    ///
+    /// - Parameters:
+    ///   - file: the catalog's path relative to the package root.
+    ///   - position: the line and column of the value at fault.
+    ///   - path: the JSON path of the value.
+    ///   - found: what the file holds there.
+    ///   - expected: what would be valid there.
     public init(file: String, position: SourcePosition, path: String, found: String, expected: String) {
         self.file = file
         self.position = position
@@ -28,12 +39,18 @@ public struct CatalogDiagnostic: Error, Hashable, Sendable, Comparable, CustomSt
         self.init(file: file, position: position, path: path.rendered, found: found, expected: expected)
     }
 
+    /// `Events/Feed.json:14:21: error: <path>: found …, expected …`.
     public var description: String {
         "\(file):\(position): error: \(path): found \(found), expected \(expected)"
     }
 
     /// By file, then position, so that a run's list reads top to bottom; then by text, so that
     /// two problems at one place keep one order.
+    ///
+    /// - Parameters:
+    ///   - lhs: a diagnostic.
+    ///   - rhs: another diagnostic.
+    /// - Returns: whether `lhs` comes first.
     public static func < (lhs: CatalogDiagnostic, rhs: CatalogDiagnostic) -> Bool {
         (lhs.file, lhs.position.line, lhs.position.column, lhs.path, lhs.found)
             < (rhs.file, rhs.position.line, rhs.position.column, rhs.path, rhs.found)

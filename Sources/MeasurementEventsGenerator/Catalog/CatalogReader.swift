@@ -12,9 +12,11 @@ import MeasurementEvents
 /// The rules that need other files or the file system (names unique across catalogs, a
 /// `Sources/<Module>/` folder) live in ``CatalogSet``.
 public struct CatalogReader {
+    /// What ``read(path:bytes:)`` found in one file.
     public struct Result: Sendable {
         /// `nil` when the file is not JSON or has no usable `module` and `events`.
         public var catalog: Catalog?
+        /// Every problem of the file, in file order; empty when it is valid.
         public var diagnostics: [CatalogDiagnostic]
     }
 
@@ -35,6 +37,11 @@ public struct CatalogReader {
     }
 
     /// Reads the catalog at `path` (relative to the package root) from its bytes.
+    ///
+    /// - Parameters:
+    ///   - path: the file's path relative to the package root, for messages.
+    ///   - bytes: the file's contents.
+    /// - Returns: the catalog read, and every problem found.
     public static func read(path: String, bytes: [UInt8]) -> Result {
         var reader = CatalogReader(file: path)
         var parser = JSONParser(bytes: bytes)
@@ -235,6 +242,9 @@ public struct CatalogReader {
     // MARK: Name rules
 
     /// Whether `name` matches ``eventNamePattern`` and fits the bus's length limit.
+    ///
+    /// - Parameter name: an event name from a catalog.
+    /// - Returns: whether a catalog may declare it.
     public static func isEventName(_ name: String) -> Bool {
         guard name.utf8.count <= EventName.maximumLength else { return false }
         let parts = name.split(separator: "/", omittingEmptySubsequences: false)
@@ -245,6 +255,9 @@ public struct CatalogReader {
     }
 
     /// Whether `name` matches ``argNamePattern``.
+    ///
+    /// - Parameter name: an arg name from a catalog.
+    /// - Returns: whether a catalog may declare it.
     public static func isArgName(_ name: String) -> Bool {
         guard let first = name.unicodeScalars.first, first.isASCIILetter else { return false }
         return name.unicodeScalars.allSatisfy { $0.isASCIILetter || $0.isASCIIDigit || $0 == "_" }

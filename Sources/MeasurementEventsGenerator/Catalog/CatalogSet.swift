@@ -18,7 +18,11 @@ public struct CatalogSet: Sendable {
     /// The folder of catalogs, relative to the package root.
     public static let catalogFolder = "Events"
 
-    /// Reads `Events/*.json` under `packageRoot`.
+    /// Reads `Events/*.json` under `packageRoot` and validates them together.
+    ///
+    /// - Parameter packageRoot: the folder holding `Events/` and `Sources/`.
+    /// - Returns: the catalogs and every problem found in them; invalid catalogs do not throw.
+    /// - Throws: ``GeneratorError`` when the folder is missing or a file cannot be read.
     public static func load(packageRoot: URL) throws(GeneratorError) -> CatalogSet {
         let folder = packageRoot.appendingPathComponent(catalogFolder, isDirectory: true)
         var isDirectory: ObjCBool = false
@@ -47,7 +51,12 @@ public struct CatalogSet: Sendable {
         }
     }
 
-    /// Validates catalogs given as bytes; `hasModuleFolder` says whether `Sources/<Module>/` exists.
+    /// Validates catalogs given as bytes, without touching the file system.
+    ///
+    /// - Parameters:
+    ///   - sources: each catalog's path relative to the package root, and its bytes.
+    ///   - hasModuleFolder: whether `Sources/<Module>/` exists for a module name.
+    /// - Returns: the catalogs and every problem found in them.
     public static func validate(sources: [(path: String, bytes: [UInt8])], hasModuleFolder: (String) -> Bool) -> CatalogSet {
         var catalogs: [Catalog] = []
         var diagnostics: [CatalogDiagnostic] = []
@@ -91,11 +100,16 @@ public struct CatalogSet: Sendable {
 
 /// A problem outside the catalogs' content: a missing folder, an unreadable or unwritable file.
 public struct GeneratorError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// What went wrong, naming the file or folder.
     public var message: String
 
+    /// Makes an error.
+    ///
+    /// - Parameter message: what went wrong, naming the file or folder.
     public init(_ message: String) {
         self.message = message
     }
 
+    /// The message.
     public var description: String { message }
 }

@@ -7,7 +7,7 @@
 ///   capitals when they are not the first word: `item_id` → `itemID`, `image_url` → `imageURL`;
 ///   as the first word they are all lowercase: `url_opened` → `urlOpened`.
 /// - Type names capitalize every word: `feed/item_tapped` → `FeedItemTapped`, `id/changed` → `IDChanged`.
-/// - Swift keywords are escaped with backticks: `default` → `` `default` ``; as argument labels
+/// - Swift keywords are escaped with backticks: `default` → \`default\`; as argument labels
 ///   at call sites only `inout` needs them (``argumentLabel(_:)``).
 ///
 /// ```swift
@@ -33,11 +33,18 @@ public enum SwiftNaming {
         "try", "_",
     ]
 
+    /// Splits a catalog name into words at `/` and `_`.
+    ///
+    /// - Parameter name: an event or arg name: `feed/item_tapped`.
+    /// - Returns: its words: `feed`, `item`, `tapped`.
     public static func words(_ name: String) -> [Substring] {
         name.split(whereSeparator: { $0 == "/" || $0 == "_" })
     }
 
     /// `feed/item_tapped` → `feedItemTapped`, `item_id` → `itemID`; not escaped.
+    ///
+    /// - Parameter name: an event or arg name.
+    /// - Returns: the identifier, before ``escaped(_:)``.
     public static func lowerCamelCase(_ name: String) -> String {
         let parts = words(name)
         guard let first = parts.first else { return "" }
@@ -46,17 +53,27 @@ public enum SwiftNaming {
     }
 
     /// `feed/item_tapped` → `FeedItemTapped`.
+    ///
+    /// - Parameter name: an event name.
+    /// - Returns: the type name.
     public static func upperCamelCase(_ name: String) -> String {
         words(name).map(capitalized).joined()
     }
 
     /// The identifier as it must be written in code: backticks around keywords.
+    ///
+    /// - Parameter identifier: an identifier from ``lowerCamelCase(_:)`` or ``upperCamelCase(_:)``.
+    /// - Returns: the identifier, between backticks when it is a keyword.
     public static func escaped(_ identifier: String) -> String {
         keywords.contains(identifier) ? "`\(identifier)`" : identifier
     }
 
-    /// The identifier as an argument label at a call site: `` `inout`: ``. Every other keyword
-    /// is a valid label as it is (`default: x`, `in: y`), and reads better without backticks.
+    /// The identifier as an argument label at a call site: `inout` between backticks. Every
+    /// other keyword is a valid label as it is (`default: x`, `in: y`), and reads better without
+    /// backticks.
+    ///
+    /// - Parameter identifier: an arg name, already lowerCamelCase.
+    /// - Returns: the label to write before the colon.
     public static func argumentLabel(_ identifier: String) -> String {
         identifier == "inout" ? "`inout`" : identifier
     }

@@ -12,10 +12,20 @@ import Foundation
 ///
 /// `category` is `null` for events without one.
 public enum TrackingPlanWriter {
+    /// Who the plan is for.
     public enum Format: String, CaseIterable, Sendable {
-        case markdown, json
+        /// A table per module, for people.
+        case markdown
+        /// One stable JSON document, for tools.
+        case json
     }
 
+    /// The plan of `catalogs` in `format`.
+    ///
+    /// - Parameters:
+    ///   - catalogs: valid catalogs, in any order.
+    ///   - format: Markdown or JSON.
+    /// - Returns: the plan's text.
     public static func plan(_ catalogs: [Catalog], format: Format) -> String {
         switch format {
         case .markdown: return markdown(catalogs)
@@ -25,6 +35,10 @@ public enum TrackingPlanWriter {
 
     // MARK: Markdown
 
+    /// The plan as Markdown: a heading and a table of events per module.
+    ///
+    /// - Parameter catalogs: valid catalogs, in any order; modules are sorted by name.
+    /// - Returns: the Markdown text.
     public static func markdown(_ catalogs: [Catalog]) -> String {
         let catalogs = catalogs.sorted { $0.module < $1.module }
         let eventCount = catalogs.reduce(0) { $0 + $1.events.count }
@@ -64,6 +78,10 @@ public enum TrackingPlanWriter {
 
     // MARK: JSON
 
+    /// The plan as one JSON document, in the stable shape shown above.
+    ///
+    /// - Parameter catalogs: valid catalogs, in any order; modules are sorted by name.
+    /// - Returns: the JSON text.
     public static func json(_ catalogs: [Catalog]) -> String {
         let plan = Plan(modules: catalogs.sorted { $0.module < $1.module }.map { catalog in
             Plan.Module(module: catalog.module, catalog: catalog.path, events: catalog.events.map { event in
