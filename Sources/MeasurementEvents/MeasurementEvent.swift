@@ -45,7 +45,7 @@ extension MeasurementEvent: CustomStringConvertible {
     public var description: String {
         var line = "[\(type.rawValue)] \(name.rawValue)"
         if let category { line += " (\(category))" }
-        if let label { line += " \"\(label)\"" }
+        if let label { line += " \(quotedInFull(label))" }
         for key in args.keys.sorted() {
             line += " \(key)=\(args[key]!)"
         }

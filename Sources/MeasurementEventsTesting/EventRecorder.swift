@@ -225,7 +225,7 @@ public struct EventExpectation: Sendable, CustomStringConvertible {
     }
 
     public var description: String {
-        var text = "\"\(name)\""
+        var text = quotedInFull(name.rawValue)
         if let type { text += " of type \(type)" }
         if !args.isEmpty {
             text += " with " + args.keys.sorted().map { "\($0)=\(args[$0]!)" }.joined(separator: " ")

@@ -81,4 +81,12 @@ final class GA4EncoderTests: XCTestCase {
         let encoder = GA4Encoder(measurementID: "G", apiSecret: "s", limits: BatchLimits(maximumEvents: 100, maximumBytes: 1_000_000))
         XCTAssertEqual(encoder.limits, BatchLimits(maximumEvents: 25, maximumBytes: 130_000))
     }
+
+    func testAdaptationMessagesQuoteInputWithControlCharactersEscaped() {
+        let encoded = encoder.encode(
+            [QueuedEvent(event: MeasurementEvent("x/y", args: ["bad\nkey": 1]))], context: context)
+        let reasons = encoded.adaptations.map(\.reason)
+        XCTAssertTrue(reasons.contains { $0.contains(#""bad\nkey""#) }, "\(reasons)")
+        XCTAssertFalse(reasons.contains { $0.contains("\n") }, "one report, one line: \(reasons)")
+    }
 }

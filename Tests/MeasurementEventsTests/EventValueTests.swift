@@ -66,3 +66,10 @@ final class EventValueTests: XCTestCase {
         XCTAssertEqual(EventValue.bool(true).description, "true")
     }
 }
+
+final class MeasurementEventDescriptionTests: XCTestCase {
+    func testALabelWithControlCharactersIsEscapedOnOneLine() {
+        let event = MeasurementEvent("feed/opened", label: "Feed\nopened \"now\"")
+        XCTAssertEqual(event.description, #"[ua] feed/opened "Feed\nopened \"now\"""#)
+    }
+}

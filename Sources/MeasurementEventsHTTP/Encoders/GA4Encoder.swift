@@ -98,19 +98,19 @@ public struct GA4Encoder: BatchEncoder {
         }))
         guard let first = mapped.unicodeScalars.first, first.isASCII, first.properties.isAlphabetic else {
             if let prefix = reservedPrefixes.first(where: { mapped.hasPrefix($0) }) {
-                return .failure(NameRejection(reason: "\"\(mapped)\" starts with the reserved prefix \"\(prefix)\""))
+                return .failure(NameRejection(reason: "\(quotedInFull(mapped)) starts with the reserved prefix \(quotedInFull(prefix))"))
             }
-            return .failure(NameRejection(reason: "\"\(mapped)\" does not start with a letter"))
+            return .failure(NameRejection(reason: "\(quotedInFull(mapped)) does not start with a letter"))
         }
         if mapped.count > maximumNameLength {
             return .failure(NameRejection(
-                reason: "\"\(mapped)\" is \(mapped.count) characters; GA4 takes at most \(maximumNameLength)"))
+                reason: "\(quotedInFull(mapped)) is \(mapped.count) characters; GA4 takes at most \(maximumNameLength)"))
         }
         if reservedNames.contains(mapped) {
-            return .failure(NameRejection(reason: "\"\(mapped)\" is reserved by GA4"))
+            return .failure(NameRejection(reason: "\(quotedInFull(mapped)) is reserved by GA4"))
         }
         if let prefix = reservedPrefixes.first(where: { mapped.hasPrefix($0) }) {
-            return .failure(NameRejection(reason: "\"\(mapped)\" starts with the reserved prefix \"\(prefix)\""))
+            return .failure(NameRejection(reason: "\(quotedInFull(mapped)) starts with the reserved prefix \(quotedInFull(prefix))"))
         }
         return .success(mapped)
     }
@@ -209,14 +209,14 @@ public struct GA4Encoder: BatchEncoder {
                 name.count <= Self.maximumUserPropertyNameLength, properties[name] == nil,
                 properties.count < Self.maximumUserProperties
             else {
-                adaptations.append(.init(event: event, reason: "user property \"\(key)\" left out: GA4 cannot take it"))
+                adaptations.append(.init(event: event, reason: "user property \(quotedInFull(key)) left out: GA4 cannot take it"))
                 continue
             }
             switch value {
             case .string(let string) where string.count > Self.maximumUserPropertyValueLength:
                 properties[name] = .string(String(string.prefix(Self.maximumUserPropertyValueLength)))
                 adaptations.append(.init(
-                    event: event, reason: "user property \"\(key)\" cut to \(Self.maximumUserPropertyValueLength) characters"))
+                    event: event, reason: "user property \(quotedInFull(key)) cut to \(Self.maximumUserPropertyValueLength) characters"))
             case .bool(let bool): properties[name] = .string(bool ? "true" : "false")
             default: properties[name] = value
             }
@@ -230,7 +230,7 @@ public struct GA4Encoder: BatchEncoder {
         for key in event.vendorProperties.keys.sorted() {
             let value = event.vendorProperties[key]!
             guard case .success(let name) = Self.ga4Name(key, reservedPrefixes: Self.reservedParamPrefixes) else {
-                adaptations.append(.init(event: event.name, reason: "param \"\(key)\" dropped: not a valid GA4 param name"))
+                adaptations.append(.init(event: event.name, reason: "param \(quotedInFull(key)) dropped: not a valid GA4 param name"))
                 continue
             }
             if params[name] != nil || Self.sessionParams.contains(name)
@@ -239,12 +239,12 @@ public struct GA4Encoder: BatchEncoder {
                 dropped.append(key)
                 continue
             }
-            if name != key { adaptations.append(.init(event: event.name, reason: "param \"\(key)\" sent as \(name)")) }
+            if name != key { adaptations.append(.init(event: event.name, reason: "param \(quotedInFull(key)) sent as \(name)")) }
             switch value {
             case .string(let string) where string.count > Self.maximumStringValueLength:
                 params[name] = .string(String(string.prefix(Self.maximumStringValueLength)))
                 adaptations.append(.init(
-                    event: event.name, reason: "param \"\(key)\" cut to \(Self.maximumStringValueLength) characters"))
+                    event: event.name, reason: "param \(quotedInFull(key)) cut to \(Self.maximumStringValueLength) characters"))
             case .bool(let bool):
                 params[name] = .string(bool ? "true" : "false")
             default:
