@@ -1,18 +1,26 @@
-// The child process of the crash test: tracks events into an HTTP tracker, printing each
-// index once `track` has returned (the event is then "accepted"), until it is killed.
+// The child process of the crash tests: tracks events into an HTTP tracker, printing each
+// index once the call that hands it over has returned (the event is then "accepted"), until it
+// is killed.
 //
-// Usage: http-crash-child <queue directory> <collector base URL> <first index> <count>
+// Usage: http-crash-child <queue directory> <collector base URL> <first index> <count> [mode]
+// where mode is
+// - `track` (the default): `tracker.track` directly;
+// - `aggregator-async`: `MeasurementEvent.post` through an aggregator with asynchronous delivery
+//   (the post returns before the event is written);
+// - `aggregator-async-paced`: the same, one post per millisecond (still far faster than people tap);
+// - `aggregator-sync`: synchronous delivery (written before the post returns).
 import Foundation
 import MeasurementEvents
 import MeasurementEventsHTTP
 
 let arguments = CommandLine.arguments
-guard arguments.count == 5, let base = URL(string: arguments[2]), let first = Int(arguments[3]),
-      let count = Int(arguments[4])
+guard arguments.count == 5 || arguments.count == 6, let base = URL(string: arguments[2]),
+    let first = Int(arguments[3]), let count = Int(arguments[4])
 else {
-    FileHandle.standardError.write(Data("usage: http-crash-child <directory> <base URL> <first> <count>\n".utf8))
+    FileHandle.standardError.write(Data("usage: http-crash-child <directory> <base URL> <first> <count> [mode]\n".utf8))
     exit(64)
 }
+let mode = arguments.count == 6 ? arguments[5] : "track"
 var configuration = HTTPTracker.Configuration()
 configuration.flushAt = 50
 configuration.flushInterval = 0.2
@@ -21,10 +29,36 @@ configuration.logHandler = { _ in }
 let tracker = try HTTPTracker(
     encoder: SegmentEncoder(writeKey: "crash-test", baseURL: base),
     directory: URL(fileURLWithPath: arguments[1]), configuration: configuration)
-for index in first..<(first + count) {
-    try tracker.track(MeasurementEvent("crash/event", args: ["index": .int(index)]))
+
+func accepted(_ index: Int) {
     // One write(2) per line: a line in the parent's pipe is complete or absent.
     let line = Array("\(index)\n".utf8)
     _ = line.withUnsafeBytes { write(1, $0.baseAddress, $0.count) }
 }
-tracker.waitUntilDelivered(timeout: 30)
+
+switch mode {
+case "track":
+    for index in first..<(first + count) {
+        try tracker.track(MeasurementEvent("crash/event", args: ["index": .int(index)]))
+        accepted(index)
+    }
+    tracker.waitUntilDelivered(timeout: 30)
+case "aggregator-async", "aggregator-async-paced", "aggregator-sync":
+    var aggregatorConfiguration = EventAggregator.Configuration()
+    aggregatorConfiguration.delivery = mode == "aggregator-sync" ? .synchronous : .asynchronous
+    let center = NotificationCenter()
+    let aggregator = EventAggregator(
+        center: center, filter: EventFilter(allow: ["crash/*"]), trackers: [tracker],
+        configuration: aggregatorConfiguration)
+    aggregator.start()
+    for index in first..<(first + count) {
+        MeasurementEvent.post("crash/event", args: ["index": index], to: center)
+        accepted(index)
+        if mode == "aggregator-async-paced" { usleep(1_000) }
+    }
+    aggregator.flush()
+    tracker.waitUntilDelivered(timeout: 30)
+default:
+    FileHandle.standardError.write(Data("unknown mode \(mode): expected track, aggregator-async or aggregator-sync\n".utf8))
+    exit(64)
+}
