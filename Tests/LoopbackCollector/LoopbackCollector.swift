@@ -20,7 +20,8 @@ import Musl
 /// collector.waitForRequests(2, timeout: 10)
 /// ```
 public final class LoopbackCollector: @unchecked Sendable {
-    // @unchecked: mutable state is in `state`, behind `lock`; sockets are only closed under it.
+    // @unchecked: mutable state is in `state`, behind `lock`; each socket is closed by the one
+    // thread that uses it.
 
     public struct Request: Sendable {
         public var method: String
@@ -167,25 +168,31 @@ public final class LoopbackCollector: @unchecked Sendable {
     }
 
     /// Closes the listener and every connection. Requests already recorded stay readable.
+    ///
+    /// Each socket is closed by the thread that uses it, never from here: a number closed under
+    /// a thread still blocked on it could be handed to the next collector's socket, and that
+    /// thread would then accept or read the next test's connections.
     public func stop() {
-        let sockets = withState { state -> [Int32] in
-            defer {
-                state.listener = -1
-                state.clients = []
-            }
-            return (state.listener >= 0 ? [state.listener] : []) + Array(state.clients)
-        }
-        for socket in sockets {
-            shutdown(socket, Int32(SHUT_RDWR))
-            close(socket)
+        // Under the lock: a serve thread removes its socket before closing it, so every number
+        // here is still ours. Shutting down wakes `recv` and (on Linux) `accept`; the accept loop
+        // also polls for the stop.
+        withState { state in
+            for client in state.clients { shutdown(client, Int32(SHUT_RDWR)) }
+            if state.listener >= 0 { shutdown(state.listener, Int32(SHUT_RDWR)) }
+            state.listener = -1
         }
     }
 
     private func acceptLoop(_ listener: Int32) {
-        while true {
+        defer { close(listener) }
+        while withState({ $0.listener == listener }) {
+            var ready = pollfd(fd: listener, events: Int16(POLLIN), revents: 0)
+            let polled = poll(&ready, 1, 100)
+            if polled < 0 && errno != EINTR { return }
+            guard polled > 0 else { continue }
             let client = accept(listener, nil, nil)
             if client < 0 {
-                if errno == EINTR { continue }
+                if errno == EINTR || errno == EAGAIN || errno == ECONNABORTED { continue }
                 return
             }
             #if canImport(Darwin)
@@ -209,8 +216,8 @@ public final class LoopbackCollector: @unchecked Sendable {
     private func serve(_ client: Int32) {
         var buffer: [UInt8] = []
         defer {
-            let owned = withState { $0.clients.remove(client) != nil }
-            if owned { close(client) }
+            withState { _ = $0.clients.remove(client) }
+            close(client)
         }
         while true {
             guard let request = readRequest(client, buffer: &buffer) else { return }
