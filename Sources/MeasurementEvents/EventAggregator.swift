@@ -104,10 +104,12 @@ open class EventAggregator: @unchecked Sendable {
     /// remembers replaces ``Configuration/consent``.
     ///
     /// - Parameters:
+    ///   - center: where events are observed; `.default` unless a test isolates it.
     ///   - filter: what to keep. `nil` (the default) builds it from ``allowList`` and
     ///     ``denyList`` at ``start()``, which is how subclasses configure it.
     ///   - trackers: where kept events go, in order.
     ///   - processors: steps applied to each kept event before the trackers.
+    ///   - configuration: delivery, consent, identity store, sessions and the other settings.
     public init(
         center: NotificationCenter = .default,
         filter: EventFilter? = nil,

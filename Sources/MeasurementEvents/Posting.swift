@@ -32,7 +32,7 @@ extension MeasurementEvent {
     /// MeasurementEvent.post("feed/item_tapped", args: ["item_id": "42", "position": 3])
     /// ```
     ///
-    /// The notification has the name ``Foundation/Notification/Name/measurementEvent`` and
+    /// The notification has the name `Notification.Name.measurementEvent` and
     /// `object: nil`. The bus gives the event its id and timestamp when it receives it.
     public static func post(
         _ name: EventName,

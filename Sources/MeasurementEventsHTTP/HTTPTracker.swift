@@ -24,8 +24,8 @@ import Android
 /// - ``track(_:)`` writes the event to the tracker's directory before it returns (one
 ///   `write(2)`: the event survives the process being killed; ``flush()`` and
 ///   ``didEnterBackground()`` also force it to storage). It never waits for the network.
-/// - Uploads start when ``Configuration/flushAt`` events are queued, every
-///   ``Configuration/flushInterval`` seconds, on ``flush()`` and on ``didEnterBackground()``;
+/// - Uploads start when `Configuration.flushAt` events are queued, every
+///   `Configuration.flushInterval` seconds, on ``flush()`` and on ``didEnterBackground()``;
 ///   they run on the tracker's own queue, oldest batch first, and a batch is deleted only
 ///   after the server accepted it.
 /// - Failed uploads are retried with backoff (see ``RetryPolicy``); refused ones are dropped,
@@ -36,7 +36,7 @@ import Android
 ///   ``consentDidChange(to:)`` with `.granted` (an aggregator announces it at `start()`), or the
 ///   first ``track(_:)`` when the tracker is used without an aggregator (tracking implies
 ///   consent).
-/// - Identity travels with each event (``MeasurementEvent/attribution``, set by the
+/// - Identity travels with each event (`MeasurementEvent.attribution`, set by the
 ///   aggregator); ``identify(_:)`` queues identify and group calls in order with the events.
 ///   A reset sends nothing: vendors have no reset call, and the events after it carry the new
 ///   anonymous id and no user id.

@@ -12,7 +12,7 @@ import MeasurementEvents
 /// Waiting fails with an ``EventRecorderTimeout`` that lists what *was* posted. Works from
 /// XCTest (`try`, or the `assert…` helpers) and from Swift Testing (`try await`).
 ///
-/// Identity changes (``MeasurementIdentity``) are recorded apart, in ``identityChanges``: they
+/// Identity changes (`MeasurementIdentity`) are recorded apart, in ``identityChanges``: they
 /// are not events, and never satisfy a wait for one.
 ///
 /// ```swift

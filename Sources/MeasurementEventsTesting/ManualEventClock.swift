@@ -2,7 +2,7 @@ import Foundation
 import MeasurementEvents
 
 /// A clock that moves only when a test moves it: inject it as
-/// ``MeasurementEvents/EventAggregator/Configuration/clock`` and advance it instead of sleeping.
+/// `EventAggregator.Configuration.clock` and advance it instead of sleeping.
 ///
 /// ```swift
 /// let clock = ManualEventClock()

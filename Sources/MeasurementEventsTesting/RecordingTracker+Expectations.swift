@@ -7,7 +7,7 @@ public enum ExpectedUserID: Sendable, Equatable, ExpressibleByStringLiteral, Cus
     case any
     /// The user id `id`.
     case user(String)
-    /// No user id: posted while nobody was signed in (for example after ``MeasurementIdentity/reset(to:)``).
+    /// No user id: posted while nobody was signed in (for example after `MeasurementIdentity.reset(to:)`).
     case signedOut
 
     /// `"u1"` expects the user id `u1`.

@@ -3,7 +3,7 @@ import Foundation
 /// The device and app an event comes from, as vendors want it (Segment's `context`,
 /// Amplitude's `platform`/`os_*`/`device_*`/`app_version`, OpenTelemetry's resource).
 ///
-/// The aggregator collects it once at start with ``current(bundleInfo:)`` (Foundation and the C
+/// The aggregator collects it once at start with ``current(bundleInfo:locale:timeZone:)`` (Foundation and the C
 /// library only, no UIKit) and again when the app returns to the foreground. An app adds or
 /// overrides fields with ``EventAggregator/Configuration/context``:
 ///

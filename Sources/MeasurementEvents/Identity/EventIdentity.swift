@@ -4,7 +4,7 @@ import Foundation
 /// the app set, the anonymous id made for this install, the user's traits, and the group.
 ///
 /// Set on every forwarded event (``MeasurementEvent/identity``) and on every identity change
-/// a tracker receives (``IdentityEvent/identity``).
+/// a tracker receives (`IdentityEvent.attribution.identity`).
 public struct EventIdentity: Sendable, Hashable, Codable {
     /// The app's id for the signed-in user; `nil` when nobody is signed in.
     public var userID: String?

@@ -40,7 +40,7 @@ public enum IdentityChange: Sendable, Hashable {
         public static let traits = "traits"
     }
 
-    /// Posts this change with the uniform name ``Foundation/Notification/Name/measurementIdentity``
+    /// Posts this change with the uniform name `Notification.Name.measurementIdentity`
     /// and `object: nil`.
     public func post(to center: NotificationCenter = .default) {
         center.post(name: .measurementIdentity, object: nil, userInfo: userInfo)

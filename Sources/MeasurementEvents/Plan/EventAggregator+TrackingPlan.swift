@@ -16,9 +16,12 @@ extension EventAggregator {
     /// `try AppAggregator(plan: plan, destinations: …)`.
     ///
     /// - Parameters:
+    ///   - plan: the validated tracking plan.
     ///   - destinations: one tracker per destination the plan declares (any names when it
     ///     declares none); it must not be empty.
+    ///   - center: where events are observed; `.default` unless a test isolates it.
     ///   - processors: applied after the plan's labelling processor.
+    ///   - configuration: delivery, consent, identity store, sessions and the other settings.
     /// - Throws: ``TrackingPlanError`` when the trackers do not match the plan's destinations.
     public convenience init(
         plan: TrackingPlan,

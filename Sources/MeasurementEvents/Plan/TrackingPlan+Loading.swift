@@ -17,8 +17,11 @@ extension TrackingPlan {
     /// rejected with a ``TrackingPlanError`` listing them all, in file order.
     ///
     /// - Parameters:
+    ///   - data: the plan file's bytes, UTF-8 JSON.
     ///   - file: the name used in messages.
     ///   - catalog: the declared event names; `nil` skips that check.
+    ///   - strictness: whether a name the catalog does not declare rejects the plan or is a warning.
+    /// - Throws: ``TrackingPlanError`` listing every error found, in file order.
     public init(
         data: Data, file: String = "tracking plan", catalog: Catalog? = nil, strictness: Strictness = .strict
     ) throws(TrackingPlanError) {

@@ -19,7 +19,7 @@ import MeasurementEvents
 /// }
 /// ```
 ///
-/// Each queued event carries its own identity, session and context (``QueuedEvent/attribution``).
+/// Each queued event carries its own identity, session and context (``QueuedEvent/identity``, ``QueuedEvent/sessionID``, ``QueuedEvent/context``).
 /// A vendor whose request holds one user only says so with ``requestKey(for:)``.
 public protocol BatchEncoder: Sendable {
     /// Where requests go. Plain `http://` is refused unless the host is a loopback address.
@@ -115,7 +115,7 @@ public struct EncodedBatch: Sendable {
 public enum VendorEventName: Sendable, Equatable {
     /// The event's own name (adapted to the vendor's rules).
     case name
-    /// The tracking plan's label (``MeasurementEvent/label``) when set, else the name.
+    /// The tracking plan's label (`MeasurementEvent.label`) when set, else the name.
     case labelWhenSet
 
     func pick(_ event: MeasurementEvent) -> String {

@@ -15,7 +15,7 @@ import MeasurementEvents
 /// the same context, its resource attributes from the context (`service.name` = app name, else
 /// bundle id; `service.version`; `os.type`, `os.name`, `os.version`;
 /// `device.model.identifier`, `device.manufacturer`; `telemetry.sdk.name`, `.version`,
-/// `.language`; the app's ``EventContext/extra`` fields under their own names), one scope (the
+/// `.language`; the app's `EventContext.extra` fields under their own names), one scope (the
 /// library), and one log record per event:
 /// - `timeUnixNano` and `observedTimeUnixNano`: when the event was posted (nanoseconds as
 ///   decimal strings, as OTLP/JSON writes 64-bit integers);

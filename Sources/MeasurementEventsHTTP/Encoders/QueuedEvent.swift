@@ -14,14 +14,14 @@ public struct QueuedEvent: Sendable, Equatable {
     public enum Kind: UInt8, Sendable, CaseIterable {
         /// An event: Segment `track`, an Amplitude event, a GA4 event, an OpenTelemetry event.
         case track = 0
-        /// Who the user is and their traits (``EventIdentity/traits``).
+        /// Who the user is and their traits (`EventIdentity.traits`).
         case identify = 1
-        /// The group the user acts for and its traits (``EventIdentity/groupTraits``).
+        /// The group the user acts for and its traits (`EventIdentity.groupTraits`).
         case group = 2
     }
 
     public var kind: Kind
-    /// The event and its ``MeasurementEvent/attribution``. For identify and group: named
+    /// The event and its `MeasurementEvent.attribution`. For identify and group: named
     /// `identify` or `group`, with the change's id and time and no args.
     public var event: MeasurementEvent
     /// A record written by version 1 of the queue (before events carried their identity):

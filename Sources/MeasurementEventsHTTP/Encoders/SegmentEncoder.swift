@@ -106,7 +106,7 @@ public struct SegmentEncoder: BatchEncoder {
     }
 
     /// Segment's `context`: only the fields its spec names (it ignores others), so the app's
-    /// ``EventContext/extra`` fields are not sent here.
+    /// `EventContext.extra` fields are not sent here.
     private static func writeContext(_ context: EventContext?, to json: inout JSONWriter) {
         let library = context?.library ?? EventContext.Library(name: HTTPTracker.libraryName, version: HTTPTracker.libraryVersion)
         json.object { fields in
