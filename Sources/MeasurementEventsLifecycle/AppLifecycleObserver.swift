@@ -108,6 +108,8 @@ public final class AppLifecycleObserver: @unchecked Sendable {
     /// ```swift
     /// func applicationDidEnterBackground() { lifecycle.handle(.didEnterBackground) }
     /// ```
+    ///
+    /// - Parameter signal: the lifecycle move the app reports.
     public func handle(_ signal: AppLifecycleSignal) {
         // Decides under the lock, acts outside it: posting and the aggregator run other code.
         let actions = phase.withLock { $0.handle(signal) }

@@ -25,6 +25,7 @@ import MeasurementEvents
 public final class EventRecorder: @unchecked Sendable {
     // @unchecked: the recorded values, `waiters` and `observers` are only touched while
     // `condition` is locked.
+    /// The notification center the recorder observes.
     public let center: NotificationCenter
     private let condition = NSCondition()
     private var recorded: [MeasurementEvent] = []
@@ -43,6 +44,8 @@ public final class EventRecorder: @unchecked Sendable {
     private var nextWaiterID = 0
 
     /// Starts recording at once.
+    ///
+    /// - Parameter center: the center to observe; `.default`, or a test's own center to isolate it.
     public init(center: NotificationCenter = .default) {
         self.center = center
         let events = center.addObserver(forName: .measurementEvent, object: nil, queue: nil) { [weak self] note in
@@ -106,6 +109,9 @@ public final class EventRecorder: @unchecked Sendable {
     }
 
     /// The recorded events with this name.
+    ///
+    /// - Parameter name: the event name to look for.
+    /// - Returns: the matching events, in posting order.
     public func events(named name: EventName) -> [MeasurementEvent] {
         events.filter { $0.name == name }
     }
@@ -147,6 +153,13 @@ public final class EventRecorder: @unchecked Sendable {
     /// waiting up to `timeout` seconds for it to be posted. Blocks the calling thread.
     ///
     /// - Throws: ``EventRecorderTimeout``, listing every event that was posted.
+    ///
+    /// - Parameters:
+    ///   - name: the event name to wait for.
+    ///   - args: args that must be present with these values; others are ignored.
+    ///   - type: the event type it must have; `nil` accepts any.
+    ///   - timeout: how long to wait, in seconds.
+    /// - Returns: the first matching event.
     @discardableResult
     public func waitForEvent(
         _ name: EventName, args: [String: any EventValueConvertible] = [:], type: EventType? = nil,
@@ -167,6 +180,14 @@ public final class EventRecorder: @unchecked Sendable {
 
     /// The `async` form of ``waitForEvent(_:args:type:timeout:)``, for Swift Testing and
     /// async XCTest methods. Does not block a thread while waiting.
+    ///
+    /// - Parameters:
+    ///   - name: the event name to wait for.
+    ///   - args: args that must be present with these values; others are ignored.
+    ///   - type: the event type it must have; `nil` accepts any.
+    ///   - timeout: how long to wait, in seconds.
+    /// - Returns: the first matching event.
+    /// - Throws: ``EventRecorderTimeout``, listing every event that was posted.
     @discardableResult
     public func waitForEvent(
         _ name: EventName, args: [String: any EventValueConvertible] = [:], type: EventType? = nil,
@@ -205,6 +226,11 @@ public final class EventRecorder: @unchecked Sendable {
 
     /// Throws when an event matching `name` (and `args`) was recorded: for asserting that a
     /// module did *not* post something. Checks what was recorded so far; it does not wait.
+    ///
+    /// - Parameters:
+    ///   - name: the event name that must not have been posted.
+    ///   - args: args that must be present with these values for an event to count; others are ignored.
+    /// - Throws: ``UnexpectedEventError`` with the event and everything posted.
     public func expectNoEvent(_ name: EventName, args: [String: any EventValueConvertible] = [:]) throws {
         let expectation = EventExpectation(name: name, args: args.eventArgs, type: nil)
         let all = events
@@ -216,8 +242,11 @@ public final class EventRecorder: @unchecked Sendable {
 
 /// What a wait looks for.
 public struct EventExpectation: Sendable, CustomStringConvertible {
+    /// The event name to match.
     public var name: EventName
+    /// The args that must be present with these values; others are ignored.
     public var args: EventArgs
+    /// The event type to match; `nil` matches any.
     public var type: EventType?
 
     func isSatisfied(by event: MeasurementEvent) -> Bool {
@@ -236,9 +265,13 @@ public struct EventExpectation: Sendable, CustomStringConvertible {
 
 /// No matching event was posted in time.
 public struct EventRecorderTimeout: Error, CustomStringConvertible {
+    /// What the wait looked for.
     public let expected: EventExpectation
+    /// How long it waited, in seconds.
     public let timeout: TimeInterval
+    /// Every event recorded until then, in posting order.
     public let posted: [MeasurementEvent]
+    /// The notifications on the event name that could not be read as events.
     public let malformed: [MalformedEventError]
 
     public var description: String {
@@ -254,7 +287,9 @@ public struct EventRecorderTimeout: Error, CustomStringConvertible {
 
 /// An event that should not have been posted was.
 public struct UnexpectedEventError: Error, CustomStringConvertible {
+    /// The event that matched.
     public let unexpected: MeasurementEvent
+    /// Every event recorded until then, in posting order.
     public let posted: [MeasurementEvent]
 
     public var description: String {

@@ -11,6 +11,8 @@ public enum ExpectedUserID: Sendable, Equatable, ExpressibleByStringLiteral, Cus
     case signedOut
 
     /// `"u1"` expects the user id `u1`.
+    ///
+    /// - Parameter value: the expected user id.
     public init(stringLiteral value: String) { self = .user(value) }
 
     func isSatisfied(by userID: String?) -> Bool {
@@ -41,6 +43,13 @@ extension RecordingTracker {
     ///
     /// - Throws: ``TrackerExpectationError``, listing every event tracked with its identity and
     ///   session, and the identity changes.
+    ///
+    /// - Parameters:
+    ///   - name: the event name to look for.
+    ///   - userID: the user id it must carry: `.any` (the default), a user id, or `.signedOut`.
+    ///   - sessionID: the session id it must carry; `nil` accepts any.
+    ///   - args: args that must be present with these values; others are ignored.
+    /// - Returns: the first matching event.
     @discardableResult
     public func expectEvent(
         _ name: EventName, userID: ExpectedUserID = .any, sessionID: Int64? = nil,
@@ -70,6 +79,9 @@ extension RecordingTracker {
     ///
     /// - Throws: ``TrackerExpectationError`` when one was not tracked, carried no session, or
     ///   carried another session than the first.
+    ///
+    /// - Parameter names: the events, each matched by its first tracked occurrence.
+    /// - Returns: the shared session id.
     @discardableResult
     public func expectSameSession(_ names: EventName...) throws -> Int64 {
         let events = self.events

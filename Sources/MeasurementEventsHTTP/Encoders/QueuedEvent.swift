@@ -20,6 +20,7 @@ public struct QueuedEvent: Sendable, Equatable {
         case group = 2
     }
 
+    /// What the vendor is told: an event, an identify or a group call.
     public var kind: Kind
     /// The event and its `MeasurementEvent.attribution`. For identify and group: named
     /// `identify` or `group`, with the change's id and time and no args.
@@ -28,6 +29,11 @@ public struct QueuedEvent: Sendable, Equatable {
     /// its anonymous id is the directory's legacy `anonymous-id` file, filled in on reading.
     var isLegacy = false
 
+    /// A queued event or call.
+    ///
+    /// - Parameters:
+    ///   - event: the event, with its attribution.
+    ///   - kind: what the vendor is told.
     public init(event: MeasurementEvent, kind: Kind = .track) {
         self.kind = kind
         self.event = event
@@ -35,6 +41,8 @@ public struct QueuedEvent: Sendable, Equatable {
 
     /// The identify or group call a tracker queues for `change`; `nil` for a reset, which
     /// vendors have no call for (the next events simply carry the new anonymous id).
+    ///
+    /// - Parameter change: an identity change as the aggregator hands it to trackers.
     public init?(_ change: IdentityEvent) {
         let kind: Kind
         switch change.change {
