@@ -16,13 +16,26 @@ public struct EventName: RawRepresentable, Hashable, Comparable, Sendable, Codab
     public let rawValue: String
 
     public init(rawValue: String) { self.rawValue = rawValue }
+    /// A name from its text.
+    ///
+    /// - Parameter rawValue: the name, for example `feed/item_tapped`.
     public init(_ rawValue: String) { self.rawValue = rawValue }
+    /// A name from a string literal.
+    ///
+    /// - Parameter value: the name.
     public init(stringLiteral value: String) { self.rawValue = value }
 
+    /// Reads a name from a single string.
+    ///
+    /// - Parameter decoder: the decoder to read from.
+    /// - Throws: `DecodingError` when the value is not a string.
     public init(from decoder: any Decoder) throws {
         rawValue = try decoder.singleValueContainer().decode(String.self)
     }
 
+    /// Writes the name as a single string.
+    ///
+    /// - Parameter encoder: the encoder to write to.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         try container.encode(rawValue)

@@ -1,8 +1,15 @@
 /// A line and column in a source file, both counted from 1; columns count Unicode scalars.
 public struct SourcePosition: Hashable, Sendable, Comparable, CustomStringConvertible {
+    /// The line, from 1.
     public var line: Int
+    /// The column, from 1, in characters.
     public var column: Int
 
+    /// A position.
+    ///
+    /// - Parameters:
+    ///   - line: the line, from 1.
+    ///   - column: the column, from 1, in characters.
     public init(line: Int, column: Int) {
         self.line = line
         self.column = column

@@ -30,6 +30,12 @@ extension TrackingPlan {
     }
 
     /// Reads and validates a plan file from disk; messages name the file's last path component.
+    ///
+    /// - Parameters:
+    ///   - url: the plan file.
+    ///   - catalog: the declared event names; `nil` skips that check.
+    ///   - strictness: whether an undeclared name rejects the plan or is a warning.
+    /// - Throws: ``TrackingPlanError`` listing every error found, an unreadable file included.
     public init(contentsOf url: URL, catalog: Catalog? = nil, strictness: Strictness = .strict) throws(TrackingPlanError) {
         let data: Data
         do { data = try Data(contentsOf: url) } catch {

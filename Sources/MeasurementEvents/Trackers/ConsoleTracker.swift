@@ -17,6 +17,9 @@ public struct ConsoleTracker: EventTracker {
         self.write = write
     }
 
+    /// Prints one line for `event`.
+    ///
+    /// - Parameter event: the event.
     public func track(_ event: MeasurementEvent) throws {
         write("\(prefix) \(Self.clockTime(event.timestamp)) \(event)")
     }
