@@ -66,6 +66,7 @@ public struct EventPattern: Hashable, Sendable, ExpressibleByStringLiteral, Cust
 
     private init(kind: Kind) { self.kind = kind }
 
+    /// The pattern's text.
     public var description: String {
         switch kind {
         case .exact(let name): return name
@@ -116,6 +117,7 @@ public struct EventPatternError: Error, Hashable, Sendable, CustomStringConverti
     public let pattern: String
     /// What is wrong with it.
     public let problem: String
+    /// The pattern and what is wrong with it.
     public var description: String { "invalid event pattern \(quotedInFull(pattern)): \(problem)" }
 }
 
@@ -133,6 +135,12 @@ public struct EventFilter: Sendable, Equatable {
     /// The patterns that were given but could not be read; they match nothing.
     public let invalidPatterns: [String]
 
+    /// A filter that keeps the names `allow` matches, except those `deny` matches.
+    ///
+    /// ```swift
+    /// let filter = EventFilter(allow: ["feed/*", "app/launched"], deny: ["feed/debug/*"])
+    /// ```
+    ///
     /// - Parameters:
     ///   - allow: the patterns of the names to keep.
     ///   - deny: the patterns of the names to drop even when allowed.

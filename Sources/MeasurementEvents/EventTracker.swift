@@ -138,6 +138,7 @@ public struct TrackerFailures: Error, CustomStringConvertible {
     /// Every tracker that threw, in order.
     public let failures: [Failure]
 
+    /// Each tracker that threw, with its error.
     public var description: String {
         failures.map { "\($0.tracker): \($0.error)" }.joined(separator: "; ")
     }

@@ -39,5 +39,6 @@ public enum EventType: String, CaseIterable, Hashable, Sendable, Codable, Custom
         }
     }
 
+    /// The readable name of the type.
     public var description: String { name }
 }

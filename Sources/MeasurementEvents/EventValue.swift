@@ -13,6 +13,7 @@ public enum EventValue: Hashable, Sendable, CustomStringConvertible {
     /// A boolean.
     case bool(Bool)
 
+    /// The value as messages show it.
     public var description: String {
         switch self {
         case .string(let value): return value
@@ -204,6 +205,7 @@ extension EventValue {
         /// An integer too large for `Int` on this platform.
         case outOfRange
 
+        /// Why, in words for a message.
         public var description: String {
             switch self {
             case .notScalar(let typeName): return "a \(typeName), not a string, integer, double or bool"

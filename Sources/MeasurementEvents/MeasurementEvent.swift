@@ -56,6 +56,7 @@ public struct MeasurementEvent: Hashable, Sendable, Identifiable {
 
 extension MeasurementEvent: CustomStringConvertible {
     /// One readable line: `[ua] feed/item_tapped item_id=42 position=3`, args sorted by key.
+    /// One readable line: the type code, the name and the args.
     public var description: String {
         var line = "[\(type.rawValue)] \(name.rawValue)"
         if let category { line += " (\(category))" }

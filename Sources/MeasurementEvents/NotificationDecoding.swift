@@ -43,6 +43,7 @@ public struct MalformedEventError: Error, Hashable, Sendable, CustomStringConver
         self.notificationName = notificationName.rawValue
     }
 
+    /// What was wrong, naming the notification.
     public var description: String {
         let what: String
         switch reason {

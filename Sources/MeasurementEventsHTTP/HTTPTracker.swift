@@ -137,6 +137,7 @@ public final class HTTPTracker: EventTracker, @unchecked Sendable {
         /// The directory's lock file could not be created or locked.
         case directoryNotLockable(path: String, underlying: String)
 
+        /// What went wrong and what to do about it.
         public var description: String {
             switch self {
             case .insecureEndpoint(let url):

@@ -253,6 +253,7 @@ public struct EventExpectation: Sendable, CustomStringConvertible {
         event.matches(name, args: args, type: type)
     }
 
+    /// The name, type and args looked for.
     public var description: String {
         var text = "\"\(name)\""
         if let type { text += " of type \(type)" }
@@ -274,6 +275,7 @@ public struct EventRecorderTimeout: Error, CustomStringConvertible {
     /// The notifications on the event name that could not be read as events.
     public let malformed: [MalformedEventError]
 
+    /// What was expected, and every event that was posted.
     public var description: String {
         var text = "no measurement event \(expected) was posted within \(timeout) s; "
         text += describe(posted)
@@ -292,6 +294,7 @@ public struct UnexpectedEventError: Error, CustomStringConvertible {
     /// Every event recorded until then, in posting order.
     public let posted: [MeasurementEvent]
 
+    /// The unexpected event, and every event that was posted.
     public var description: String {
         "measurement event \(unexpected) was posted but should not have been; " + describe(posted)
     }

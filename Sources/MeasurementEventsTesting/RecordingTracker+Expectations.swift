@@ -23,6 +23,7 @@ public enum ExpectedUserID: Sendable, Equatable, ExpressibleByStringLiteral, Cus
         }
     }
 
+    /// How the expectation reads in a failure message.
     public var description: String {
         switch self {
         case .any: return "any user id"
@@ -110,6 +111,7 @@ public struct TrackerExpectationError: Error, CustomStringConvertible {
     /// Every identity change the tracker had, in order.
     public let identityEvents: [IdentityEvent]
 
+    /// What was expected, every event tracked with its identity and session, and the identity changes.
     public var description: String {
         var text = "expected \(expected); "
         if tracked.isEmpty {

@@ -51,6 +51,7 @@ public final class RecordingTracker: EventTracker, @unchecked Sendable {
         state.withLock { $0.consentChanges.append(consent) }
     }
 
+    /// Counts the flush in ``flushCount``.
     public func flush() throws {
         state.withLock { $0.flushes += 1 }
     }

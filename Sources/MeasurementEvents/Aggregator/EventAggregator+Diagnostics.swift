@@ -16,6 +16,7 @@ extension EventAggregator {
         /// An allow- or deny-list entry that matches nothing (`cart*`); reported at ``EventAggregator/start()``.
         case invalidPattern(EventPatternError)
 
+        /// The problem, in a sentence for a log.
         public var description: String {
             switch self {
             case .malformedNotification(let error): return error.description

@@ -48,6 +48,8 @@ public struct FileIdentityStore: IdentityStore {
         }
     }
 
+    /// Writes `contents` to ``fileURL`` atomically, creating the directory when missing.
+    ///
     /// - Parameter contents: what to remember.
     /// - Throws: ``IdentityStoreError`` when the directory or the file cannot be written.
     public func save(_ contents: IdentityStoreContents) throws {
@@ -115,5 +117,6 @@ public struct IdentityStoreError: Error, Sendable, Equatable, CustomStringConver
         self.problem = problem
     }
 
+    /// The store's path and what went wrong.
     public var description: String { "identity store \(path) \(problem)" }
 }

@@ -40,6 +40,7 @@ public struct MalformedIdentityError: Error, Hashable, Sendable, CustomStringCon
         self.reason = reason
     }
 
+    /// What was wrong, in a sentence for a log.
     public var description: String {
         let what: String
         switch reason {

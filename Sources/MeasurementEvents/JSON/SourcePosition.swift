@@ -15,6 +15,12 @@ public struct SourcePosition: Hashable, Sendable, Comparable, CustomStringConver
         self.column = column
     }
 
+    /// Whether `lhs` comes before `rhs` in the file: by line, then by column.
+    ///
+    /// - Parameters:
+    ///   - lhs: a position.
+    ///   - rhs: another position.
+    /// - Returns: `true` when `lhs` comes first.
     public static func < (lhs: SourcePosition, rhs: SourcePosition) -> Bool {
         (lhs.line, lhs.column) < (rhs.line, rhs.column)
     }

@@ -25,6 +25,7 @@ public struct PlanDestinationTracker: EventTracker {
         public let destination: String
         /// What its tracker threw.
         public let error: any Error
+        /// The destination and its tracker's error.
         public var description: String { "destination \(quotedInFull(destination)): \(error)" }
     }
 

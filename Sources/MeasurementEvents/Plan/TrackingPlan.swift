@@ -183,6 +183,13 @@ public struct TrackingPlan: Sendable, Equatable {
         return true
     }
 
+    /// Whether two plans have the same destinations, screens, events, lists and warnings
+    /// (wherever they were read from).
+    ///
+    /// - Parameters:
+    ///   - lhs: a plan.
+    ///   - rhs: another plan.
+    /// - Returns: `true` when they are the same plan.
     public static func == (lhs: TrackingPlan, rhs: TrackingPlan) -> Bool {
         lhs.destinations == rhs.destinations && lhs.screens == rhs.screens && lhs.events == rhs.events
             && lhs.allow == rhs.allow && lhs.deny == rhs.deny && lhs.warnings == rhs.warnings

@@ -45,6 +45,7 @@ public struct TrackingPlanProblem: Sendable, Equatable, CustomStringConvertible 
         self.severity = severity
     }
 
+    /// `file:line:column: path: message`, the way compilers print problems.
     public var description: String {
         var text = file
         if let line, let column { text += ":\(line):\(column)" }
@@ -70,6 +71,7 @@ public struct TrackingPlanError: Error, Sendable, Equatable, CustomStringConvert
     /// The problems that rejected the file.
     public var errors: [TrackingPlanProblem] { problems.filter { $0.severity == .error } }
 
+    /// Every problem, one a line.
     public var description: String {
         let count = errors.count
         let file = problems.first?.file ?? "tracking plan"

@@ -9,6 +9,8 @@ public struct ConsoleTracker: EventTracker {
     private let prefix: String
     private let write: @Sendable (String) -> Void
 
+    /// A tracker that prints one line per event.
+    ///
     /// - Parameters:
     ///   - prefix: printed before each line.
     ///   - write: where lines go; standard output by default.

@@ -33,6 +33,7 @@ public final class JSONLinesFileTracker: EventTracker, @unchecked Sendable {
         public let path: String
         /// The system's error number.
         public let code: Int32
+        /// The path and the system's error message.
         public var description: String { "cannot open \(path) for appending: \(String(cString: strerror(code)))" }
     }
 
@@ -42,6 +43,7 @@ public final class JSONLinesFileTracker: EventTracker, @unchecked Sendable {
         public let path: String
         /// The system's error number.
         public let code: Int32
+        /// The path and the system's error message.
         public var description: String { "cannot write to \(path): \(String(cString: strerror(code)))" }
     }
 

@@ -162,6 +162,7 @@ public struct EncodedBatch: Sendable {
             self.reason = reason
         }
 
+        /// `event: reason`.
         public var description: String { "\(event): \(reason)" }
     }
 }

@@ -147,6 +147,7 @@ public struct GA4Encoder: BatchEncoder {
     public struct NameRejection: Error, Equatable, CustomStringConvertible {
         /// The reason, in words for the log.
         public let reason: String
+        /// The reason.
         public var description: String { reason }
     }
 
