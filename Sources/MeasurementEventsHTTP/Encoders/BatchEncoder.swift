@@ -19,7 +19,8 @@ import MeasurementEvents
 /// }
 /// ```
 ///
-/// Each queued event carries its own identity, session and context (``QueuedEvent/identity``, ``QueuedEvent/sessionID``, ``QueuedEvent/context``).
+/// Each queued event carries its own identity, session and context (``QueuedEvent/identity``,
+/// ``QueuedEvent/sessionID``, ``QueuedEvent/context``).
 /// A vendor whose request holds one user only says so with ``requestKey(for:)``.
 public protocol BatchEncoder: Sendable {
     /// Where requests go. Plain `http://` is refused unless the host is a loopback address.
