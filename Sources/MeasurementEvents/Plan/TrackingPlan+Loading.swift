@@ -9,7 +9,9 @@ extension TrackingPlan {
         case lenient
     }
 
-    /// Reads and validates a plan file. See the README for the format.
+    /// Reads and validates a plan file. The format is described in the article "Trigger-action
+    /// events and the tracking plan, in detail" of `EventTriggers`
+    /// (`Sources/EventTriggers/EventTriggers.docc/TriggersAndPlanReference.md`).
     ///
     /// Every problem is collected before anything is returned: unknown keys, wrong types,
     /// empty labels, duplicate entries, invalid patterns, undeclared destinations and, with a
