@@ -18,7 +18,7 @@ public enum DemoFeedEvents {
     /// The user shared an item.
     public static let feedItemShared: EventName = "feed/item_shared"
 
-    /// Every event name of this module, in catalog order; for allow-lists (`allowList + DemoFeedEvents.allNames`).
+    /// Every event name of this module, in catalog order; for allow-lists (`allowList + DemoFeedEvents.allNames.map(EventPattern.init)`).
     public static let allNames: [EventName] = [
         feedOpened,
         feedDebugLayoutPass,
@@ -31,24 +31,36 @@ public enum DemoFeedEvents {
 
     /// The feed became visible.
     public struct FeedOpened: TypedMeasurementEvent, Hashable {
+        /// The event's name on the bus: `feed/opened`.
         public static let eventName: EventName = "feed/opened"
+
+        /// The event's type: `.activity`.
         public static let eventType: EventType = .activity
+
+        /// The event's category: none.
         public static let eventCategory: String? = nil
 
         /// What opened it: launch, tab or deep_link.
         public var source: String
 
+        /// Makes the event from its arguments.
+        ///
+        /// - Parameters:
+        ///   - source: What opened it: launch, tab or deep_link.
         public init(source: String) {
             self.source = source
         }
 
         /// The typed form of `event`, or `nil` when it has another name or an arg is missing or of another type.
+        ///
+        /// - Parameter event: A measurement event received from the bus.
         public init?(_ event: MeasurementEvent) {
             guard event.name == Self.eventName else { return nil }
             guard let value = event.args["source"]?.stringValue else { return nil }
             self.source = value
         }
 
+        /// The event's arguments, keyed by their catalog names.
         public var args: EventArgs { ["source": .string(source)] }
     }
 
@@ -63,24 +75,36 @@ public enum DemoFeedEvents {
 
     /// The feed laid out its cells; for debugging, denied by the demo app.
     public struct FeedDebugLayoutPass: TypedMeasurementEvent, Hashable {
+        /// The event's name on the bus: `feed/debug/layout_pass`.
         public static let eventName: EventName = "feed/debug/layout_pass"
+
+        /// The event's type: `.activity`.
         public static let eventType: EventType = .activity
+
+        /// The event's category: none.
         public static let eventCategory: String? = nil
 
         /// How many cells were laid out.
         public var cells: Int
 
+        /// Makes the event from its arguments.
+        ///
+        /// - Parameters:
+        ///   - cells: How many cells were laid out.
         public init(cells: Int) {
             self.cells = cells
         }
 
         /// The typed form of `event`, or `nil` when it has another name or an arg is missing or of another type.
+        ///
+        /// - Parameter event: A measurement event received from the bus.
         public init?(_ event: MeasurementEvent) {
             guard event.name == Self.eventName else { return nil }
             guard let value = event.args["cells"]?.intValue else { return nil }
             self.cells = value
         }
 
+        /// The event's arguments, keyed by their catalog names.
         public var args: EventArgs { ["cells": .int(cells)] }
     }
 
@@ -95,8 +119,13 @@ public enum DemoFeedEvents {
 
     /// The user tapped an item.
     public struct FeedItemTapped: TypedMeasurementEvent, Hashable {
+        /// The event's name on the bus: `feed/item_tapped`.
         public static let eventName: EventName = "feed/item_tapped"
+
+        /// The event's type: `.click`.
         public static let eventType: EventType = .click
+
+        /// The event's category: none.
         public static let eventCategory: String? = nil
 
         /// The item's id.
@@ -105,12 +134,19 @@ public enum DemoFeedEvents {
         /// Zero-based position in the feed.
         public var position: Int
 
+        /// Makes the event from its arguments.
+        ///
+        /// - Parameters:
+        ///   - itemID: The item's id.
+        ///   - position: Zero-based position in the feed.
         public init(itemID: String, position: Int) {
             self.itemID = itemID
             self.position = position
         }
 
         /// The typed form of `event`, or `nil` when it has another name or an arg is missing or of another type.
+        ///
+        /// - Parameter event: A measurement event received from the bus.
         public init?(_ event: MeasurementEvent) {
             guard event.name == Self.eventName else { return nil }
             guard let value = event.args["item_id"]?.stringValue else { return nil }
@@ -119,6 +155,7 @@ public enum DemoFeedEvents {
             self.position = value
         }
 
+        /// The event's arguments, keyed by their catalog names.
         public var args: EventArgs { ["item_id": .string(itemID), "position": .int(position)] }
     }
 
@@ -134,8 +171,13 @@ public enum DemoFeedEvents {
 
     /// The user shared an item.
     public struct FeedItemShared: TypedMeasurementEvent, Hashable {
+        /// The event's name on the bus: `feed/item_shared`.
         public static let eventName: EventName = "feed/item_shared"
+
+        /// The event's type: `.userAction`.
         public static let eventType: EventType = .userAction
+
+        /// The event's category: none.
         public static let eventCategory: String? = nil
 
         /// The item's id.
@@ -144,12 +186,19 @@ public enum DemoFeedEvents {
         /// Where it was shared: messages, mail, copy_link.
         public var channel: String
 
+        /// Makes the event from its arguments.
+        ///
+        /// - Parameters:
+        ///   - itemID: The item's id.
+        ///   - channel: Where it was shared: messages, mail, copy_link.
         public init(itemID: String, channel: String) {
             self.itemID = itemID
             self.channel = channel
         }
 
         /// The typed form of `event`, or `nil` when it has another name or an arg is missing or of another type.
+        ///
+        /// - Parameter event: A measurement event received from the bus.
         public init?(_ event: MeasurementEvent) {
             guard event.name == Self.eventName else { return nil }
             guard let value = event.args["item_id"]?.stringValue else { return nil }
@@ -158,6 +207,7 @@ public enum DemoFeedEvents {
             self.channel = value
         }
 
+        /// The event's arguments, keyed by their catalog names.
         public var args: EventArgs { ["item_id": .string(itemID), "channel": .string(channel)] }
     }
 

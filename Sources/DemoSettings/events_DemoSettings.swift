@@ -15,7 +15,7 @@ public enum DemoSettingsEvents {
     /// The user granted access to the photo library.
     public static let appPermissionPhotoLibraryGranted: EventName = "app/permission/photo_library/granted"
 
-    /// Every event name of this module, in catalog order; for allow-lists (`allowList + DemoSettingsEvents.allNames`).
+    /// Every event name of this module, in catalog order; for allow-lists (`allowList + DemoSettingsEvents.allNames.map(EventPattern.init)`).
     public static let allNames: [EventName] = [
         settingsOpened,
         settingsThemeChanged,
@@ -27,45 +27,68 @@ public enum DemoSettingsEvents {
 
     /// The settings screen became visible.
     public struct SettingsOpened: TypedMeasurementEvent, Hashable {
+        /// The event's name on the bus: `settings/opened`.
         public static let eventName: EventName = "settings/opened"
+
+        /// The event's type: `.activity`.
         public static let eventType: EventType = .activity
+
+        /// The event's category: none.
         public static let eventCategory: String? = nil
 
+        /// Makes the event; it has no arguments.
         public init() {}
 
         /// The typed form of `event`, or `nil` when it has another name or an arg is missing or of another type.
+        ///
+        /// - Parameter event: A measurement event received from the bus.
         public init?(_ event: MeasurementEvent) {
             guard event.name == Self.eventName else { return nil }
         }
 
+        /// The event's arguments, keyed by their catalog names.
         public var args: EventArgs { [:] }
     }
 
     /// The settings screen became visible.
+    ///
+    /// - Parameter center: Where to post; `.default` unless a test isolates it.
     public static func postSettingsOpened(to center: NotificationCenter = .default) {
         SettingsOpened().post(to: center)
     }
 
     /// The user picked another theme.
     public struct SettingsThemeChanged: TypedMeasurementEvent, Hashable {
+        /// The event's name on the bus: `settings/theme_changed`.
         public static let eventName: EventName = "settings/theme_changed"
+
+        /// The event's type: `.userAction`.
         public static let eventType: EventType = .userAction
+
+        /// The event's category: none.
         public static let eventCategory: String? = nil
 
         /// The new theme: light, dark or system.
         public var theme: String
 
+        /// Makes the event from its arguments.
+        ///
+        /// - Parameters:
+        ///   - theme: The new theme: light, dark or system.
         public init(theme: String) {
             self.theme = theme
         }
 
         /// The typed form of `event`, or `nil` when it has another name or an arg is missing or of another type.
+        ///
+        /// - Parameter event: A measurement event received from the bus.
         public init?(_ event: MeasurementEvent) {
             guard event.name == Self.eventName else { return nil }
             guard let value = event.args["theme"]?.stringValue else { return nil }
             self.theme = value
         }
 
+        /// The event's arguments, keyed by their catalog names.
         public var args: EventArgs { ["theme": .string(theme)] }
     }
 
@@ -80,24 +103,36 @@ public enum DemoSettingsEvents {
 
     /// The user granted access to the photo library.
     public struct AppPermissionPhotoLibraryGranted: TypedMeasurementEvent, Hashable {
+        /// The event's name on the bus: `app/permission/photo_library/granted`.
         public static let eventName: EventName = "app/permission/photo_library/granted"
+
+        /// The event's type: `.userAction`.
         public static let eventType: EventType = .userAction
+
+        /// The event's category: none.
         public static let eventCategory: String? = nil
 
         /// Whether the system prompt was shown (false: granted earlier).
         public var prompted: Bool
 
+        /// Makes the event from its arguments.
+        ///
+        /// - Parameters:
+        ///   - prompted: Whether the system prompt was shown (false: granted earlier).
         public init(prompted: Bool) {
             self.prompted = prompted
         }
 
         /// The typed form of `event`, or `nil` when it has another name or an arg is missing or of another type.
+        ///
+        /// - Parameter event: A measurement event received from the bus.
         public init?(_ event: MeasurementEvent) {
             guard event.name == Self.eventName else { return nil }
             guard let value = event.args["prompted"]?.boolValue else { return nil }
             self.prompted = value
         }
 
+        /// The event's arguments, keyed by their catalog names.
         public var args: EventArgs { ["prompted": .bool(prompted)] }
     }
 

@@ -9,7 +9,7 @@ public enum ImpressionTrackingEvents {
     /// An item stayed visible long enough to count as an impression (by default at least 50% of its area for at least 1 continuous second).
     public static let impressionItemViewed: EventName = "impression/item_viewed"
 
-    /// Every event name of this module, in catalog order; for allow-lists (`allowList + ImpressionTrackingEvents.allNames`).
+    /// Every event name of this module, in catalog order; for allow-lists (`allowList + ImpressionTrackingEvents.allNames.map(EventPattern.init)`).
     public static let allNames: [EventName] = [
         impressionItemViewed,
     ]
@@ -19,8 +19,13 @@ public enum ImpressionTrackingEvents {
 
     /// An item stayed visible long enough to count as an impression (by default at least 50% of its area for at least 1 continuous second).
     public struct ImpressionItemViewed: TypedMeasurementEvent, Hashable {
+        /// The event's name on the bus: `impression/item_viewed`.
         public static let eventName: EventName = "impression/item_viewed"
+
+        /// The event's type: `.impression`.
         public static let eventType: EventType = .impression
+
+        /// The event's category: `impression`.
         public static let eventCategory: String? = "impression"
 
         /// The item's id as the host identifies it.
@@ -41,6 +46,15 @@ public enum ImpressionTrackingEvents {
         /// When the visit ended, in seconds since 1970; absent while the item is still visible.
         public var endedAt: Double?
 
+        /// Makes the event from its arguments.
+        ///
+        /// - Parameters:
+        ///   - itemID: The item's id as the host identifies it.
+        ///   - durationMs: How long the item stayed at or above the area threshold without interruption, in milliseconds; up to the commit when still visible.
+        ///   - maxVisibleFraction: The highest share of the item's area (0 to 1) visible during the visit.
+        ///   - stillVisible: True when the item was still on screen when the impression was committed.
+        ///   - startedAt: When the qualifying visit began, in seconds since 1970.
+        ///   - endedAt: When the visit ended, in seconds since 1970; absent while the item is still visible.
         public init(itemID: String, durationMs: Int, maxVisibleFraction: Double, stillVisible: Bool, startedAt: Double, endedAt: Double? = nil) {
             self.itemID = itemID
             self.durationMs = durationMs
@@ -51,6 +65,8 @@ public enum ImpressionTrackingEvents {
         }
 
         /// The typed form of `event`, or `nil` when it has another name or an arg is missing or of another type.
+        ///
+        /// - Parameter event: A measurement event received from the bus.
         public init?(_ event: MeasurementEvent) {
             guard event.name == Self.eventName else { return nil }
             guard let value = event.args["item_id"]?.stringValue else { return nil }
@@ -71,6 +87,7 @@ public enum ImpressionTrackingEvents {
             }
         }
 
+        /// The event's arguments, keyed by their catalog names.
         public var args: EventArgs {
             var args: EventArgs = ["item_id": .string(itemID), "duration_ms": .int(durationMs), "max_visible_fraction": .double(maxVisibleFraction), "still_visible": .bool(stillVisible), "started_at": .double(startedAt)]
             args["ended_at"] = endedAt.map { .double($0) }

@@ -3,7 +3,8 @@ import Foundation
 import MeasurementEvents
 
 /// Stands in for a `UIViewController` subclass: its lifecycle methods only report to the
-/// trigger detector; what gets tracked is attached from outside (see the README recipes).
+/// trigger detector; what gets tracked is attached from outside (see the UIKit recipes in
+/// `Sources/EventTriggers/EventTriggers.docc/TriggersAndPlanReference.md`).
 final class DemoViewController {
     let screenName: String
     private let detector: TriggerDetector

@@ -35,7 +35,9 @@ open class EventAggregator: @unchecked Sendable {
     // @unchecked: every mutable property lives in `state` behind its lock; `attribution` is
     // touched in the delivery context only; the other stored properties are immutable.
 
+    /// The notification center the aggregator observes.
     public let center: NotificationCenter
+    /// The configuration the aggregator was made with.
     public let configuration: Configuration
 
     let queue: DispatchQueue
@@ -104,10 +106,12 @@ open class EventAggregator: @unchecked Sendable {
     /// remembers replaces ``Configuration/consent``.
     ///
     /// - Parameters:
+    ///   - center: where events are observed; `.default` unless a test isolates it.
     ///   - filter: what to keep. `nil` (the default) builds it from ``allowList`` and
     ///     ``denyList`` at ``start()``, which is how subclasses configure it.
     ///   - trackers: where kept events go, in order.
     ///   - processors: steps applied to each kept event before the trackers.
+    ///   - configuration: delivery, consent, identity store, sessions and the other settings.
     public init(
         center: NotificationCenter = .default,
         filter: EventFilter? = nil,
@@ -150,10 +154,14 @@ open class EventAggregator: @unchecked Sendable {
 
     /// Called for each kept event, after processors and before the trackers, on the
     /// delivery queue. The default does nothing.
+    ///
+    /// - Parameter event: the event, after the processors, with its attribution.
     open func didReceive(_ event: MeasurementEvent) {}
 
     /// Called for each identity change before the trackers, on the delivery queue. The default
     /// does nothing.
+    ///
+    /// - Parameter event: the identity change, with the identity after it.
     open func didChangeIdentity(_ event: IdentityEvent) {}
 
     // MARK: Lifecycle
@@ -192,6 +200,7 @@ open class EventAggregator: @unchecked Sendable {
         for observer in observers { center.removeObserver(observer) }
     }
 
+    /// Whether ``start()`` was called and ``stop()`` was not since.
     public var isStarted: Bool { state.withLock { !$0.observers.isEmpty } }
 
     private func observe(_ name: Notification.Name, keys: NotificationKeys) -> any NSObjectProtocol {
@@ -204,17 +213,23 @@ open class EventAggregator: @unchecked Sendable {
     // MARK: Configuration while running
 
     /// Replaces the filter; takes effect for the next post.
+    ///
+    /// - Parameter filter: the filter to apply from now on.
     public func setFilter(_ filter: EventFilter) {
         state.withLock { $0.filter = filter }
     }
 
+    /// The filter in use; `nil` before ``start()`` for an aggregator that builds it from its lists.
     public var filter: EventFilter? { state.withLock { $0.filter } }
 
     /// Adds a tracker. Events already queued reach it too.
+    ///
+    /// - Parameter tracker: the tracker to add after the others.
     public func addTracker(_ tracker: any EventTracker) {
         state.withLock { $0.trackers.append(tracker) }
     }
 
+    /// The trackers events are handed to, in order.
     public var trackers: [any EventTracker] { state.withLock { $0.trackers } }
 
     /// Declares the trackers ready: held events are delivered, in order, and later events
@@ -224,8 +239,10 @@ open class EventAggregator: @unchecked Sendable {
         releaseHeldEvents()
     }
 
+    /// The consent in force: from the configuration, the identity store, or the last ``setConsent(_:)``.
     public var consent: Consent { state.withLock { $0.consent } }
 
+    /// What the aggregator has received, forwarded, filtered out, dropped and failed so far.
     public var diagnostics: Diagnostics { state.withLock { $0.diagnostics } }
 
     // MARK: Waiting
@@ -260,6 +277,8 @@ open class EventAggregator: @unchecked Sendable {
 
     /// Handles one notification as if it had been observed: for bridges from other buses
     /// and for tests. Malformed notifications are counted and reported, never thrown.
+    ///
+    /// - Parameter notification: a notification on the event name (or the legacy AQSEvent name).
     public func receive(_ notification: Notification) {
         switch notification.name {
         case .measurementIdentity: receiveIdentity(notification)

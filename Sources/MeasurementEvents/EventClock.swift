@@ -16,6 +16,7 @@ public protocol EventClock: Sendable {
 
 /// The system's wall clock.
 public struct SystemEventClock: EventClock {
+    /// The system clock.
     public init() {}
     @inline(__always)
     public func now() -> Date { Date() }

@@ -7,20 +7,31 @@
 /// A `*` anywhere else makes the pattern invalid: ``parse(_:)`` throws, and a pattern written
 /// as a literal matches nothing and is listed in ``EventFilter/invalidPatterns``.
 public struct EventPattern: Hashable, Sendable, ExpressibleByStringLiteral, CustomStringConvertible, Codable {
+    /// What a pattern matches.
     public enum Kind: Hashable, Sendable {
+        /// Exactly this name.
         case exact(String)
         /// A prefix that ends with `/`.
         case prefix(String)
+        /// Every name: the pattern `*`.
         case everything
+        /// Nothing: the text was not a valid pattern.
         case invalid(String)
     }
 
+    /// What this pattern matches.
     public let kind: Kind
 
+    /// A pattern from a literal; an invalid one matches nothing (see ``EventFilter/invalidPatterns``).
+    ///
+    /// - Parameter value: an exact name, `prefix/*` or `*`.
     public init(stringLiteral value: String) {
         self.init(lenient: value)
     }
 
+    /// A pattern that matches exactly `name`.
+    ///
+    /// - Parameter name: the event name.
     public init(_ name: EventName) {
         kind = .exact(name.rawValue)
     }
@@ -30,6 +41,10 @@ public struct EventPattern: Hashable, Sendable, ExpressibleByStringLiteral, Cust
     }
 
     /// Reads a pattern, or says what is wrong with it.
+    ///
+    /// - Parameter text: an exact name, `prefix/*` or `*`.
+    /// - Returns: the pattern.
+    /// - Throws: ``EventPatternError`` saying what is wrong with `text`.
     public static func parse(_ text: String) throws(EventPatternError) -> EventPattern {
         if text == "*" { return EventPattern(kind: .everything) }
         guard let star = text.firstIndex(of: "*") else {
@@ -51,6 +66,7 @@ public struct EventPattern: Hashable, Sendable, ExpressibleByStringLiteral, Cust
 
     private init(kind: Kind) { self.kind = kind }
 
+    /// The pattern's text.
     public var description: String {
         switch kind {
         case .exact(let name): return name
@@ -60,6 +76,10 @@ public struct EventPattern: Hashable, Sendable, ExpressibleByStringLiteral, Cust
         }
     }
 
+    /// Reads a pattern from its text.
+    ///
+    /// - Parameter decoder: the decoder to read from.
+    /// - Throws: `DecodingError.dataCorrupted` for an invalid pattern.
     public init(from decoder: any Decoder) throws {
         let text = try decoder.singleValueContainer().decode(String.self)
         do { self = try Self.parse(text) } catch {
@@ -67,12 +87,18 @@ public struct EventPattern: Hashable, Sendable, ExpressibleByStringLiteral, Cust
         }
     }
 
+    /// Writes the pattern as its text.
+    ///
+    /// - Parameter encoder: the encoder to write to.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         try container.encode(description)
     }
 
     /// Whether this single pattern matches `name`.
+    ///
+    /// - Parameter name: an event name.
+    /// - Returns: whether the pattern matches it.
     public func matches(_ name: EventName) -> Bool {
         switch kind {
         case .exact(let exact): return exact == name.rawValue
@@ -87,8 +113,11 @@ public struct EventPattern: Hashable, Sendable, ExpressibleByStringLiteral, Cust
 
 /// Why a pattern could not be read.
 public struct EventPatternError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// The pattern's text.
     public let pattern: String
+    /// What is wrong with it.
     public let problem: String
+    /// The pattern and what is wrong with it.
     public var description: String { "invalid event pattern \(quotedInFull(pattern)): \(problem)" }
 }
 
@@ -106,6 +135,15 @@ public struct EventFilter: Sendable, Equatable {
     /// The patterns that were given but could not be read; they match nothing.
     public let invalidPatterns: [String]
 
+    /// A filter that keeps the names `allow` matches, except those `deny` matches.
+    ///
+    /// ```swift
+    /// let filter = EventFilter(allow: ["feed/*", "app/launched"], deny: ["feed/debug/*"])
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - allow: the patterns of the names to keep.
+    ///   - deny: the patterns of the names to drop even when allowed.
     public init(allow: some Sequence<EventPattern>, deny: some Sequence<EventPattern> = [EventPattern]()) {
         allowSet = PatternSet(allow)
         denySet = PatternSet(deny)
@@ -117,6 +155,10 @@ public struct EventFilter: Sendable, Equatable {
     /// Keeps nothing.
     public static let denyAll = EventFilter(allow: [EventPattern]())
 
+    /// Whether an event named `name` is kept: allowed and not denied.
+    ///
+    /// - Parameter name: an event name.
+    /// - Returns: `true` when the event is kept.
     public func allows(_ name: EventName) -> Bool {
         allows(name.rawValue)
     }

@@ -9,6 +9,7 @@ import Foundation
 public struct EventIDGenerator: Sendable {
     private var state: (UInt64, UInt64, UInt64, UInt64)
 
+    /// A generator seeded from the system's random source.
     public init() {
         var system = SystemRandomNumberGenerator()
         state = (system.next(), system.next(), system.next(), system.next())
@@ -16,6 +17,8 @@ public struct EventIDGenerator: Sendable {
     }
 
     /// A generator with a fixed seed, for reproducible tests.
+    ///
+    /// - Parameter seed: the seed; the same seed gives the same ids.
     public init(seed: UInt64) {
         var splitmix = seed
         func next() -> UInt64 {
@@ -42,6 +45,7 @@ public struct EventIDGenerator: Sendable {
 
     private func rotate(_ x: UInt64, _ k: UInt64) -> UInt64 { (x << k) | (x >> (64 - k)) }
 
+    /// The next random (version 4) UUID.
     public mutating func next() -> UUID {
         let high = nextWord()
         let low = nextWord()

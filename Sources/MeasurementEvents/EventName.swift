@@ -13,26 +13,52 @@ public struct EventName: RawRepresentable, Hashable, Comparable, Sendable, Codab
     /// The longest name, in UTF-8 bytes, that the bus accepts.
     public static let maximumLength = 256
 
+    /// The name's text, for example `feed/item_tapped`.
     public let rawValue: String
 
+    /// A name from its text; the bus checks it when the event is posted.
+    ///
+    /// - Parameter rawValue: the name.
     public init(rawValue: String) { self.rawValue = rawValue }
+
+    /// A name from its text.
+    ///
+    /// - Parameter rawValue: the name, for example `feed/item_tapped`.
     public init(_ rawValue: String) { self.rawValue = rawValue }
+
+    /// A name from a string literal.
+    ///
+    /// - Parameter value: the name.
     public init(stringLiteral value: String) { self.rawValue = value }
 
+    /// Reads a name from a single string.
+    ///
+    /// - Parameter decoder: the decoder to read from.
+    /// - Throws: `DecodingError` when the value is not a string.
     public init(from decoder: any Decoder) throws {
         rawValue = try decoder.singleValueContainer().decode(String.self)
     }
 
+    /// Writes the name as a single string.
+    ///
+    /// - Parameter encoder: the encoder to write to.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         try container.encode(rawValue)
     }
 
+    /// The name's text.
     public var description: String { rawValue }
 
     /// The slash-separated parts: `["feed", "item_tapped"]`.
     public var components: [Substring] { rawValue.split(separator: "/", omittingEmptySubsequences: false) }
 
+    /// Orders names by their text, so that lists of names print in a stable order.
+    ///
+    /// - Parameters:
+    ///   - lhs: a name.
+    ///   - rhs: another name.
+    /// - Returns: `true` when `lhs` sorts first.
     public static func < (lhs: EventName, rhs: EventName) -> Bool { lhs.rawValue < rhs.rawValue }
 
     /// Why the bus would reject this name, or `nil` when it is acceptable: not empty, at most

@@ -3,6 +3,10 @@
 ///
 /// Processors run on the aggregator's serial queue, in the order they were given.
 public protocol EventProcessor: Sendable {
+    /// Returns the event to pass on, changed or not, or `nil` to discard it (counted as `discarded`).
+    ///
+    /// - Parameter event: the kept event.
+    /// - Returns: the event to pass on, or `nil`.
     func process(_ event: MeasurementEvent) -> MeasurementEvent?
 }
 
@@ -10,9 +14,16 @@ public protocol EventProcessor: Sendable {
 public struct ClosureProcessor: EventProcessor {
     private let body: @Sendable (MeasurementEvent) -> MeasurementEvent?
 
+    /// A processor that runs `body`.
+    ///
+    /// - Parameter body: returns the event to pass on, or `nil` to discard it.
     public init(_ body: @escaping @Sendable (MeasurementEvent) -> MeasurementEvent?) {
         self.body = body
     }
 
+    /// Runs the closure.
+    ///
+    /// - Parameter event: the kept event.
+    /// - Returns: what the closure returns.
     public func process(_ event: MeasurementEvent) -> MeasurementEvent? { body(event) }
 }

@@ -4,11 +4,16 @@ import Foundation
 ///
 /// Literals work directly: `["item_id": "42", "position": 3, "ratio": 0.5, "promoted": true]`.
 public enum EventValue: Hashable, Sendable, CustomStringConvertible {
+    /// A string.
     case string(String)
+    /// An integer.
     case int(Int)
+    /// A finite floating-point number.
     case double(Double)
+    /// A boolean.
     case bool(Bool)
 
+    /// The value as messages show it.
     public var description: String {
         switch self {
         case .string(let value): return value
@@ -31,7 +36,9 @@ public enum EventValue: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
+    /// The string, or `nil` for any other kind of value.
     public var stringValue: String? { if case .string(let value) = self { return value } else { return nil } }
+    /// The integer, or `nil` for any other kind of value.
     public var intValue: Int? { if case .int(let value) = self { return value } else { return nil } }
     /// The value as a `Double`; integers convert, since JSON and vendors do not tell them apart.
     public var doubleValue: Double? {
@@ -41,19 +48,36 @@ public enum EventValue: Hashable, Sendable, CustomStringConvertible {
         default: return nil
         }
     }
+    /// The boolean, or `nil` for any other kind of value.
     public var boolValue: Bool? { if case .bool(let value) = self { return value } else { return nil } }
 }
 
 extension EventValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, ExpressibleByFloatLiteral,
     ExpressibleByBooleanLiteral
 {
+    /// A string value from a literal.
+    ///
+    /// - Parameter value: the string.
     public init(stringLiteral value: String) { self = .string(value) }
+    /// An integer value from a literal.
+    ///
+    /// - Parameter value: the integer.
     public init(integerLiteral value: Int) { self = .int(value) }
+    /// A floating-point value from a literal.
+    ///
+    /// - Parameter value: the number.
     public init(floatLiteral value: Double) { self = .double(value) }
+    /// A boolean value from a literal.
+    ///
+    /// - Parameter value: the boolean.
     public init(booleanLiteral value: Bool) { self = .bool(value) }
 }
 
 extension EventValue: Codable {
+    /// Reads a JSON scalar.
+    ///
+    /// - Parameter decoder: the decoder to read from.
+    /// - Throws: `DecodingError` for anything but a string, number or boolean.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
         // Bool first: some decoders would read `true` as 1.
@@ -71,6 +95,9 @@ extension EventValue: Codable {
         }
     }
 
+    /// Writes the value as a JSON scalar.
+    ///
+    /// - Parameter encoder: the encoder to write to.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         switch self {
@@ -88,6 +115,9 @@ extension EventValue {
     /// Accepts `String`, `Substring`, `Bool`, the fixed-width integers (when they fit in `Int`),
     /// finite `Double`/`Float`, `NSNumber` and `EventValue`; anything else (arrays,
     /// dictionaries, `NSNull`, dates, non-finite numbers) is rejected with the reason.
+    ///
+    /// - Parameter value: a value read from a notification or any other untyped source.
+    /// - Returns: the event value, or why it cannot be one.
     public static func converting(_ value: Any) -> Result<EventValue, ValueRejection> {
         converting(value, limit: .native)
     }
@@ -168,10 +198,14 @@ extension EventValue {
 
     /// Why a value was not accepted as an event argument.
     public enum ValueRejection: Error, Hashable, Sendable, CustomStringConvertible {
+        /// Not a string, number or boolean (an array, a dictionary, `NSNull`, a date, …).
         case notScalar(typeName: String)
+        /// A NaN or infinite number.
         case nonFinite
+        /// An integer too large for `Int` on this platform.
         case outOfRange
 
+        /// Why, in words for a message.
         public var description: String {
             switch self {
             case .notScalar(let typeName): return "a \(typeName), not a string, integer, double or bool"

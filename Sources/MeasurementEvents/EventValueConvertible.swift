@@ -7,6 +7,7 @@
 /// MeasurementEvent.post("feed/item_tapped", args: ["item_id": item.id, "position": index])
 /// ```
 public protocol EventValueConvertible: Sendable {
+    /// The value as an event arg value.
     var eventValue: EventValue { get }
 
     /// The value, or why it cannot be an event argument here: posting uses this, and rejects
@@ -22,30 +23,37 @@ extension EventValueConvertible {
 }
 
 extension EventValue: EventValueConvertible {
+    /// The value itself.
     public var eventValue: EventValue { self }
 }
 
 extension String: EventValueConvertible {
+    /// The value as a string.
     public var eventValue: EventValue { .string(self) }
 }
 
 extension Substring: EventValueConvertible {
+    /// The value as a string.
     public var eventValue: EventValue { .string(String(self)) }
 }
 
 extension Int: EventValueConvertible {
+    /// The value as an integer.
     public var eventValue: EventValue { .int(self) }
 }
 
 extension Int8: EventValueConvertible {
+    /// The value as an integer.
     public var eventValue: EventValue { .int(Int(self)) }  // fits: Int has at least 32 bits
 }
 
 extension Int16: EventValueConvertible {
+    /// The value as an integer.
     public var eventValue: EventValue { .int(Int(self)) }  // fits: Int has at least 32 bits
 }
 
 extension Int32: EventValueConvertible {
+    /// The value as an integer.
     public var eventValue: EventValue { .int(Int(self)) }  // fits: Int has at least 32 bits
 }
 
@@ -63,10 +71,12 @@ extension Int64: EventValueConvertible {
 }
 
 extension UInt8: EventValueConvertible {
+    /// The value as an integer.
     public var eventValue: EventValue { .int(Int(self)) }  // fits: Int has at least 32 bits
 }
 
 extension UInt16: EventValueConvertible {
+    /// The value as an integer.
     public var eventValue: EventValue { .int(Int(self)) }  // fits: Int has at least 32 bits
 }
 
@@ -85,14 +95,17 @@ extension UInt32: EventValueConvertible {
 
 /// Only `Double` and `Float` convert: other floating-point types are rare in events.
 extension Double: EventValueConvertible {
+    /// The value as a floating-point number.
     public var eventValue: EventValue { .double(self) }
 }
 
 extension Float: EventValueConvertible {
+    /// The value as a floating-point number.
     public var eventValue: EventValue { .double(Double(self)) }
 }
 
 extension Bool: EventValueConvertible {
+    /// The value as a boolean.
     public var eventValue: EventValue { .bool(self) }
 }
 

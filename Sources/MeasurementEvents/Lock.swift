@@ -21,6 +21,9 @@ public final class LockedValue<Value>: @unchecked Sendable {
     private let lockPointer: UnsafeMutablePointer<pthread_mutex_t>
     #endif
 
+    /// A lock around `value`.
+    ///
+    /// - Parameter value: the initial value.
     public init(_ value: Value) {
         self.value = value
         #if canImport(Darwin)
@@ -42,6 +45,10 @@ public final class LockedValue<Value>: @unchecked Sendable {
     }
 
     /// Runs `body` with exclusive access to the value. Do not call back into the same lock.
+    ///
+    /// - Parameter body: reads or changes the value; must not call user code or this lock again.
+    /// - Returns: what `body` returns.
+    /// - Throws: what `body` throws.
     @inline(__always)
     public func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
         #if canImport(Darwin)

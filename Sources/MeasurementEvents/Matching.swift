@@ -11,6 +11,12 @@ extension MeasurementEvent {
     ///
     /// `args` lists the arguments that must be present with these values; others are ignored.
     /// Malformed notifications never match.
+    ///
+    /// - Parameters:
+    ///   - name: the event name to match.
+    ///   - args: args that must be present with these values.
+    ///   - type: the event type to match; `nil` matches any.
+    /// - Returns: a handler for `XCTestCase.expectation(forNotification:object:handler:)`.
     public static func matcher(
         _ name: EventName, args: [String: any EventValueConvertible] = [:], type: EventType? = nil
     ) -> @Sendable (Notification) -> Bool {
@@ -22,6 +28,12 @@ extension MeasurementEvent {
     }
 
     /// Whether this event has `name`, `type` (when given), and every pair of `args`.
+    ///
+    /// - Parameters:
+    ///   - name: the event name.
+    ///   - args: args that must be present with these values.
+    ///   - type: the event type; `nil` matches any.
+    /// - Returns: whether the event matches.
     public func matches(_ name: EventName, args: EventArgs = [:], type: EventType? = nil) -> Bool {
         guard self.name == name else { return false }
         if let type, self.type != type { return false }

@@ -10,9 +10,13 @@ import Foundation
 public struct MeasurementEvent: Hashable, Sendable, Identifiable {
     /// Unique per accepted event; vendors use it to de-duplicate retried uploads.
     public var id: UUID
+    /// The event's name, for example `feed/item_tapped`.
     public var name: EventName
+    /// The event's arguments: scalar values keyed by name.
     public var args: EventArgs
+    /// The event's type; `userAction` unless the poster said otherwise.
     public var type: EventType
+    /// An optional category for grouping events.
     public var category: String?
     /// The tracking plan's label for this event, when a plan applied one.
     public var label: String?
@@ -21,6 +25,16 @@ public struct MeasurementEvent: Hashable, Sendable, Identifiable {
     /// Identity, session and context, shared between events (see ``attribution``).
     var attributionStorage: AttributionStorage?
 
+    /// An event.
+    ///
+    /// - Parameters:
+    ///   - name: the event's name.
+    ///   - type: the event's type.
+    ///   - category: an optional category.
+    ///   - args: the event's arguments.
+    ///   - label: the tracking plan's label.
+    ///   - id: unique per event; vendors de-duplicate on it.
+    ///   - timestamp: when the event was posted.
     public init(
         _ name: EventName,
         type: EventType = .default,
@@ -42,6 +56,7 @@ public struct MeasurementEvent: Hashable, Sendable, Identifiable {
 
 extension MeasurementEvent: CustomStringConvertible {
     /// One readable line: `[ua] feed/item_tapped item_id=42 position=3`, args sorted by key.
+    /// One readable line: the type code, the name and the args.
     public var description: String {
         var line = "[\(type.rawValue)] \(name.rawValue)"
         if let category { line += " (\(category))" }
@@ -58,6 +73,10 @@ extension MeasurementEvent: Codable {
         case id, name, type, category, label, args, timestamp, attribution
     }
 
+    /// Reads an event written by ``encode(to:)``.
+    ///
+    /// - Parameter decoder: the decoder to read from.
+    /// - Throws: `DecodingError` for missing or mistyped fields.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         id = try container.decode(UUID.self, forKey: .id)
@@ -73,6 +92,8 @@ extension MeasurementEvent: Codable {
     }
 
     /// Encodes `timestamp` as seconds since 1970, whatever the encoder's date strategy.
+    ///
+    /// - Parameter encoder: the encoder to write to.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(id, forKey: .id)

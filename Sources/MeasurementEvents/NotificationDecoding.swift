@@ -2,29 +2,48 @@ import Foundation
 
 /// Why a notification could not be read as a measurement event.
 public struct MalformedEventError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// What was wrong with the notification.
     public enum Reason: Hashable, Sendable {
+        /// The notification had no userInfo.
         case missingUserInfo
+        /// The userInfo had no `name`.
         case missingName
+        /// The `name` was not a string.
         case nameNotString(foundType: String)
+        /// The `name` was not a valid event name.
         case invalidName(name: String, problem: String)
+        /// The `args` were not a string-keyed dictionary.
         case argsNotDictionary(foundType: String)
+        /// An arg key was not a string.
         case argKeyNotString(foundType: String)
+        /// An arg value was not a scalar.
         case argValueRejected(key: String, rejection: EventValue.ValueRejection)
+        /// The `type` was not one of the wire codes `ac`, `cl`, `im`, `rd`, `ua`.
         case invalidType(found: String)
+        /// The `category` was not a string.
         case categoryNotString(foundType: String)
+        /// The `id` was not a UUID.
         case invalidID(found: String)
+        /// The `timestamp` was not a date or a number of seconds since 1970 between the years 1 and 9999.
         case invalidTimestamp(found: String)
     }
 
+    /// What was wrong.
     public let reason: Reason
     /// The notification's name, to tell the uniform name from a legacy one.
     public let notificationName: String
 
+    /// An error for `reason`.
+    ///
+    /// - Parameters:
+    ///   - reason: what was wrong.
+    ///   - notificationName: the notification's name.
     public init(_ reason: Reason, notificationName: Notification.Name = .measurementEvent) {
         self.reason = reason
         self.notificationName = notificationName.rawValue
     }
 
+    /// What was wrong, naming the notification.
     public var description: String {
         let what: String
         switch reason {
@@ -50,6 +69,9 @@ extension MeasurementEvent {
     ///
     /// Events without an id or timestamp in their userInfo (the usual case) get a new id and
     /// the current time.
+    ///
+    /// - Parameter notification: a notification on the event name.
+    /// - Throws: ``MalformedEventError`` saying what was wrong.
     public init(notification: Notification) throws(MalformedEventError) {
         let fields = try NotificationKeys.standard.readFields(notification)
         try self.init(fields: fields, receivedAt: Date(), assignsID: true)

@@ -32,8 +32,15 @@ extension MeasurementEvent {
     /// MeasurementEvent.post("feed/item_tapped", args: ["item_id": "42", "position": 3])
     /// ```
     ///
-    /// The notification has the name ``Foundation/Notification/Name/measurementEvent`` and
+    /// The notification has the name `Notification.Name.measurementEvent` and
     /// `object: nil`. The bus gives the event its id and timestamp when it receives it.
+    ///
+    /// - Parameters:
+    ///   - name: the event's name, namespaced with slashes.
+    ///   - type: the event's type; `userAction` by default.
+    ///   - category: an optional category.
+    ///   - args: scalar values: strings, integers, floating-point numbers, booleans.
+    ///   - center: where to post; `.default` unless a test isolates it.
     public static func post(
         _ name: EventName,
         type: EventType = .default,
@@ -73,6 +80,8 @@ extension MeasurementEvent {
     }
 
     /// Posts this complete event, id and timestamp included; receivers keep both.
+    ///
+    /// - Parameter center: where to post; `.default` unless a test isolates it.
     public func post(to center: NotificationCenter = .default) {
         var info = Self.userInfo(name: name, type: type, category: category, args: args)
         info[UserInfoKey.id] = id.uuidString
@@ -81,6 +90,13 @@ extension MeasurementEvent {
     }
 
     /// The userInfo a post carries: plain Foundation values only, so any observer can read it.
+    ///
+    /// - Parameters:
+    ///   - name: the event's name.
+    ///   - type: the event's type; left out when it is the default.
+    ///   - category: the category; left out when `nil`.
+    ///   - args: the event's arguments.
+    /// - Returns: the userInfo dictionary.
     public static func userInfo(
         name: EventName, type: EventType = .default, category: String? = nil, args: EventArgs = [:]
     ) -> [AnyHashable: Any] {

@@ -10,23 +10,32 @@ import Foundation
 /// XCTAssertEqual(tapped?.position, 3)
 /// ```
 public protocol TypedMeasurementEvent: Sendable {
+    /// The event's name on the bus.
     static var eventName: EventName { get }
+    /// The event's type.
     static var eventType: EventType { get }
+    /// The event's category, if any.
     static var eventCategory: String? { get }
     /// The typed properties as the event's args; optional args that are `nil` are left out.
     var args: EventArgs { get }
     /// Recovers the typed form, or `nil` when `event` has another name or lacks a required
     /// arg or has one of another type. Extra args are ignored; ints are accepted for doubles.
+    ///
+    /// - Parameter event: a measurement event received from the bus.
     init?(_ event: MeasurementEvent)
 }
 
 extension TypedMeasurementEvent {
     /// Posts this event with its catalog name, type and category.
+    ///
+    /// - Parameter center: where to post; `.default` unless a test isolates it.
     public func post(to center: NotificationCenter = .default) {
         MeasurementEvent.post(Self.eventName, type: Self.eventType, category: Self.eventCategory, args: args, to: center)
     }
 
     /// The typed form of a received notification, or `nil` when it is not this event.
+    ///
+    /// - Parameter notification: a notification received from the bus.
     public init?(notification: Notification) {
         guard let event = try? MeasurementEvent(notification: notification) else { return nil }
         self.init(event)

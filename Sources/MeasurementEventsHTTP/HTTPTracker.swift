@@ -24,8 +24,8 @@ import Android
 /// - ``track(_:)`` writes the event to the tracker's directory before it returns (one
 ///   `write(2)`: the event survives the process being killed; ``flush()`` and
 ///   ``didEnterBackground()`` also force it to storage). It never waits for the network.
-/// - Uploads start when ``Configuration/flushAt`` events are queued, every
-///   ``Configuration/flushInterval`` seconds, on ``flush()`` and on ``didEnterBackground()``;
+/// - Uploads start when `Configuration.flushAt` events are queued, every
+///   `Configuration.flushInterval` seconds, on ``flush()`` and on ``didEnterBackground()``;
 ///   they run on the tracker's own queue, oldest batch first, and a batch is deleted only
 ///   after the server accepted it.
 /// - Failed uploads are retried with backoff (see ``RetryPolicy``); refused ones are dropped,
@@ -36,7 +36,7 @@ import Android
 ///   ``consentDidChange(to:)`` with `.granted` (an aggregator announces it at `start()`), or the
 ///   first ``track(_:)`` when the tracker is used without an aggregator (tracking implies
 ///   consent).
-/// - Identity travels with each event (``MeasurementEvent/attribution``, set by the
+/// - Identity travels with each event (`MeasurementEvent.attribution`, set by the
 ///   aggregator); ``identify(_:)`` queues identify and group calls in order with the events.
 ///   A reset sends nothing: vendors have no reset call, and the events after it carry the new
 ///   anonymous id and no user id.
@@ -50,9 +50,12 @@ public final class HTTPTracker: EventTracker, @unchecked Sendable {
     // @unchecked: the mutable state is in `state` (a lock); the queue and uploader are
     // thread-safe, the other properties immutable.
 
+    /// The library's name, as sent in Segment's `context.library` and OTLP's scope.
     public static let libraryName = "MeasurementEventsHTTP"
+    /// The library's version, sent with its name.
     public static let libraryVersion = "1.0.0"
 
+    /// How a tracker batches, retries and logs.
     public struct Configuration: Sendable {
         /// Upload when this many events are queued. 20, as Segment's mobile libraries.
         public var flushAt = 20
@@ -68,7 +71,9 @@ public final class HTTPTracker: EventTracker, @unchecked Sendable {
         /// (FoundationNetworking drops the fraction, so 0.5 would expire every request at once),
         /// and at least 1 s everywhere. See ``URLSessionTransport/honouredTimeout(_:)``.
         public var requestTimeout: TimeInterval = 30
+        /// How long to wait before retrying a failed upload.
         public var retryPolicy = RetryPolicy()
+        /// The clock for flush timers, backoff and `sentAt`; tests pass their own.
         public var clock: any DeliveryClock = SystemDeliveryClock()
         /// `nil` sends with ``URLSessionTransport``.
         public var transport: (any HTTPTransport)?
@@ -77,6 +82,7 @@ public final class HTTPTracker: EventTracker, @unchecked Sendable {
             FileHandle.standardError.write(Data("[\(HTTPTracker.libraryName)] \(message)\n".utf8))
         }
 
+        /// The defaults: 20 events or 30 s per upload, 100,000 events or 64 MB on disk.
         public init() {}
     }
 
@@ -114,7 +120,9 @@ public final class HTTPTracker: EventTracker, @unchecked Sendable {
         public var emptyFilesRemoved = 0
         /// Files in the queue directory whose name is not one the queue writes; left alone.
         public var unrecognizedFiles = 0
+        /// Requests sent, retries included.
         public var requests = 0
+        /// Requests sent again after a retryable failure.
         public var retries = 0
         /// The latest rejections and refusals, newest last (up to 20).
         public var recentProblems: [String] = []
@@ -122,11 +130,14 @@ public final class HTTPTracker: EventTracker, @unchecked Sendable {
 
     /// Why a tracker could not be made.
     public enum SetupError: Error, CustomStringConvertible {
+        /// The encoder's endpoint is plain `http://` to a host that is not a loopback address.
         case insecureEndpoint(URL)
         /// Another live tracker uses the directory; each tracker needs its own.
         case directoryInUse(path: String)
+        /// The directory's lock file could not be created or locked.
         case directoryNotLockable(path: String, underlying: String)
 
+        /// What went wrong and what to do about it.
         public var description: String {
             switch self {
             case .insecureEndpoint(let url):
@@ -145,9 +156,12 @@ public final class HTTPTracker: EventTracker, @unchecked Sendable {
         directory.standardizedFileURL.path.contains("/Shared/AppGroup/")
     }
 
+    /// Turns batches into the vendor's requests.
     public let encoder: any BatchEncoder
+    /// Where the queue, its lock and any legacy identity live.
     public let directory: URL
     private let directoryLock: DirectoryLock
+    /// How the tracker batches, retries and logs.
     public let configuration: Configuration
     /// For events tracked without an aggregator (they carry no identity): the anonymous id a
     /// tracker before queue version 2 kept in ``directory``, else one made for this tracker.
@@ -172,6 +186,13 @@ public final class HTTPTracker: EventTracker, @unchecked Sendable {
 
     /// Makes a tracker that keeps its queue and identity in `directory`, and sends what a
     /// previous process left there.
+    ///
+    /// - Parameters:
+    ///   - encoder: the vendor's encoder; its endpoint must be https (or http to loopback).
+    ///   - directory: a directory of the tracker's own, in the app's container; created if missing.
+    ///   - configuration: batching, retries, caps and logging.
+    /// - Throws: ``SetupError`` for an insecure endpoint or a directory in use or not lockable;
+    ///   a file system error when the directory cannot be created.
     public init(encoder: any BatchEncoder, directory: URL, configuration: Configuration = Configuration()) throws {
         guard Self.isAllowedEndpoint(encoder.endpoint) else { throw SetupError.insecureEndpoint(encoder.endpoint) }
         self.encoder = encoder
@@ -220,6 +241,9 @@ public final class HTTPTracker: EventTracker, @unchecked Sendable {
 
     /// Whether events may be sent to `url`: https anywhere, plain http only to loopback: an
     /// IPv4 literal in 127.0.0.0/8, `::1` or `localhost` (`127.example.com` is a name, refused).
+    ///
+    /// - Parameter url: an encoder's endpoint.
+    /// - Returns: whether events may be sent there.
     public static func isAllowedEndpoint(_ url: URL) -> Bool {
         switch url.scheme?.lowercased() {
         case "https": return true
@@ -232,6 +256,12 @@ public final class HTTPTracker: EventTracker, @unchecked Sendable {
 
     // MARK: EventTracker
 
+    /// Writes `event` to the queue before returning (it survives the app being killed), and
+    /// starts an upload when `flushAt` events are queued.
+    ///
+    /// - Parameter event: the event, with the identity, session and context the aggregator set.
+    /// - Throws: the write's error when the event could not be written (a full disk); counted in
+    ///   `failedWrites`.
     public func track(_ event: MeasurementEvent) throws {
         var event = event
         if event.attribution == nil { event.attribution = standaloneIdentity }
@@ -247,6 +277,9 @@ public final class HTTPTracker: EventTracker, @unchecked Sendable {
 
     /// Queues an identify or group call, in order with the events around it. A reset queues
     /// nothing (no vendor has a reset call).
+    ///
+    /// - Parameter event: the identity change, with the identity after it.
+    /// - Throws: the write's error when the call could not be written.
     public func identify(_ event: IdentityEvent) throws {
         guard let queued = QueuedEvent(event) else { return }
         try enqueue(queued)
@@ -278,6 +311,8 @@ public final class HTTPTracker: EventTracker, @unchecked Sendable {
 
     /// Uploads start at `.granted`, stop otherwise; a denial is followed by
     /// ``discardPending()``, which deletes the queue.
+    ///
+    /// - Parameter consent: the consent the aggregator announces.
     public func consentDidChange(to consent: EventAggregator.Consent) throws {
         state.withLock { $0.consent = consent }
         uploader.allowUploads(consent == .granted)
@@ -297,13 +332,15 @@ public final class HTTPTracker: EventTracker, @unchecked Sendable {
     }
 
     /// Call when the app goes to the background: forces the queue to storage and starts an
-    /// upload. On iOS, wrap it in a background task (see the README).
+    /// upload. On iOS, wrap it in a background task (see the article "App lifecycle" of
+    /// `MeasurementEventsLifecycle`).
     public func didEnterBackground() {
         try? flush()
     }
 
     // MARK: Observing
 
+    /// What the tracker has accepted, delivered, dropped and refused so far.
     public var diagnostics: Diagnostics {
         let queueCounters = queue.counters
         let uploadCounters = uploader.counters.withLock { $0 }
@@ -332,6 +369,9 @@ public final class HTTPTracker: EventTracker, @unchecked Sendable {
     /// Flushes, then blocks until the queue is empty and nothing is being sent, or until
     /// `timeout` seconds of real time have passed. For tests, command-line tools and shutdown;
     /// not for the main thread of an app. Returns whether everything was sent.
+    ///
+    /// - Parameter timeout: the longest wait, in seconds of real time.
+    /// - Returns: `true` when everything was sent; `false` when the time ran out.
     @discardableResult
     public func waitUntilDelivered(timeout: TimeInterval) -> Bool {
         try? flush()

@@ -13,13 +13,13 @@ import MeasurementEvents
 /// aggregator's center:
 /// - at ``start(aggregator:center:bundleInfo:)``: `app/installed` on the first launch ever, or
 ///   `app/updated` when the version or build differ from the previous launch's (as remembered by
-///   the aggregator's identity store, see ``MeasurementEvents/EventAggregator/recordAppRelease(version:build:)``);
+///   the aggregator's identity store, see `EventAggregator.recordAppRelease(version:build:)`);
 /// - `app/opened` once per launch and once per return from the background (`from_background`);
-/// - `app/backgrounded`, then calls ``MeasurementEvents/EventAggregator/applicationDidEnterBackground()``
+/// - `app/backgrounded`, then calls `EventAggregator.applicationDidEnterBackground()`
 ///   (trackers flushed off the main thread, session inactivity counted from now);
-/// - on returning, calls ``MeasurementEvents/EventAggregator/applicationWillEnterForeground()``
+/// - on returning, calls `EventAggregator.applicationWillEnterForeground()`
 ///   (context refreshed, a session too long in the background ended), then posts `app/opened`;
-/// - on termination, waits for the aggregator to deliver and flush (``MeasurementEvents/EventAggregator/flush()``).
+/// - on termination, waits for the aggregator to deliver and flush (`EventAggregator.flush()`).
 ///
 /// Everything runs on the thread that posts the platform notification (the main thread), in
 /// order with the events that thread posts. The observer keeps observing, and keeps itself and
@@ -108,6 +108,8 @@ public final class AppLifecycleObserver: @unchecked Sendable {
     /// ```swift
     /// func applicationDidEnterBackground() { lifecycle.handle(.didEnterBackground) }
     /// ```
+    ///
+    /// - Parameter signal: the lifecycle move the app reports.
     public func handle(_ signal: AppLifecycleSignal) {
         // Decides under the lock, acts outside it: posting and the aggregator run other code.
         let actions = phase.withLock { $0.handle(signal) }

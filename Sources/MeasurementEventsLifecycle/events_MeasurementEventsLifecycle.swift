@@ -18,7 +18,7 @@ public enum MeasurementEventsLifecycleEvents {
     /// The app went to the background (on macOS: it was hidden).
     public static let appBackgrounded: EventName = "app/backgrounded"
 
-    /// Every event name of this module, in catalog order; for allow-lists (`allowList + MeasurementEventsLifecycleEvents.allNames`).
+    /// Every event name of this module, in catalog order; for allow-lists (`allowList + MeasurementEventsLifecycleEvents.allNames.map(EventPattern.init)`).
     public static let allNames: [EventName] = [
         appInstalled,
         appUpdated,
@@ -31,8 +31,13 @@ public enum MeasurementEventsLifecycleEvents {
 
     /// The app was launched for the first time on this install (no launch was recorded in the identity store).
     public struct AppInstalled: TypedMeasurementEvent, Hashable {
+        /// The event's name on the bus: `app/installed`.
         public static let eventName: EventName = "app/installed"
+
+        /// The event's type: `.activity`.
         public static let eventType: EventType = .activity
+
+        /// The event's category: none.
         public static let eventCategory: String? = nil
 
         /// CFBundleShortVersionString of this launch.
@@ -41,12 +46,19 @@ public enum MeasurementEventsLifecycleEvents {
         /// CFBundleVersion of this launch.
         public var build: String?
 
+        /// Makes the event from its arguments.
+        ///
+        /// - Parameters:
+        ///   - version: CFBundleShortVersionString of this launch.
+        ///   - build: CFBundleVersion of this launch.
         public init(version: String? = nil, build: String? = nil) {
             self.version = version
             self.build = build
         }
 
         /// The typed form of `event`, or `nil` when it has another name or an arg is missing or of another type.
+        ///
+        /// - Parameter event: A measurement event received from the bus.
         public init?(_ event: MeasurementEvent) {
             guard event.name == Self.eventName else { return nil }
             if let value = event.args["version"] {
@@ -63,6 +75,7 @@ public enum MeasurementEventsLifecycleEvents {
             }
         }
 
+        /// The event's arguments, keyed by their catalog names.
         public var args: EventArgs {
             var args: EventArgs = [:]
             args["version"] = version.map { .string($0) }
@@ -83,8 +96,13 @@ public enum MeasurementEventsLifecycleEvents {
 
     /// The app was launched with another version or build than the previous launch.
     public struct AppUpdated: TypedMeasurementEvent, Hashable {
+        /// The event's name on the bus: `app/updated`.
         public static let eventName: EventName = "app/updated"
+
+        /// The event's type: `.activity`.
         public static let eventType: EventType = .activity
+
+        /// The event's category: none.
         public static let eventCategory: String? = nil
 
         /// CFBundleShortVersionString of this launch.
@@ -99,6 +117,13 @@ public enum MeasurementEventsLifecycleEvents {
         /// The build of the previous launch, when it had one.
         public var previousBuild: String?
 
+        /// Makes the event from its arguments.
+        ///
+        /// - Parameters:
+        ///   - version: CFBundleShortVersionString of this launch.
+        ///   - build: CFBundleVersion of this launch.
+        ///   - previousVersion: The version of the previous launch, when it had one.
+        ///   - previousBuild: The build of the previous launch, when it had one.
         public init(version: String? = nil, build: String? = nil, previousVersion: String? = nil, previousBuild: String? = nil) {
             self.version = version
             self.build = build
@@ -107,6 +132,8 @@ public enum MeasurementEventsLifecycleEvents {
         }
 
         /// The typed form of `event`, or `nil` when it has another name or an arg is missing or of another type.
+        ///
+        /// - Parameter event: A measurement event received from the bus.
         public init?(_ event: MeasurementEvent) {
             guard event.name == Self.eventName else { return nil }
             if let value = event.args["version"] {
@@ -135,6 +162,7 @@ public enum MeasurementEventsLifecycleEvents {
             }
         }
 
+        /// The event's arguments, keyed by their catalog names.
         public var args: EventArgs {
             var args: EventArgs = [:]
             args["version"] = version.map { .string($0) }
@@ -159,24 +187,36 @@ public enum MeasurementEventsLifecycleEvents {
 
     /// The app came to the foreground: once per launch, and once per return from the background.
     public struct AppOpened: TypedMeasurementEvent, Hashable {
+        /// The event's name on the bus: `app/opened`.
         public static let eventName: EventName = "app/opened"
+
+        /// The event's type: `.activity`.
         public static let eventType: EventType = .activity
+
+        /// The event's category: none.
         public static let eventCategory: String? = nil
 
         /// True when the app returned from the background, false on a launch.
         public var fromBackground: Bool
 
+        /// Makes the event from its arguments.
+        ///
+        /// - Parameters:
+        ///   - fromBackground: True when the app returned from the background, false on a launch.
         public init(fromBackground: Bool) {
             self.fromBackground = fromBackground
         }
 
         /// The typed form of `event`, or `nil` when it has another name or an arg is missing or of another type.
+        ///
+        /// - Parameter event: A measurement event received from the bus.
         public init?(_ event: MeasurementEvent) {
             guard event.name == Self.eventName else { return nil }
             guard let value = event.args["from_background"]?.boolValue else { return nil }
             self.fromBackground = value
         }
 
+        /// The event's arguments, keyed by their catalog names.
         public var args: EventArgs { ["from_background": .bool(fromBackground)] }
     }
 
@@ -191,21 +231,32 @@ public enum MeasurementEventsLifecycleEvents {
 
     /// The app went to the background (on macOS: it was hidden).
     public struct AppBackgrounded: TypedMeasurementEvent, Hashable {
+        /// The event's name on the bus: `app/backgrounded`.
         public static let eventName: EventName = "app/backgrounded"
+
+        /// The event's type: `.activity`.
         public static let eventType: EventType = .activity
+
+        /// The event's category: none.
         public static let eventCategory: String? = nil
 
+        /// Makes the event; it has no arguments.
         public init() {}
 
         /// The typed form of `event`, or `nil` when it has another name or an arg is missing or of another type.
+        ///
+        /// - Parameter event: A measurement event received from the bus.
         public init?(_ event: MeasurementEvent) {
             guard event.name == Self.eventName else { return nil }
         }
 
+        /// The event's arguments, keyed by their catalog names.
         public var args: EventArgs { [:] }
     }
 
     /// The app went to the background (on macOS: it was hidden).
+    ///
+    /// - Parameter center: Where to post; `.default` unless a test isolates it.
     public static func postAppBackgrounded(to center: NotificationCenter = .default) {
         AppBackgrounded().post(to: center)
     }

@@ -12,7 +12,7 @@ import MeasurementEvents
 /// Waiting fails with an ``EventRecorderTimeout`` that lists what *was* posted. Works from
 /// XCTest (`try`, or the `assert…` helpers) and from Swift Testing (`try await`).
 ///
-/// Identity changes (``MeasurementIdentity``) are recorded apart, in ``identityChanges``: they
+/// Identity changes (`MeasurementIdentity`) are recorded apart, in ``identityChanges``: they
 /// are not events, and never satisfy a wait for one.
 ///
 /// ```swift
@@ -25,6 +25,7 @@ import MeasurementEvents
 public final class EventRecorder: @unchecked Sendable {
     // @unchecked: the recorded values, `waiters` and `observers` are only touched while
     // `condition` is locked.
+    /// The notification center the recorder observes.
     public let center: NotificationCenter
     private let condition = NSCondition()
     private var recorded: [MeasurementEvent] = []
@@ -43,6 +44,8 @@ public final class EventRecorder: @unchecked Sendable {
     private var nextWaiterID = 0
 
     /// Starts recording at once.
+    ///
+    /// - Parameter center: the center to observe; `.default`, or a test's own center to isolate it.
     public init(center: NotificationCenter = .default) {
         self.center = center
         let events = center.addObserver(forName: .measurementEvent, object: nil, queue: nil) { [weak self] note in
@@ -106,6 +109,9 @@ public final class EventRecorder: @unchecked Sendable {
     }
 
     /// The recorded events with this name.
+    ///
+    /// - Parameter name: the event name to look for.
+    /// - Returns: the matching events, in posting order.
     public func events(named name: EventName) -> [MeasurementEvent] {
         events.filter { $0.name == name }
     }
@@ -147,6 +153,13 @@ public final class EventRecorder: @unchecked Sendable {
     /// waiting up to `timeout` seconds for it to be posted. Blocks the calling thread.
     ///
     /// - Throws: ``EventRecorderTimeout``, listing every event that was posted.
+    ///
+    /// - Parameters:
+    ///   - name: the event name to wait for.
+    ///   - args: args that must be present with these values; others are ignored.
+    ///   - type: the event type it must have; `nil` accepts any.
+    ///   - timeout: how long to wait, in seconds.
+    /// - Returns: the first matching event.
     @discardableResult
     public func waitForEvent(
         _ name: EventName, args: [String: any EventValueConvertible] = [:], type: EventType? = nil,
@@ -167,6 +180,14 @@ public final class EventRecorder: @unchecked Sendable {
 
     /// The `async` form of ``waitForEvent(_:args:type:timeout:)``, for Swift Testing and
     /// async XCTest methods. Does not block a thread while waiting.
+    ///
+    /// - Parameters:
+    ///   - name: the event name to wait for.
+    ///   - args: args that must be present with these values; others are ignored.
+    ///   - type: the event type it must have; `nil` accepts any.
+    ///   - timeout: how long to wait, in seconds.
+    /// - Returns: the first matching event.
+    /// - Throws: ``EventRecorderTimeout``, listing every event that was posted.
     @discardableResult
     public func waitForEvent(
         _ name: EventName, args: [String: any EventValueConvertible] = [:], type: EventType? = nil,
@@ -205,6 +226,11 @@ public final class EventRecorder: @unchecked Sendable {
 
     /// Throws when an event matching `name` (and `args`) was recorded: for asserting that a
     /// module did *not* post something. Checks what was recorded so far; it does not wait.
+    ///
+    /// - Parameters:
+    ///   - name: the event name that must not have been posted.
+    ///   - args: args that must be present with these values for an event to count; others are ignored.
+    /// - Throws: ``UnexpectedEventError`` with the event and everything posted.
     public func expectNoEvent(_ name: EventName, args: [String: any EventValueConvertible] = [:]) throws {
         let expectation = EventExpectation(name: name, args: args.eventArgs, type: nil)
         let all = events
@@ -216,14 +242,18 @@ public final class EventRecorder: @unchecked Sendable {
 
 /// What a wait looks for.
 public struct EventExpectation: Sendable, CustomStringConvertible {
+    /// The event name to match.
     public var name: EventName
+    /// The args that must be present with these values; others are ignored.
     public var args: EventArgs
+    /// The event type to match; `nil` matches any.
     public var type: EventType?
 
     func isSatisfied(by event: MeasurementEvent) -> Bool {
         event.matches(name, args: args, type: type)
     }
 
+    /// The name, type and args looked for.
     public var description: String {
         var text = quotedInFull(name.rawValue)
         if let type { text += " of type \(type)" }
@@ -236,11 +266,16 @@ public struct EventExpectation: Sendable, CustomStringConvertible {
 
 /// No matching event was posted in time.
 public struct EventRecorderTimeout: Error, CustomStringConvertible {
+    /// What the wait looked for.
     public let expected: EventExpectation
+    /// How long it waited, in seconds.
     public let timeout: TimeInterval
+    /// Every event recorded until then, in posting order.
     public let posted: [MeasurementEvent]
+    /// The notifications on the event name that could not be read as events.
     public let malformed: [MalformedEventError]
 
+    /// What was expected, and every event that was posted.
     public var description: String {
         var text = "no measurement event \(expected) was posted within \(timeout) s; "
         text += describe(posted)
@@ -254,9 +289,12 @@ public struct EventRecorderTimeout: Error, CustomStringConvertible {
 
 /// An event that should not have been posted was.
 public struct UnexpectedEventError: Error, CustomStringConvertible {
+    /// The event that matched.
     public let unexpected: MeasurementEvent
+    /// Every event recorded until then, in posting order.
     public let posted: [MeasurementEvent]
 
+    /// The unexpected event, and every event that was posted.
     public var description: String {
         "measurement event \(unexpected) was posted but should not have been; " + describe(posted)
     }

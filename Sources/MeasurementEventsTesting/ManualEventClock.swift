@@ -2,7 +2,7 @@ import Foundation
 import MeasurementEvents
 
 /// A clock that moves only when a test moves it: inject it as
-/// ``MeasurementEvents/EventAggregator/Configuration/clock`` and advance it instead of sleeping.
+/// `EventAggregator.Configuration.clock` and advance it instead of sleeping.
 ///
 /// ```swift
 /// let clock = ManualEventClock()
@@ -20,6 +20,8 @@ public final class ManualEventClock: EventClock, @unchecked Sendable {
 
     /// A clock reading `now`: by default a fixed, round date (2024-05-01 12:30 UTC), so that
     /// session ids are the same on every run.
+    ///
+    /// - Parameter now: the clock's first reading.
     public init(now: Date = Date(timeIntervalSince1970: 1_714_566_600)) {
         current = LockedValue(now)
     }
@@ -28,11 +30,15 @@ public final class ManualEventClock: EventClock, @unchecked Sendable {
     public func now() -> Date { current.withLock { $0 } }
 
     /// Moves the clock `seconds` forward (or back, when negative).
+    ///
+    /// - Parameter seconds: how far to move; negative moves back.
     public func advance(by seconds: TimeInterval) {
         current.withLock { $0 = $0.addingTimeInterval(seconds) }
     }
 
     /// Sets the clock to `date`.
+    ///
+    /// - Parameter date: the clock's new reading.
     public func set(_ date: Date) {
         current.withLock { $0 = date }
     }

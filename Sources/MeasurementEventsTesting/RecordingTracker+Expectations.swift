@@ -7,10 +7,12 @@ public enum ExpectedUserID: Sendable, Equatable, ExpressibleByStringLiteral, Cus
     case any
     /// The user id `id`.
     case user(String)
-    /// No user id: posted while nobody was signed in (for example after ``MeasurementIdentity/reset(to:)``).
+    /// No user id: posted while nobody was signed in (for example after `MeasurementIdentity.reset(to:)`).
     case signedOut
 
     /// `"u1"` expects the user id `u1`.
+    ///
+    /// - Parameter value: the expected user id.
     public init(stringLiteral value: String) { self = .user(value) }
 
     func isSatisfied(by userID: String?) -> Bool {
@@ -21,6 +23,7 @@ public enum ExpectedUserID: Sendable, Equatable, ExpressibleByStringLiteral, Cus
         }
     }
 
+    /// How the expectation reads in a failure message.
     public var description: String {
         switch self {
         case .any: return "any user id"
@@ -41,6 +44,13 @@ extension RecordingTracker {
     ///
     /// - Throws: ``TrackerExpectationError``, listing every event tracked with its identity and
     ///   session, and the identity changes.
+    ///
+    /// - Parameters:
+    ///   - name: the event name to look for.
+    ///   - userID: the user id it must carry: `.any` (the default), a user id, or `.signedOut`.
+    ///   - sessionID: the session id it must carry; `nil` accepts any.
+    ///   - args: args that must be present with these values; others are ignored.
+    /// - Returns: the first matching event.
     @discardableResult
     public func expectEvent(
         _ name: EventName, userID: ExpectedUserID = .any, sessionID: Int64? = nil,
@@ -70,6 +80,9 @@ extension RecordingTracker {
     ///
     /// - Throws: ``TrackerExpectationError`` when one was not tracked, carried no session, or
     ///   carried another session than the first.
+    ///
+    /// - Parameter names: the events, each matched by its first tracked occurrence.
+    /// - Returns: the shared session id.
     @discardableResult
     public func expectSameSession(_ names: EventName...) throws -> Int64 {
         let events = self.events
@@ -98,6 +111,7 @@ public struct TrackerExpectationError: Error, CustomStringConvertible {
     /// Every identity change the tracker had, in order.
     public let identityEvents: [IdentityEvent]
 
+    /// What was expected, every event tracked with its identity and session, and the identity changes.
     public var description: String {
         var text = "expected \(expected); "
         if tracked.isEmpty {

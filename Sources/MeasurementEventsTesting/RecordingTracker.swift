@@ -27,22 +27,31 @@ public final class RecordingTracker: EventTracker, @unchecked Sendable {
         var discards = 0
     }
 
+    /// An empty recorder, ready to be passed to an aggregator.
     public init() {}
 
+    /// Keeps `event` in ``events``.
+    ///
+    /// - Parameter event: the forwarded event.
     public func track(_ event: MeasurementEvent) throws {
         state.withLock { $0.events.append(event) }
     }
 
     /// Keeps `event` in ``identityEvents``.
+    ///
+    /// - Parameter event: the identity change.
     public func identify(_ event: IdentityEvent) throws {
         state.withLock { $0.identityEvents.append(event) }
     }
 
     /// Keeps `consent` in ``consentChanges``.
+    ///
+    /// - Parameter consent: the new consent.
     public func consentDidChange(to consent: EventAggregator.Consent) throws {
         state.withLock { $0.consentChanges.append(consent) }
     }
 
+    /// Counts the flush in ``flushCount``.
     public func flush() throws {
         state.withLock { $0.flushes += 1 }
     }

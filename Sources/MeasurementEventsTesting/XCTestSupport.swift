@@ -12,6 +12,13 @@ extension XCTestCase {
     /// feed.didTapItem(id: "42", at: 3)
     /// wait(for: [tapped], timeout: 1)
     /// ```
+    ///
+    /// - Parameters:
+    ///   - name: the event name to wait for.
+    ///   - args: args that must be present with these values; others are ignored.
+    ///   - type: the event type it must have; `nil` accepts any.
+    ///   - center: where the event is posted.
+    /// - Returns: an expectation fulfilled by the first matching event.
     public func expectation(
         forMeasurementEvent name: EventName, args: [String: any EventValueConvertible] = [:], type: EventType? = nil,
         center: NotificationCenter = .default
@@ -25,6 +32,15 @@ extension XCTestCase {
 extension EventRecorder {
     /// Fails the current test, listing what was posted, unless `name` (with `args`) is
     /// posted within `timeout` seconds. Returns the event when it was.
+    ///
+    /// - Parameters:
+    ///   - name: the event name to wait for.
+    ///   - args: args that must be present with these values; others are ignored.
+    ///   - type: the event type it must have; `nil` accepts any.
+    ///   - timeout: how long to wait, in seconds.
+    ///   - file: the file the failure is reported in; the caller's by default.
+    ///   - line: the line the failure is reported at; the caller's by default.
+    /// - Returns: the event, or `nil` after failing the test.
     @discardableResult
     public func assertPosted(
         _ name: EventName, args: [String: any EventValueConvertible] = [:], type: EventType? = nil, timeout: TimeInterval = 1,
@@ -39,6 +55,12 @@ extension EventRecorder {
     }
 
     /// Fails the current test when `name` (with `args`) was recorded.
+    ///
+    /// - Parameters:
+    ///   - name: the event name that must not have been posted.
+    ///   - args: args that must be present with these values for an event to count.
+    ///   - file: the file the failure is reported in; the caller's by default.
+    ///   - line: the line the failure is reported at; the caller's by default.
     public func assertNotPosted(
         _ name: EventName, args: [String: any EventValueConvertible] = [:], file: StaticString = #filePath, line: UInt = #line
     ) {

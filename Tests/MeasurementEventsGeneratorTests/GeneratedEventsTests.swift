@@ -81,6 +81,13 @@ final class GeneratedEventsTests: XCTestCase {
         XCTAssertFalse(patterns.contains { $0.matches("settings/opened") })
     }
 
+    func testTheDocumentedAllowListExpressionTypeChecks() {
+        // The generated `allNames` doc comment shows this expression: it must compile and match.
+        let allowList: [EventPattern] = ["settings/*"] + DemoFeedEvents.allNames.map(EventPattern.init)
+        XCTAssertTrue(EventFilter(allow: allowList).allows("feed/item_tapped"))
+        XCTAssertTrue(EventFilter(allow: allowList).allows("settings/opened"))
+    }
+
     func testTheTypedFormIsRecoveredFromANotification() {
         let note = Notification(
             name: .measurementEvent, object: nil,

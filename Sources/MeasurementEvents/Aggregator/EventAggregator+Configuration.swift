@@ -25,7 +25,9 @@ extension EventAggregator {
         var discards: Bool { self == .pendingDiscarding || self == .denied }
     }
 
+    /// How an aggregator delivers, holds, attributes and reports events; set before it is made.
     public struct Configuration: Sendable {
+        /// Whether trackers run on the aggregator's queue (the default) or on the posting thread.
         public var delivery: Delivery = .asynchronous
         /// When true, events are held (bounded) until ``markReady()``: for apps whose vendors
         /// finish setting up after the first events are posted.
@@ -70,6 +72,7 @@ extension EventAggregator {
         /// event is itself held and drops the next one: report such problems once, not per event.
         public var problemHandler: (@Sendable (Problem) -> Void)?
 
+        /// The defaults: asynchronous delivery, consent granted, an in-memory identity store, 30-minute sessions.
         public init() {}
     }
 }

@@ -3,15 +3,20 @@ import Foundation
 extension EventAggregator {
     /// Something that went wrong, reported to ``Configuration/problemHandler``.
     public enum Problem: Sendable, CustomStringConvertible {
+        /// A notification on the event name could not be read as an event; it was counted and dropped.
         case malformedNotification(MalformedEventError)
+        /// A notification on the identity name could not be read as an identity change; it was counted and dropped.
         case malformedIdentityChange(MalformedIdentityError)
+        /// A tracker threw for an event; the other trackers still received it.
         case trackerFailed(tracker: String, event: EventName, error: String)
+        /// An event held until ``EventAggregator/markReady()`` was dropped because the hold was full.
         case heldEventDropped(EventName)
         /// The identity store could not be read (it was replaced) or written.
         case identityStoreFailed(IdentityStoreError)
         /// An allow- or deny-list entry that matches nothing (`cart*`); reported at ``EventAggregator/start()``.
         case invalidPattern(EventPatternError)
 
+        /// The problem, in a sentence for a log.
         public var description: String {
             switch self {
             case .malformedNotification(let error): return error.description

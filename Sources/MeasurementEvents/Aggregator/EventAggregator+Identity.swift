@@ -107,11 +107,17 @@ extension EventAggregator {
         case installed
         /// The version or build differ from the previous launch's.
         case updated(previousVersion: String?, previousBuild: String?)
+        /// The same version and build as the previous launch.
         case unchanged
     }
 
     /// Records this launch's app version and build in the identity store and says how they
     /// compare with the previous launch's. Waits for the delivery queue.
+    ///
+    /// - Parameters:
+    ///   - version: this launch's `CFBundleShortVersionString`.
+    ///   - build: this launch's `CFBundleVersion`.
+    /// - Returns: whether this launch is an install, an update or neither.
     public func recordAppRelease(version: String?, build: String?) -> AppRelease {
         let result = LockedValue(AppRelease.unchanged)
         onDeliveryContext {
@@ -128,6 +134,8 @@ extension EventAggregator {
     /// held; denying discards what is held here and asks every tracker to
     /// ``EventTracker/discardPending()``. Every tracker hears of it
     /// (``EventTracker/consentDidChange(to:)``) first.
+    ///
+    /// - Parameter consent: the user's choice.
     public func setConsent(_ consent: Consent) {
         // In the delivery context, so that a denial and its discardPending() are one step that
         // no delivery (and no concurrent change of consent) can come between.

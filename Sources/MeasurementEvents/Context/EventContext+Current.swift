@@ -14,7 +14,11 @@ extension EventContext {
     /// main bundle's info, the OS name and version, the device model (`sysctl`/`uname`), the
     /// locale and the time zone.
     ///
-    /// - Parameter bundleInfo: the app's `Info.plist` values; tests pass their own.
+    /// - Parameters:
+    ///   - bundleInfo: the app's `Info.plist` values; tests pass their own.
+    ///   - locale: the locale reported as the user's language and region.
+    ///   - timeZone: the time zone reported with every event.
+    /// - Returns: the context, with `nil` for whatever this platform does not tell.
     public static func current(
         bundleInfo: [String: Any]? = Bundle.main.infoDictionary, locale: Locale = .current,
         timeZone: TimeZone = .current

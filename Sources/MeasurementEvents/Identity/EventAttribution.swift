@@ -10,6 +10,12 @@ public struct EventAttribution: Sendable, Hashable, Codable {
     /// The device and app, as collected at start and refreshed on returning to the foreground.
     public var context: EventContext?
 
+    /// An attribution.
+    ///
+    /// - Parameters:
+    ///   - identity: who the event is about.
+    ///   - sessionID: the session's id, in milliseconds since 1970.
+    ///   - context: the device and app.
     public init(identity: EventIdentity, sessionID: Int64? = nil, context: EventContext? = nil) {
         self.identity = identity
         self.sessionID = sessionID

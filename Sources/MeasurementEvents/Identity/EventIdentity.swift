@@ -4,7 +4,7 @@ import Foundation
 /// the app set, the anonymous id made for this install, the user's traits, and the group.
 ///
 /// Set on every forwarded event (``MeasurementEvent/identity``) and on every identity change
-/// a tracker receives (``IdentityEvent/identity``).
+/// a tracker receives (`IdentityEvent.attribution.identity`).
 public struct EventIdentity: Sendable, Hashable, Codable {
     /// The app's id for the signed-in user; `nil` when nobody is signed in.
     public var userID: String?
@@ -17,6 +17,14 @@ public struct EventIdentity: Sendable, Hashable, Codable {
     /// What the app said about the group.
     public var groupTraits: EventArgs
 
+    /// An identity.
+    ///
+    /// - Parameters:
+    ///   - userID: the app's id for the user; `nil` when nobody is signed in.
+    ///   - anonymousID: the id made for this install.
+    ///   - traits: what the app said about the user.
+    ///   - groupID: the group the user acts for.
+    ///   - groupTraits: what the app said about the group.
     public init(
         userID: String? = nil, anonymousID: String, traits: EventArgs = [:], groupID: String? = nil,
         groupTraits: EventArgs = [:]
@@ -39,6 +47,11 @@ public struct EventIdentity: Sendable, Hashable, Codable {
     ///   traits (they describe a different person); with the same id or `nil` it merges them.
     /// - `reset` clears the user id, traits and group, and makes a new anonymous id.
     /// - `group` sets the group; traits merge when the group is the same.
+    ///
+    /// - Parameters:
+    ///   - change: the identity change.
+    ///   - newAnonymousID: makes the anonymous id after a reset.
+    /// - Returns: the identity after the change.
     public func applying(_ change: IdentityChange, newAnonymousID: () -> String = { UUID().uuidString.lowercased() })
         -> EventIdentity
     {

@@ -6,12 +6,17 @@ import Foundation
 /// A file that cannot be read back (damaged, hand-edited, from a future version) is moved aside
 /// to `identity.json.corrupt` and reported; the aggregator then starts with a new identity.
 public struct FileIdentityStore: IdentityStore {
+    /// The directory the store's file is in.
     public let directory: URL
+    /// The store's file, `identity.json` in ``directory``.
     public var fileURL: URL { directory.appendingPathComponent("identity.json") }
 
     /// The largest file read back: a real one is under 100 KB even with 1,000 traits.
     public static let maximumFileBytes = 4 * 1024 * 1024
 
+    /// A store in `directory`, which is created at the first save.
+    ///
+    /// - Parameter directory: a directory in the app's own container.
     public init(directory: URL) {
         self.directory = directory
     }
@@ -43,6 +48,10 @@ public struct FileIdentityStore: IdentityStore {
         }
     }
 
+    /// Writes `contents` to ``fileURL`` atomically, creating the directory when missing.
+    ///
+    /// - Parameter contents: what to remember.
+    /// - Throws: ``IdentityStoreError`` when the directory or the file cannot be written.
     public func save(_ contents: IdentityStoreContents) throws {
         do {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -93,13 +102,21 @@ public struct FileIdentityStore: IdentityStore {
 
 /// A store that could not be read or written.
 public struct IdentityStoreError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The file or directory concerned.
     public let path: String
+    /// What went wrong.
     public let problem: String
 
+    /// An error.
+    ///
+    /// - Parameters:
+    ///   - path: the file or directory concerned.
+    ///   - problem: what went wrong.
     public init(path: String, problem: String) {
         self.path = path
         self.problem = problem
     }
 
+    /// The store's path and what went wrong.
     public var description: String { "identity store \(path) \(problem)" }
 }

@@ -40,8 +40,10 @@ public enum IdentityChange: Sendable, Hashable {
         public static let traits = "traits"
     }
 
-    /// Posts this change with the uniform name ``Foundation/Notification/Name/measurementIdentity``
+    /// Posts this change with the uniform name `Notification.Name.measurementIdentity`
     /// and `object: nil`.
+    ///
+    /// - Parameter center: where to post; `.default` unless a test isolates it.
     public func post(to center: NotificationCenter = .default) {
         center.post(name: .measurementIdentity, object: nil, userInfo: userInfo)
     }
@@ -70,6 +72,11 @@ public enum IdentityChange: Sendable, Hashable {
 /// ```
 public enum MeasurementIdentity {
     /// Says who the user is. `traits` are scalar values, like an event's args.
+    ///
+    /// - Parameters:
+    ///   - userID: the app's id for the user; `nil` keeps the current one and sets traits only.
+    ///   - traits: what the app says about the user; scalar values.
+    ///   - center: where to post; `.default` unless a test isolates it.
     public static func identify(
         userID: String?, traits: [String: any EventValueConvertible] = [:], to center: NotificationCenter = .default
     ) {
@@ -79,11 +86,18 @@ public enum MeasurementIdentity {
     }
 
     /// Says the user signed out: the next events carry no user id and a new anonymous id.
+    ///
+    /// - Parameter center: where to post; `.default` unless a test isolates it.
     public static func reset(to center: NotificationCenter = .default) {
         IdentityChange.reset.post(to: center)
     }
 
     /// Says which group (account, organisation) the user acts for.
+    ///
+    /// - Parameters:
+    ///   - groupID: the group's id.
+    ///   - traits: what the app says about the group; scalar values.
+    ///   - center: where to post; `.default` unless a test isolates it.
     public static func group(
         _ groupID: String, traits: [String: any EventValueConvertible] = [:], to center: NotificationCenter = .default
     ) {

@@ -3,6 +3,7 @@ import Foundation
 /// An identity change as trackers receive it (``EventTracker/identify(_:)``): what changed, and
 /// the identity, session and context after it, in order with the events around it.
 public struct IdentityEvent: Sendable, Hashable {
+    /// What changed: identify, reset or group.
     public var change: IdentityChange
     /// Unique per change; vendors de-duplicate retried uploads on it.
     public var id: UUID
@@ -14,6 +15,14 @@ public struct IdentityEvent: Sendable, Hashable {
     /// The identity before the change.
     public var previousIdentity: EventIdentity
 
+    /// An identity event.
+    ///
+    /// - Parameters:
+    ///   - change: what changed.
+    ///   - id: unique per change.
+    ///   - timestamp: when the change was applied.
+    ///   - attribution: the identity after the change, with the session and context.
+    ///   - previousIdentity: the identity before the change.
     public init(
         change: IdentityChange, id: UUID = EventIDGenerator.makeID(), timestamp: Date,
         attribution: EventAttribution, previousIdentity: EventIdentity

@@ -16,11 +16,15 @@ public protocol IdentityStore: Sendable {
     /// there but cannot be read; the aggregator reports it and starts afresh.
     func load() throws -> IdentityStoreContents?
     /// Replaces what is saved, atomically.
+    ///
+    /// - Parameter contents: what to remember.
+    /// - Throws: any error; the aggregator reports it and keeps going.
     func save(_ contents: IdentityStoreContents) throws
 }
 
 /// Everything an ``IdentityStore`` keeps.
 public struct IdentityStoreContents: Sendable, Equatable, Codable {
+    /// The anonymous id, user id, traits and group.
     public var identity: EventIdentity
     /// The consent the app gave last; `nil` when it never said.
     public var consent: EventAggregator.Consent?
@@ -28,8 +32,17 @@ public struct IdentityStoreContents: Sendable, Equatable, Codable {
     public var session: Session?
     /// The app version and build of the previous launch, for telling an install from an update.
     public var appVersion: String?
+    /// The app build of the previous launch.
     public var appBuild: String?
 
+    /// The contents of a store.
+    ///
+    /// - Parameters:
+    ///   - identity: the anonymous id, user id, traits and group.
+    ///   - consent: the consent the app gave last.
+    ///   - session: the session in progress.
+    ///   - appVersion: the app version of the previous launch.
+    ///   - appBuild: the app build of the previous launch.
     public init(
         identity: EventIdentity, consent: EventAggregator.Consent? = nil, session: Session? = nil,
         appVersion: String? = nil, appBuild: String? = nil
@@ -47,12 +60,18 @@ public final class InMemoryIdentityStore: IdentityStore, @unchecked Sendable {
     // @unchecked: the contents sit behind their lock.
     private let contents: LockedValue<IdentityStoreContents?>
 
+    /// A store holding `contents`; empty by default.
+    ///
+    /// - Parameter contents: what the store starts with.
     public init(_ contents: IdentityStoreContents? = nil) {
         self.contents = LockedValue(contents)
     }
 
     public func load() throws -> IdentityStoreContents? { contents.withLock { $0 } }
 
+    /// Keeps `contents` in memory.
+    ///
+    /// - Parameter contents: what to remember.
     public func save(_ contents: IdentityStoreContents) throws {
         self.contents.withLock { $0 = contents }
     }

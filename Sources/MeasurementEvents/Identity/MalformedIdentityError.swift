@@ -2,27 +2,45 @@ import Foundation
 
 /// Why a notification could not be read as an identity change.
 public struct MalformedIdentityError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// What was wrong with the notification.
     public enum Reason: Hashable, Sendable {
+        /// The notification had no userInfo.
         case missingUserInfo
+        /// The `change` key held no known change (`identify`, `reset`, `group`).
         case unknownChange(found: String)
+        /// A user or group id was not a string.
         case idNotString(key: String, foundType: String)
+        /// A user or group id was empty.
         case emptyID(key: String)
+        /// A user or group id was longer than ``IdentityChange/maximumIDBytes``.
         case idTooLong(key: String, bytes: Int)
+        /// A user or group id held a control character.
         case idHasControlCharacter(key: String)
+        /// A group change had no group id.
         case missingGroupID
+        /// The traits were not a string-keyed dictionary.
         case traitsNotDictionary(foundType: String)
+        /// A trait key was not a string.
         case traitKeyNotString(foundType: String)
+        /// A trait key was empty.
         case emptyTraitKey
+        /// A trait value was not a scalar.
         case traitValueRejected(key: String, rejection: EventValue.ValueRejection)
+        /// There were more than ``IdentityChange/maximumTraits`` traits.
         case tooManyTraits(count: Int)
     }
 
+    /// What was wrong.
     public let reason: Reason
 
+    /// An error for `reason`.
+    ///
+    /// - Parameter reason: what was wrong.
     public init(_ reason: Reason) {
         self.reason = reason
     }
 
+    /// What was wrong, in a sentence for a log.
     public var description: String {
         let what: String
         switch reason {
@@ -46,6 +64,9 @@ public struct MalformedIdentityError: Error, Hashable, Sendable, CustomStringCon
 
 extension IdentityChange {
     /// Reads a received notification back into a change, strictly; never crashes.
+    ///
+    /// - Parameter notification: a notification on the identity name.
+    /// - Throws: ``MalformedIdentityError`` saying what was wrong.
     public init(notification: Notification) throws(MalformedIdentityError) {
         guard let info = notification.userInfo else { throw MalformedIdentityError(.missingUserInfo) }
         let change = info[UserInfoKey.change]

@@ -1,13 +1,26 @@
 /// A line and column in a source file, both counted from 1; columns count Unicode scalars.
 public struct SourcePosition: Hashable, Sendable, Comparable, CustomStringConvertible {
+    /// The line, from 1.
     public var line: Int
+    /// The column, from 1, in characters.
     public var column: Int
 
+    /// A position.
+    ///
+    /// - Parameters:
+    ///   - line: the line, from 1.
+    ///   - column: the column, from 1, in characters.
     public init(line: Int, column: Int) {
         self.line = line
         self.column = column
     }
 
+    /// Whether `lhs` comes before `rhs` in the file: by line, then by column.
+    ///
+    /// - Parameters:
+    ///   - lhs: a position.
+    ///   - rhs: another position.
+    /// - Returns: `true` when `lhs` comes first.
     public static func < (lhs: SourcePosition, rhs: SourcePosition) -> Bool {
         (lhs.line, lhs.column) < (rhs.line, rhs.column)
     }

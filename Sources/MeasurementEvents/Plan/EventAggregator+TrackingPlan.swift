@@ -16,9 +16,12 @@ extension EventAggregator {
     /// `try AppAggregator(plan: plan, destinations: …)`.
     ///
     /// - Parameters:
+    ///   - plan: the validated tracking plan.
     ///   - destinations: one tracker per destination the plan declares (any names when it
     ///     declares none); it must not be empty.
+    ///   - center: where events are observed; `.default` unless a test isolates it.
     ///   - processors: applied after the plan's labelling processor.
+    ///   - configuration: delivery, consent, identity store, sessions and the other settings.
     /// - Throws: ``TrackingPlanError`` when the trackers do not match the plan's destinations.
     public convenience init(
         plan: TrackingPlan,
@@ -40,6 +43,9 @@ extension EventAggregator {
 
     /// Posts the plan's screen-view event on ``center`` if `screen` is in the plan; returns
     /// whether it posted. Does nothing for an aggregator not built from a plan.
+    ///
+    /// - Parameter screen: the screen's name as the app reports it.
+    /// - Returns: whether an event was posted.
     @discardableResult
     public func reportScreenAppeared(_ screen: String) -> Bool {
         trackingPlan?.reportScreenAppeared(screen, to: center) ?? false
@@ -50,6 +56,9 @@ extension EventAggregator {
     /// error nothing changes. Events already received are labelled and routed by the new plan;
     /// an event being delivered while the plan changes is labelled and routed by one plan,
     /// never by both.
+    ///
+    /// - Parameter plan: the new plan.
+    /// - Throws: ``TrackingPlanError`` when its destinations differ from the first plan's.
     public func applyPlan(_ plan: TrackingPlan) throws(TrackingPlanError) {
         guard let holder = planHolder else {
             throw TrackingPlanError(problems: [TrackingPlanProblem(
@@ -78,6 +87,7 @@ extension TrackingPlan {
     /// }
     /// ```
     public struct AggregatorParts: Sendable {
+        /// The plan's allow- and deny-lists.
         public let filter: EventFilter
         /// One ``PlanDestinationTracker`` per destination, sorted by name.
         public let trackers: [any EventTracker]
@@ -85,6 +95,11 @@ extension TrackingPlan {
         public let processors: [any EventProcessor]
     }
 
+    /// The filter, trackers and processors an aggregator built from this plan needs.
+    ///
+    /// - Parameter trackers: one tracker per destination the plan declares.
+    /// - Returns: the parts to pass to ``EventAggregator/init(center:filter:trackers:processors:configuration:)``.
+    /// - Throws: ``TrackingPlanError`` when the trackers do not match the plan's destinations.
     public func aggregatorParts(destinations trackers: [String: any EventTracker]) throws(TrackingPlanError) -> AggregatorParts {
         try checkDestinations(Array(trackers.keys))
         let holder = TrackingPlanHolder(self)

@@ -13,17 +13,26 @@ final class TrackingPlanHolder: Sendable {
 
 /// Hands an event to one named tracker when the plan routes it there.
 public struct PlanDestinationTracker: EventTracker {
+    /// The destination's name in the plan.
     public let destination: String
+    /// The tracker events routed to the destination go to.
     public let tracker: any EventTracker
     let holder: TrackingPlanHolder
 
     /// A tracker failure, named after its destination.
     public struct Failure: Error, CustomStringConvertible {
+        /// The destination's name.
         public let destination: String
+        /// What its tracker threw.
         public let error: any Error
+        /// The destination and its tracker's error.
         public var description: String { "destination \(quotedInFull(destination)): \(error)" }
     }
 
+    /// Hands `event` to the tracker when the plan routes it to this destination.
+    ///
+    /// - Parameter event: the event.
+    /// - Throws: ``Failure`` when the tracker throws.
     public func track(_ event: MeasurementEvent) throws {
         guard holder.plan.sends(event.name, to: destination) else { return }
         do { try tracker.track(event) } catch { throw Failure(destination: destination, error: error) }

@@ -9,7 +9,9 @@ extension TrackingPlan {
         case lenient
     }
 
-    /// Reads and validates a plan file. See the README for the format.
+    /// Reads and validates a plan file. The format is described in the article "Trigger-action
+    /// events and the tracking plan, in detail" of `EventTriggers`
+    /// (`Sources/EventTriggers/EventTriggers.docc/TriggersAndPlanReference.md`).
     ///
     /// Every problem is collected before anything is returned: unknown keys, wrong types,
     /// empty labels, duplicate entries, invalid patterns, undeclared destinations and, with a
@@ -17,8 +19,11 @@ extension TrackingPlan {
     /// rejected with a ``TrackingPlanError`` listing them all, in file order.
     ///
     /// - Parameters:
+    ///   - data: the plan file's bytes, UTF-8 JSON.
     ///   - file: the name used in messages.
     ///   - catalog: the declared event names; `nil` skips that check.
+    ///   - strictness: whether a name the catalog does not declare rejects the plan or is a warning.
+    /// - Throws: ``TrackingPlanError`` listing every error found, in file order.
     public init(
         data: Data, file: String = "tracking plan", catalog: Catalog? = nil, strictness: Strictness = .strict
     ) throws(TrackingPlanError) {
@@ -27,6 +32,12 @@ extension TrackingPlan {
     }
 
     /// Reads and validates a plan file from disk; messages name the file's last path component.
+    ///
+    /// - Parameters:
+    ///   - url: the plan file.
+    ///   - catalog: the declared event names; `nil` skips that check.
+    ///   - strictness: whether an undeclared name rejects the plan or is a warning.
+    /// - Throws: ``TrackingPlanError`` listing every error found, an unreadable file included.
     public init(contentsOf url: URL, catalog: Catalog? = nil, strictness: Strictness = .strict) throws(TrackingPlanError) {
         let data: Data
         do { data = try Data(contentsOf: url) } catch {

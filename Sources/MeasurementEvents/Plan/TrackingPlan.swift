@@ -30,9 +30,16 @@ public struct TrackingPlan: Sendable, Equatable {
 
     /// A tracked screen: the name the app reports, and the label analytics uses.
     public struct Screen: Sendable, Equatable {
+        /// The name the app reports the screen under.
         public let name: String
+        /// The label analytics uses for it.
         public let label: String
 
+        /// A screen.
+        ///
+        /// - Parameters:
+        ///   - name: the name the app reports.
+        ///   - label: the label analytics uses.
         public init(name: String, label: String) {
             self.name = name
             self.label = label
@@ -42,10 +49,19 @@ public struct TrackingPlan: Sendable, Equatable {
     /// A tracked event name or wildcard, its label and, optionally, the only destinations it
     /// goes to (`nil`: every destination).
     public struct TrackedEvent: Sendable, Equatable {
+        /// The event name or wildcard.
         public let pattern: EventPattern
+        /// The label events it matches are sent under.
         public let label: String
+        /// The only destinations its events go to; `nil` for every destination.
         public let destinations: [String]?
 
+        /// A tracked event.
+        ///
+        /// - Parameters:
+        ///   - pattern: the event name or wildcard.
+        ///   - label: the label.
+        ///   - destinations: the only destinations; `nil` for every one.
         public init(pattern: EventPattern, label: String, destinations: [String]? = nil) {
             self.pattern = pattern
             self.label = label
@@ -56,9 +72,13 @@ public struct TrackingPlan: Sendable, Equatable {
     /// The destination names entries may use; an aggregator built from the plan needs a
     /// tracker for each. Empty: entries name none, and every tracker gets every event.
     public let destinations: [String]
+    /// The tracked screens.
     public let screens: [Screen]
+    /// The tracked events and wildcards, with labels and destinations.
     public let events: [TrackedEvent]
+    /// Patterns allowed beyond the tracked events.
     public let allow: [EventPattern]
+    /// Patterns denied, whatever else allows them.
     public let deny: [EventPattern]
     /// Problems that did not reject the plan (undeclared names in lenient mode).
     public let warnings: [TrackingPlanProblem]
@@ -70,6 +90,15 @@ public struct TrackingPlan: Sendable, Equatable {
 
     /// Makes a plan in code; files go through ``init(data:file:catalog:strictness:)``, which
     /// also validates. Later duplicates replace earlier ones here.
+    ///
+    /// - Parameters:
+    ///   - destinations: the destination names entries may use.
+    ///   - screens: the tracked screens.
+    ///   - events: the tracked events.
+    ///   - allow: patterns allowed beyond the tracked events.
+    ///   - deny: patterns denied.
+    ///   - warnings: problems found while loading that did not reject the plan.
+    ///   - source: the name used in messages.
     public init(
         destinations: [String] = [],
         screens: [Screen] = [],
@@ -98,23 +127,37 @@ public struct TrackingPlan: Sendable, Equatable {
     }
 
     /// The label of a planned screen, or `nil` when the screen is not in the plan.
+    ///
+    /// - Parameter screen: the screen's name as the app reports it.
+    /// - Returns: its label, or `nil`.
     public func label(forScreen screen: String) -> String? {
         screenLabels[screen]
     }
 
     /// The most specific ``events`` entry matching `name`: the exact name, else the longest
     /// wildcard, else `*`.
+    ///
+    /// - Parameter name: an event name.
+    /// - Returns: the entry that applies, or `nil`.
     public func trackedEvent(named name: EventName) -> TrackedEvent? {
         routes.index(for: name.rawValue).map { events[$0] }
     }
 
     /// Whether an event that the filter kept goes to `destination`.
+    ///
+    /// - Parameters:
+    ///   - name: the event's name.
+    ///   - destination: a destination name.
+    /// - Returns: whether the event goes there.
     public func sends(_ name: EventName, to destination: String) -> Bool {
         guard let destinations = trackedEvent(named: name)?.destinations else { return true }
         return destinations.contains(destination)
     }
 
     /// The screen-view event for `screen`, or `nil` when the plan does not track it.
+    ///
+    /// - Parameter screen: the screen's name as the app reports it.
+    /// - Returns: the event, or `nil`.
     public func screenViewEvent(for screen: String) -> MeasurementEvent? {
         guard let label = label(forScreen: screen) else { return nil }
         return MeasurementEvent(
@@ -127,6 +170,11 @@ public struct TrackingPlan: Sendable, Equatable {
     /// plan.reportScreenAppeared("FeedViewController")   // posted: it is in "screens"
     /// plan.reportScreenAppeared("DebugMenu")            // not in the plan: nothing
     /// ```
+    ///
+    /// - Parameters:
+    ///   - screen: the screen's name as the app reports it.
+    ///   - center: where to post; `.default` unless a test isolates it.
+    /// - Returns: whether an event was posted.
     @discardableResult
     public func reportScreenAppeared(_ screen: String, to center: NotificationCenter = .default) -> Bool {
         guard let label = label(forScreen: screen) else { return false }
@@ -135,6 +183,13 @@ public struct TrackingPlan: Sendable, Equatable {
         return true
     }
 
+    /// Whether two plans have the same destinations, screens, events, lists and warnings
+    /// (wherever they were read from).
+    ///
+    /// - Parameters:
+    ///   - lhs: a plan.
+    ///   - rhs: another plan.
+    /// - Returns: `true` when they are the same plan.
     public static func == (lhs: TrackingPlan, rhs: TrackingPlan) -> Bool {
         lhs.destinations == rhs.destinations && lhs.screens == rhs.screens && lhs.events == rhs.events
             && lhs.allow == rhs.allow && lhs.deny == rhs.deny && lhs.warnings == rhs.warnings

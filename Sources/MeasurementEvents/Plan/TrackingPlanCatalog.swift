@@ -15,8 +15,12 @@ extension TrackingPlan {
     /// let catalog = TrackingPlan.Catalog(names: DemoFeedEvents.allNames + DemoSettingsEvents.allNames)
     /// ```
     public struct Catalog: Sendable, Equatable {
+        /// The declared event names.
         public private(set) var names: Set<EventName>
 
+        /// A catalog of these names.
+        ///
+        /// - Parameter names: the declared event names.
         public init(names: some Sequence<EventName>) {
             self.names = Set(names)
         }
@@ -24,6 +28,11 @@ extension TrackingPlan {
         /// Reads the generator's `plan --format json` output:
         /// `{"modules":[{"module":"DemoFeed","catalog":"…","events":[{"name":"feed/item_tapped",…}]}]}`.
         /// Only `modules[].events[].name` is used; other keys are left to the generator.
+        ///
+        /// - Parameters:
+        ///   - data: the output of `measurement-events plan --format json`.
+        ///   - file: the name used in messages.
+        /// - Throws: ``TrackingPlanError`` when the data is not that output.
         public init(generatorOutput data: Data, file: String = "catalog") throws(TrackingPlanError) {
             var problems = ProblemList(file: file)
             var names: Set<EventName> = []
@@ -79,6 +88,9 @@ extension TrackingPlan {
         }
 
         /// Reads the generator's `plan --format json` output from a file.
+        ///
+        /// - Parameter url: the file.
+        /// - Throws: ``TrackingPlanError`` when the file cannot be read or is not that output.
         public init(contentsOf url: URL) throws(TrackingPlanError) {
             let data: Data
             do { data = try Data(contentsOf: url) } catch {
@@ -90,15 +102,25 @@ extension TrackingPlan {
         }
 
         /// This catalog's names and `other`'s.
+        ///
+        /// - Parameter other: another catalog.
+        /// - Returns: the union of both.
         public func merging(_ other: Catalog) -> Catalog {
             Catalog(names: names.union(other.names))
         }
 
+        /// Whether `name` is declared.
+        ///
+        /// - Parameter name: an event name.
+        /// - Returns: `true` when a catalog declares it.
         public func declares(_ name: EventName) -> Bool {
             names.contains(name)
         }
 
         /// Whether any declared name matches `pattern`.
+        ///
+        /// - Parameter pattern: an allow- or deny-list pattern.
+        /// - Returns: `true` when at least one declared name matches it.
         public func declaresAny(matching pattern: EventPattern) -> Bool {
             if case .exact(let name) = pattern.kind { return names.contains(EventName(name)) }
             return names.contains { pattern.matches($0) }

@@ -10,15 +10,23 @@ public struct GlobalContextProcessor: EventProcessor {
     private let context: @Sendable () -> EventArgs
 
     /// Fixed args.
+    ///
+    /// - Parameter args: added to every event.
     public init(_ args: EventArgs) {
         context = { args }
     }
 
     /// Args read for each event; keep the closure cheap, it runs once per event.
+    ///
+    /// - Parameter context: returns the args to add to each event.
     public init(_ context: @escaping @Sendable () -> EventArgs) {
         self.context = context
     }
 
+    /// Adds the context's args to `event`; the event's own args win.
+    ///
+    /// - Parameter event: the kept event.
+    /// - Returns: the event with the context's args.
     public func process(_ event: MeasurementEvent) -> MeasurementEvent? {
         let args = context()
         guard !args.isEmpty else { return event }

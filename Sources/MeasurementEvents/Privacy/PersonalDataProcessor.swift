@@ -13,6 +13,7 @@
 /// stable, so that the vendor can still count distinct values, but not readable. Use a
 /// secret salt of your own; without one, common values (emails) can be guessed back.
 public struct PersonalDataProcessor: EventProcessor {
+    /// What happens to a personal arg.
     public enum Treatment: Sendable, Equatable {
         /// The arg is removed.
         case remove
@@ -20,10 +21,19 @@ public struct PersonalDataProcessor: EventProcessor {
         case hash(salt: String)
     }
 
+    /// Args treated as personal in every event.
     public let personalArgs: Set<String>
+    /// Args treated as personal in some events only (from a catalog's `personalDataArgs`).
     public let personalArgsByEvent: [EventName: Set<String>]
+    /// What happens to a personal arg.
     public let treatment: Treatment
 
+    /// A processor.
+    ///
+    /// - Parameters:
+    ///   - personalArgs: args treated as personal in every event.
+    ///   - personalArgsByEvent: args treated as personal in some events only.
+    ///   - treatment: remove (the default) or hash.
     public init(
         personalArgs: Set<String>,
         personalArgsByEvent: [EventName: Set<String>] = [:],
@@ -34,6 +44,10 @@ public struct PersonalDataProcessor: EventProcessor {
         self.treatment = treatment
     }
 
+    /// Removes or hashes the personal args of `event`.
+    ///
+    /// - Parameter event: the kept event.
+    /// - Returns: the event without readable personal data.
     public func process(_ event: MeasurementEvent) -> MeasurementEvent? {
         let extra = personalArgsByEvent[event.name]
         guard event.args.keys.contains(where: { personalArgs.contains($0) || extra?.contains($0) == true }) else {
@@ -52,6 +66,11 @@ public struct PersonalDataProcessor: EventProcessor {
     }
 
     /// The replacement for `value` under ``Treatment/hash(salt:)``.
+    ///
+    /// - Parameters:
+    ///   - value: the arg's value.
+    ///   - salt: the secret salt.
+    /// - Returns: `"sha256:"` and 64 lowercase hexadecimal digits.
     public static func hashed(_ value: EventValue, salt: String) -> String {
         "sha256:" + SHA256.hexDigest(of: Array(salt.utf8) + Array(value.description.utf8))
     }

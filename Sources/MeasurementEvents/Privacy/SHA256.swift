@@ -15,9 +15,12 @@ public struct SHA256: Sendable {
     private var pending: [UInt8] = []
     private var totalLength: UInt64 = 0
 
+    /// An empty hash.
     public init() { pending.reserveCapacity(64) }
 
     /// Feeds more bytes.
+    ///
+    /// - Parameter bytes: the bytes to add.
     public mutating func update<Bytes: Sequence>(_ bytes: Bytes) where Bytes.Element == UInt8 {
         for byte in bytes {
             pending.append(byte)
@@ -47,6 +50,10 @@ public struct SHA256: Sendable {
         return digest
     }
 
+    /// The SHA-256 digest of `bytes`.
+    ///
+    /// - Parameter bytes: the message.
+    /// - Returns: 32 bytes.
     public static func digest<Bytes: Sequence>(of bytes: Bytes) -> [UInt8] where Bytes.Element == UInt8 {
         var hasher = SHA256()
         hasher.update(bytes)
@@ -54,6 +61,9 @@ public struct SHA256: Sendable {
     }
 
     /// The digest as 64 lowercase hexadecimal characters.
+    ///
+    /// - Parameter bytes: the message.
+    /// - Returns: the digest in hexadecimal.
     public static func hexDigest<Bytes: Sequence>(of bytes: Bytes) -> String where Bytes.Element == UInt8 {
         let digits = Array("0123456789abcdef".utf8)
         var hex: [UInt8] = []

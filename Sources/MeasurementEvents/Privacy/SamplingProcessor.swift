@@ -12,15 +12,26 @@
 /// event name with SHA-256 and keeps the event when the hash, read as a fraction of 2^64,
 /// is below the rate. Discarded events are counted by the aggregator as `discarded`.
 public struct SamplingProcessor: EventProcessor {
+    /// The id the decisions are made for: stable per install.
     public let anonymousID: String
+    /// Keep rates from 0 to 1 by event name or `prefix/*`.
     public let rates: [String: Double]
     private let decisions = LockedValue<[EventName: Bool]>([:])
 
+    /// A processor.
+    ///
+    /// - Parameters:
+    ///   - anonymousID: an id stable per install.
+    ///   - rates: keep rates from 0 to 1 by event name or `prefix/*`.
     public init(anonymousID: String, rates: [String: Double]) {
         self.anonymousID = anonymousID
         self.rates = rates
     }
 
+    /// Passes `event` on when this install keeps its name; otherwise discards it.
+    ///
+    /// - Parameter event: the kept event.
+    /// - Returns: the event, or `nil`.
     public func process(_ event: MeasurementEvent) -> MeasurementEvent? {
         if let cached = decisions.withLock({ $0[event.name] }) { return cached ? event : nil }
         let keep = keeps(event.name)
@@ -32,6 +43,9 @@ public struct SamplingProcessor: EventProcessor {
     }
 
     /// Whether this install keeps events named `name`.
+    ///
+    /// - Parameter name: an event name.
+    /// - Returns: `true` when this install keeps it.
     public func keeps(_ name: EventName) -> Bool {
         guard let rate = rate(for: name) else { return true }
         if rate >= 1 { return true }
@@ -40,6 +54,9 @@ public struct SamplingProcessor: EventProcessor {
     }
 
     /// The rate that applies to `name`, if any.
+    ///
+    /// - Parameter name: an event name.
+    /// - Returns: the rate, or `nil` when none applies.
     public func rate(for name: EventName) -> Double? {
         if let exact = rates[name.rawValue] { return exact }
         var best: (length: Int, rate: Double)?
@@ -54,6 +71,11 @@ public struct SamplingProcessor: EventProcessor {
     }
 
     /// A number in [0, 1) fixed by the anonymous id and the name.
+    ///
+    /// - Parameters:
+    ///   - anonymousID: the install's id.
+    ///   - name: the event name.
+    /// - Returns: the fraction.
     public static func fraction(anonymousID: String, name: EventName) -> Double {
         let digest = SHA256.digest(of: Array(anonymousID.utf8) + [0] + Array(name.rawValue.utf8))
         var word: UInt64 = 0

@@ -6,10 +6,17 @@ public struct Session: Sendable, Hashable, Codable {
     /// The start time in milliseconds since 1970 (Amplitude's convention); always greater than
     /// the previous session's id.
     public var id: Int64
+    /// When the session started.
     public var startedAt: Date
     /// The last event, or the last move to or from the background.
     public var lastActivityAt: Date
 
+    /// A session.
+    ///
+    /// - Parameters:
+    ///   - id: the start time in milliseconds since 1970.
+    ///   - startedAt: when it started.
+    ///   - lastActivityAt: the last event or move to or from the background.
     public init(id: Int64, startedAt: Date, lastActivityAt: Date) {
         self.id = id
         self.startedAt = startedAt
@@ -25,9 +32,16 @@ public struct SessionRules: Sendable, Equatable {
     /// Whether the aggregator sends ``startedEventName`` and ``endedEventName`` events to its
     /// trackers when a session starts or ends. Off by default.
     public var emitsEvents = false
+    /// The name of the event sent when a session starts.
     public var startedEventName: EventName = "session/started"
+    /// The name of the event sent when a session ends.
     public var endedEventName: EventName = "session/ended"
 
+    /// Rules.
+    ///
+    /// - Parameters:
+    ///   - timeout: how long without events (or in the background) ends a session, in seconds.
+    ///   - emitsEvents: whether session start and end events are sent to trackers.
     public init(timeout: TimeInterval = 30 * 60, emitsEvents: Bool = false) {
         self.timeout = timeout
         self.emitsEvents = emitsEvents

@@ -9,6 +9,8 @@ public struct ConsoleTracker: EventTracker {
     private let prefix: String
     private let write: @Sendable (String) -> Void
 
+    /// A tracker that prints one line per event.
+    ///
     /// - Parameters:
     ///   - prefix: printed before each line.
     ///   - write: where lines go; standard output by default.
@@ -17,6 +19,9 @@ public struct ConsoleTracker: EventTracker {
         self.write = write
     }
 
+    /// Prints one line for `event`.
+    ///
+    /// - Parameter event: the event.
     public func track(_ event: MeasurementEvent) throws {
         write("\(prefix) \(Self.clockTime(event.timestamp)) \(event)")
     }

@@ -21,24 +21,36 @@ import Android
 /// ```
 public final class JSONLinesFileTracker: EventTracker, @unchecked Sendable {
     // @unchecked: the descriptor and encoder are only used inside `lock`.
+    /// The file events are appended to.
     public let url: URL
     private let lock = NSLock()
     private var descriptor: Int32
     private let encoder: JSONEncoder
 
+    /// The file could not be opened.
     public struct OpenError: Error, CustomStringConvertible {
+        /// The file's path.
         public let path: String
+        /// The system's error number.
         public let code: Int32
+        /// The path and the system's error message.
         public var description: String { "cannot open \(path) for appending: \(String(cString: strerror(code)))" }
     }
 
+    /// An event could not be written.
     public struct WriteError: Error, CustomStringConvertible {
+        /// The file's path.
         public let path: String
+        /// The system's error number.
         public let code: Int32
+        /// The path and the system's error message.
         public var description: String { "cannot write to \(path): \(String(cString: strerror(code)))" }
     }
 
     /// Opens (or creates, with its folder) the file for appending.
+    ///
+    /// - Parameter url: the file; its folder is created when missing.
+    /// - Throws: ``OpenError`` when the file cannot be opened.
     public init(url: URL) throws {
         self.url = url
         try? FileManager.default.createDirectory(
@@ -55,6 +67,10 @@ public final class JSONLinesFileTracker: EventTracker, @unchecked Sendable {
         close(descriptor)
     }
 
+    /// Appends `event` as one JSON line, in a single write.
+    ///
+    /// - Parameter event: the event.
+    /// - Throws: ``WriteError`` when the write fails.
     public func track(_ event: MeasurementEvent) throws {
         lock.lock()
         defer { lock.unlock() }

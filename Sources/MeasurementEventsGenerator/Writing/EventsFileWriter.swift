@@ -51,7 +51,7 @@ public enum EventsFileWriter {
     // MARK: Module-level tables
 
     private static func writeAllNames(_ catalog: Catalog, to out: inout SourceBuilder) {
-        out.doc("Every event name of this module, in catalog order; for allow-lists (`allowList + \(catalog.module)Events.allNames`).")
+        out.doc("Every event name of this module, in catalog order; for allow-lists (`allowList + \(catalog.module)Events.allNames.map(EventPattern.init)`).")
         if catalog.events.isEmpty {
             out.line("public static let allNames: [EventName] = []")
             return
@@ -86,8 +86,13 @@ public enum EventsFileWriter {
         out.doc(event.description)
         out.line("public struct \(typeName(event)): TypedMeasurementEvent, Hashable {")
         out.indented { out in
+            out.doc("The event's name on the bus: `\(event.name)`.")
             out.line("public static let eventName: EventName = \(swiftString(event.name))")
+            out.line()
+            out.doc("The event's type: `.\(caseName(event.type))`.")
             out.line("public static let eventType: EventType = .\(caseName(event.type))")
+            out.line()
+            out.doc(event.category.map { "The event's category: `\($0)`." } ?? "The event's category: none.")
             out.line("public static let eventCategory: String? = \(event.category.map(swiftString) ?? "nil")")
             for arg in event.args {
                 out.line()
@@ -96,8 +101,11 @@ public enum EventsFileWriter {
             }
             out.line()
             if event.args.isEmpty {
+                out.doc("Makes the event; it has no arguments.")
                 out.line("public init() {}")
             } else {
+                out.doc("Makes the event from its arguments.")
+                writeParameterDocs(event.args, to: &out)
                 out.line("public init(\(parameters(event.args))) {")
                 out.indented { out in
                     for arg in event.args { out.line("self.\(property(arg)) = \(property(arg))") }
@@ -114,6 +122,8 @@ public enum EventsFileWriter {
 
     private static func writeRecoveringInit(_ event: CatalogEvent, to out: inout SourceBuilder) {
         out.doc("The typed form of `event`, or `nil` when it has another name or an arg is missing or of another type.")
+        out.line("///")
+        out.line("/// - Parameter event: A measurement event received from the bus.")
         out.line("public init?(_ event: MeasurementEvent) {")
         out.indented { out in
             out.line("guard event.name == Self.eventName else { return nil }")
@@ -140,6 +150,7 @@ public enum EventsFileWriter {
     private static func writeArgs(_ event: CatalogEvent, to out: inout SourceBuilder) {
         let required = event.args.filter { !$0.isOptional }
         let optional = event.args.filter(\.isOptional)
+        out.doc("The event's arguments, keyed by their catalog names.")
         let literal = required.isEmpty
             ? "[:]"
             : "[" + required.map { "\(swiftString($0.name)): .\($0.type.rawValue)(\(property($0)))" }.joined(separator: ", ") + "]"
@@ -163,14 +174,11 @@ public enum EventsFileWriter {
     private static func writePostHelper(_ event: CatalogEvent, to out: inout SourceBuilder) {
         let center = event.args.contains { SwiftNaming.lowerCamelCase($0.name) == "center" } ? "center_" : "center"
         out.doc(event.description)
-        if !event.args.isEmpty {
+        if event.args.isEmpty {
             out.line("///")
-            out.line("/// - Parameters:")
-            for arg in event.args {
-                let lines = SourceBuilder.docLines(arg.description)
-                out.line("///   - \(SwiftNaming.lowerCamelCase(arg.name)): \(lines.first ?? "")")
-                for line in lines.dropFirst() { out.line("///     \(line)") }
-            }
+            out.line("/// - Parameter \(center): Where to post; `.default` unless a test isolates it.")
+        } else {
+            writeParameterDocs(event.args, to: &out)
             out.line("///   - \(center): Where to post; `.default` unless a test isolates it.")
         }
         let signature = (event.args.isEmpty ? "" : parameters(event.args) + ", ") + "to \(center): NotificationCenter = .default"
@@ -180,6 +188,17 @@ public enum EventsFileWriter {
             out.line("\(typeName(event))(\(arguments)).post(to: \(center))")
         }
         out.line("}")
+    }
+
+    /// A `- Parameters:` list with one line per arg, after a blank doc line.
+    private static func writeParameterDocs(_ args: [CatalogArg], to out: inout SourceBuilder) {
+        out.line("///")
+        out.line("/// - Parameters:")
+        for arg in args {
+            let lines = SourceBuilder.docLines(arg.description)
+            out.line("///   - \(SwiftNaming.lowerCamelCase(arg.name)): \(lines.first ?? "")")
+            for line in lines.dropFirst() { out.line("///     \(line)") }
+        }
     }
 
     // MARK: Names and types

@@ -25,16 +25,28 @@ import MeasurementEvents
 /// sends at most 100 events per request. A `413 Payload Too Large` halves the batch.
 /// EU projects: `baseURL: URL(string: "https://api.eu.amplitude.com")!`.
 public struct AmplitudeEncoder: BatchEncoder {
+    /// Amplitude's US endpoint, `https://api2.amplitude.com`.
     public static let defaultBaseURL = URL(string: "https://api2.amplitude.com")!
+    /// The shortest user or device id Amplitude accepts; shorter user ids are left out.
     public static let minimumIDLength = 5
 
+    /// The project's API key, sent in each request's body.
     public let apiKey: String
     public let endpoint: URL
     public let limits: BatchLimits
+    /// Which name an event is sent under.
     public let eventName: VendorEventName
     /// The group type groups are sent under (Amplitude groups are `{type: value}`).
     public let groupType: String
 
+    /// Makes an encoder for Amplitude's HTTP V2 API.
+    ///
+    /// - Parameters:
+    ///   - apiKey: the Amplitude project's API key.
+    ///   - baseURL: the API's address; `/2/httpapi` is appended.
+    ///   - eventName: whether the plan label or the name becomes `event_type`.
+    ///   - groupType: the group type groups are sent under.
+    ///   - limits: what one request may carry; 100 events and 1 MB by default.
     public init(
         apiKey: String,
         baseURL: URL = AmplitudeEncoder.defaultBaseURL,
@@ -49,6 +61,12 @@ public struct AmplitudeEncoder: BatchEncoder {
         self.limits = limits
     }
 
+    /// One Amplitude HTTP V2 request (`api_key`, `events`) for `events`.
+    ///
+    /// - Parameters:
+    ///   - events: the batch, oldest first.
+    ///   - context: what every request of the batch shares.
+    /// - Returns: the request, and the events left out or changed.
     public func encode(_ events: [QueuedEvent], context: BatchContext) -> EncodedBatch {
         guard !events.isEmpty else { return EncodedBatch(request: nil) }
         var adaptations: [EncodedBatch.Rejection] = []
@@ -126,6 +144,11 @@ public struct AmplitudeEncoder: BatchEncoder {
     /// `events_with_invalid_fields` and `events_with_missing_fields` (field → indices), and
     /// asks that the rest be sent again. Indices that are out of range or not integers are
     /// ignored; a body that names none gives `nil`.
+    ///
+    /// - Parameters:
+    ///   - response: the server's refusal.
+    ///   - events: the batch the refused request was encoded from.
+    /// - Returns: the positions of the refused events, or `nil`.
     public func refusedEvents(in response: HTTPResponse, of events: [QueuedEvent]) -> Set<Int>? {
         var parser = JSONParser(bytes: response.body, maximumDepth: 8)
         guard response.status == 400, let root = try? parser.parse(), case .object(let members) = root.value

@@ -19,7 +19,8 @@ import MeasurementEvents
 /// }
 /// ```
 ///
-/// Each queued event carries its own identity, session and context (``QueuedEvent/attribution``).
+/// Each queued event carries its own identity, session and context (``QueuedEvent/identity``,
+/// ``QueuedEvent/sessionID``, ``QueuedEvent/context``).
 /// A vendor whose request holds one user only says so with ``requestKey(for:)``.
 public protocol BatchEncoder: Sendable {
     /// Where requests go. Plain `http://` is refused unless the host is a loopback address.
@@ -27,29 +28,58 @@ public protocol BatchEncoder: Sendable {
     /// What one request may carry.
     var limits: BatchLimits { get }
     /// One request for `events`, and the events it had to leave out or change, with reasons.
+    ///
+    /// - Parameters:
+    ///   - events: the batch, oldest first; never more than ``limits`` allows.
+    ///   - context: what every request of the batch shares.
+    /// - Returns: the request (`nil` when every event was rejected) and the events left out or changed.
     func encode(_ events: [QueuedEvent], context: BatchContext) -> EncodedBatch
     /// For a request the server refused (a 4xx other than 408, 413 and 429): the positions, in
     /// the `events` given to ``encode(_:context:)``, of the events the server named as the
     /// bad ones. The uploader drops those (counted and logged) and sends the rest again.
     /// `nil`, the default, means the server did not say: the whole request is dropped.
+    ///
+    /// - Parameters:
+    ///   - response: the server's refusal.
+    ///   - events: the batch the refused request was encoded from.
+    /// - Returns: the positions of the refused events, or `nil` when the reply does not say.
     func refusedEvents(in response: HTTPResponse, of events: [QueuedEvent]) -> Set<Int>?
     /// Events with different keys never share a request: the uploader splits batches where
     /// the key changes. GA4 returns its client and user id (one request is one user); `nil`,
     /// the default, means any events may share a request.
+    ///
+    /// - Parameter event: a queued event.
+    /// - Returns: the key of the request the event may travel in, or `nil` when any request will do.
     func requestKey(for event: QueuedEvent) -> String?
 }
 
 extension BatchEncoder {
+    /// The server does not say which events it refused.
+    ///
+    /// - Parameters:
+    ///   - response: the server's refusal.
+    ///   - events: the batch the refused request was encoded from.
+    /// - Returns: `nil`: the whole request is dropped.
     public func refusedEvents(in response: HTTPResponse, of events: [QueuedEvent]) -> Set<Int>? { nil }
+    /// Any events may share a request.
+    ///
+    /// - Parameter event: a queued event.
+    /// - Returns: `nil`.
     public func requestKey(for event: QueuedEvent) -> String? { nil }
 }
 
 /// What one request to a vendor may carry.
 public struct BatchLimits: Sendable, Equatable {
+    /// The most events in one request.
     public var maximumEvents: Int
     /// The largest request body; bigger batches are halved before sending.
     public var maximumBytes: Int
 
+    /// Limits of at least one event and one byte.
+    ///
+    /// - Parameters:
+    ///   - maximumEvents: the most events in one request; at least 1.
+    ///   - maximumBytes: the largest request body in bytes; at least 1.
     public init(maximumEvents: Int, maximumBytes: Int) {
         self.maximumEvents = max(1, maximumEvents)
         self.maximumBytes = max(1, maximumBytes)
@@ -61,6 +91,9 @@ public struct BatchContext: Sendable, Equatable {
     /// When the request is made.
     public var sentAt: Date
 
+    /// A context for requests made at `sentAt`.
+    ///
+    /// - Parameter sentAt: when the request is made.
     public init(sentAt: Date) {
         self.sentAt = sentAt
     }
@@ -68,12 +101,22 @@ public struct BatchContext: Sendable, Equatable {
 
 /// A request ready to send.
 public struct HTTPRequest: Sendable, Equatable {
+    /// Where the request goes.
     public var url: URL
+    /// The HTTP method, `POST` for every vendor here.
     public var method: String
     /// Header names as sent.
     public var headers: [String: String]
+    /// The request body.
     public var body: [UInt8]
 
+    /// A request to send.
+    ///
+    /// - Parameters:
+    ///   - url: where the request goes.
+    ///   - method: the HTTP method.
+    ///   - headers: header names and values, as sent.
+    ///   - body: the request body.
     public init(url: URL, method: String = "POST", headers: [String: String] = [:], body: [UInt8]) {
         self.url = url
         self.method = method
@@ -91,6 +134,12 @@ public struct EncodedBatch: Sendable {
     /// Changes made so that the vendor accepts an event (a renamed event, a cut value).
     public var adaptations: [Rejection]
 
+    /// The result of encoding a batch.
+    ///
+    /// - Parameters:
+    ///   - request: the request, or `nil` when every event was rejected.
+    ///   - rejected: events left out, with why.
+    ///   - adaptations: changes made so that the vendor accepts an event.
     public init(request: HTTPRequest?, rejected: [Rejection] = [], adaptations: [Rejection] = []) {
         self.request = request
         self.rejected = rejected
@@ -99,14 +148,22 @@ public struct EncodedBatch: Sendable {
 
     /// One event and what happened to it.
     public struct Rejection: Sendable, Equatable, CustomStringConvertible {
+        /// The event's name.
         public var event: EventName
+        /// What was wrong, or what was changed, in words for the log.
         public var reason: String
 
+        /// One event and what happened to it.
+        ///
+        /// - Parameters:
+        ///   - event: the event's name.
+        ///   - reason: what was wrong or changed.
         public init(event: EventName, reason: String) {
             self.event = event
             self.reason = reason
         }
 
+        /// `event: reason`.
         public var description: String { "\(event): \(reason)" }
     }
 }
@@ -115,7 +172,7 @@ public struct EncodedBatch: Sendable {
 public enum VendorEventName: Sendable, Equatable {
     /// The event's own name (adapted to the vendor's rules).
     case name
-    /// The tracking plan's label (``MeasurementEvent/label``) when set, else the name.
+    /// The tracking plan's label (`MeasurementEvent.label`) when set, else the name.
     case labelWhenSet
 
     func pick(_ event: MeasurementEvent) -> String {

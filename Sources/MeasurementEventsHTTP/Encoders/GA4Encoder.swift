@@ -35,18 +35,27 @@ import MeasurementEvents
 /// - GA4 does not de-duplicate: a batch retried after a lost response can count twice.
 /// - GA4 answers 2xx even to events it drops; check them with its `/debug/mp/collect`.
 public struct GA4Encoder: BatchEncoder {
+    /// GA4's endpoint host, `https://www.google-analytics.com`.
     public static let defaultBaseURL = URL(string: "https://www.google-analytics.com")!
+    /// The longest event, param or user property name GA4 takes.
     public static let maximumNameLength = 40
+    /// The most params per event.
     public static let maximumParams = 25
+    /// The longest string param value; longer ones are cut.
     public static let maximumStringValueLength = 100
+    /// The longest user id GA4 takes.
     public static let maximumUserIDLength = 256
+    /// The most user properties per request.
     public static let maximumUserProperties = 25
+    /// The longest user property name.
     public static let maximumUserPropertyNameLength = 24
+    /// The longest user property value; longer ones are cut.
     public static let maximumUserPropertyValueLength = 36
     /// User property names GA4 reserves.
     public static let reservedUserPropertyNames: Set<String> = [
         "first_open_time", "first_visit_time", "last_deep_link_referrer", "user_id", "first_open_after_install",
     ]
+    /// User property name prefixes GA4 reserves.
     public static let reservedUserPropertyPrefixes = ["google_", "ga_", "firebase_"]
     /// Params every event carries, which the 25 per event must leave room for.
     static let sessionParams = ["engagement_time_msec", "session_id"]
@@ -62,15 +71,28 @@ public struct GA4Encoder: BatchEncoder {
         "notification_dismiss", "notification_foreground", "notification_open", "notification_receive",
         "notification_send", "os_update", "screen_view", "session_start", "user_engagement",
     ]
+    /// Event name prefixes GA4 reserves.
     public static let reservedEventPrefixes = ["_", "firebase_", "ga_", "google_", "gtag."]
+    /// Param name prefixes GA4 reserves.
     public static let reservedParamPrefixes = ["_", "firebase_", "ga_", "google_"]
 
+    /// The data stream's measurement id (`G-…`).
     public let measurementID: String
+    /// The Measurement Protocol API secret of the data stream.
     public let apiSecret: String
     public let endpoint: URL
     public let limits: BatchLimits
+    /// Which name an event is sent under (before GA4's own name rules).
     public let eventName: VendorEventName
 
+    /// Makes an encoder for the GA4 Measurement Protocol.
+    ///
+    /// - Parameters:
+    ///   - measurementID: the data stream's measurement id (`G-…`).
+    ///   - apiSecret: a Measurement Protocol API secret of that stream.
+    ///   - baseURL: the API's address; `/mp/collect` is appended.
+    ///   - eventName: whether the name (the default) or the plan label is sent.
+    ///   - limits: what one request may carry; capped at GA4's 25 events and 130 KB.
     public init(
         measurementID: String,
         apiSecret: String,
@@ -89,6 +111,12 @@ public struct GA4Encoder: BatchEncoder {
 
     /// The GA4 form of a name: every character other than an ASCII letter, digit or `_`
     /// replaced by `_`; or why GA4 cannot take it.
+    ///
+    /// - Parameters:
+    ///   - name: the event or param name.
+    ///   - reservedNames: names GA4 reserves for this kind of name.
+    ///   - reservedPrefixes: prefixes GA4 reserves for this kind of name.
+    /// - Returns: the GA4 name, or why GA4 cannot take it.
     public static func ga4Name(_ name: String, reservedNames: Set<String> = [], reservedPrefixes: [String])
         -> Result<String, NameRejection>
     {
@@ -115,12 +143,18 @@ public struct GA4Encoder: BatchEncoder {
         return .success(mapped)
     }
 
+    /// Why GA4 cannot take a name.
     public struct NameRejection: Error, Equatable, CustomStringConvertible {
+        /// The reason, in words for the log.
         public let reason: String
+        /// The reason.
         public var description: String { reason }
     }
 
     /// One request is one client and one user.
+    ///
+    /// - Parameter event: a queued event.
+    /// - Returns: its client (anonymous) id and user id.
     public func requestKey(for event: QueuedEvent) -> String? {
         let identity = event.identity
         return identity.anonymousID + "\u{1F}" + (identity.userID ?? "")
@@ -132,6 +166,12 @@ public struct GA4Encoder: BatchEncoder {
     // properties" guide), events[].name, params, timestamp_micros; session_id and
     // engagement_time_msec params: "Send Measurement Protocol events", "Format the request",
     // and the use-cases guide ("session_id required", "include engagement_time_msec").
+    /// One Measurement Protocol request (`client_id`, `user_id`, `user_properties`, `events`) for `events`.
+    ///
+    /// - Parameters:
+    ///   - events: the batch, oldest first, all of one client and user (``requestKey(for:)``).
+    ///   - context: what every request of the batch shares.
+    /// - Returns: the request, and the events left out or changed.
     public func encode(_ events: [QueuedEvent], context: BatchContext) -> EncodedBatch {
         guard let first = events.first, let last = events.last else { return EncodedBatch(request: nil) }
         var rejected: [EncodedBatch.Rejection] = []

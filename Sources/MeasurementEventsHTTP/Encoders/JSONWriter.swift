@@ -13,10 +13,15 @@ import MeasurementEvents
 /// String(decoding: json.bytes, as: UTF8.self)   // {"name":"feed/item_tapped","count":3}
 /// ```
 public struct JSONWriter: Sendable {
+    /// The JSON written so far.
     public private(set) var bytes: [UInt8] = []
 
+    /// An empty writer.
     public init() {}
 
+    /// Writes a JSON string, escaping quotes, backslashes and control characters.
+    ///
+    /// - Parameter value: the text.
     public mutating func string(_ value: String) {
         bytes.append(UInt8(ascii: "\""))
         for byte in value.utf8 {
@@ -37,19 +42,34 @@ public struct JSONWriter: Sendable {
         bytes.append(UInt8(ascii: "\""))
     }
 
+    /// Writes an integer.
+    ///
+    /// - Parameter value: the number.
     public mutating func int(_ value: Int) { bytes.append(contentsOf: String(value).utf8) }
 
+    /// Writes a 64-bit integer.
+    ///
+    /// - Parameter value: the number.
     public mutating func int64(_ value: Int64) { bytes.append(contentsOf: String(value).utf8) }
 
     /// Non-finite numbers have no JSON form and are written as `null`.
+    ///
+    /// - Parameter value: the number.
     public mutating func double(_ value: Double) {
         if value.isFinite { bytes.append(contentsOf: String(value).utf8) } else { null() }
     }
 
+    /// Writes `true` or `false`.
+    ///
+    /// - Parameter value: the boolean.
     public mutating func bool(_ value: Bool) { bytes.append(contentsOf: (value ? "true" : "false").utf8) }
 
+    /// Writes `null`.
     public mutating func null() { bytes.append(contentsOf: "null".utf8) }
 
+    /// Writes an event value as its JSON scalar.
+    ///
+    /// - Parameter value: the value.
     public mutating func value(_ value: EventValue) {
         switch value {
         case .string(let string): self.string(string)
@@ -60,8 +80,13 @@ public struct JSONWriter: Sendable {
     }
 
     /// Appends already-encoded JSON.
+    ///
+    /// - Parameter json: valid JSON bytes, written as they are.
     public mutating func raw(_ json: [UInt8]) { bytes.append(contentsOf: json) }
 
+    /// Writes an object whose fields `body` writes.
+    ///
+    /// - Parameter body: writes the fields with ``ObjectWriter/field(_:_:)``.
     public mutating func object(_ body: (inout ObjectWriter) -> Void) {
         bytes.append(UInt8(ascii: "{"))
         // Move the buffer into the object writer and back, rather than copying it.
@@ -73,6 +98,8 @@ public struct JSONWriter: Sendable {
     }
 
     /// An object of event args, keys sorted.
+    ///
+    /// - Parameter args: the args, written as an object.
     public mutating func object(_ args: EventArgs) {
         object { object in
             for key in args.keys.sorted() {
@@ -81,6 +108,11 @@ public struct JSONWriter: Sendable {
         }
     }
 
+    /// Writes an array with one element per item of `elements`.
+    ///
+    /// - Parameters:
+    ///   - elements: the items.
+    ///   - body: writes one element for an item.
     public mutating func array<Element>(_ elements: [Element], _ body: (inout JSONWriter, Element) -> Void) {
         bytes.append(UInt8(ascii: "["))
         for (index, element) in elements.enumerated() {
@@ -97,6 +129,11 @@ public struct JSONWriter: Sendable {
 
         fileprivate init(writer: JSONWriter) { self.writer = writer }
 
+        /// Writes one field: its key, then the value `value` writes.
+        ///
+        /// - Parameters:
+        ///   - key: the field's name.
+        ///   - value: writes the field's value.
         public mutating func field(_ key: String, _ value: (inout JSONWriter) -> Void) {
             if !isEmpty { writer.bytes.append(UInt8(ascii: ",")) }
             isEmpty = false

@@ -15,7 +15,7 @@ import MeasurementEvents
 /// the same context, its resource attributes from the context (`service.name` = app name, else
 /// bundle id; `service.version`; `os.type`, `os.name`, `os.version`;
 /// `device.model.identifier`, `device.manufacturer`; `telemetry.sdk.name`, `.version`,
-/// `.language`; the app's ``EventContext/extra`` fields under their own names), one scope (the
+/// `.language`; the app's `EventContext.extra` fields under their own names), one scope (the
 /// library), and one log record per event:
 /// - `timeUnixNano` and `observedTimeUnixNano`: when the event was posted (nanoseconds as
 ///   decimal strings, as OTLP/JSON writes 64-bit integers);
@@ -32,12 +32,19 @@ import MeasurementEvents
 public struct OTLPLogsEncoder: BatchEncoder {
     public let endpoint: URL
     public let limits: BatchLimits
+    /// Which name an event is sent under.
     public let eventName: VendorEventName
     /// Sent with every request (authentication, tenant).
     public let headers: [String: String]
 
     /// `baseURL` is the collector's OTLP/HTTP address (port 4318 by default); `/v1/logs` is
     /// appended to its path.
+    ///
+    /// - Parameters:
+    ///   - baseURL: the collector's OTLP/HTTP address.
+    ///   - headers: sent with every request (authentication, tenant).
+    ///   - eventName: whether the name (the default) or the plan label becomes the record's event name.
+    ///   - limits: what one request may carry; 200 events and 1 MB by default.
     public init(
         baseURL: URL, headers: [String: String] = [:], eventName: VendorEventName = .name,
         limits: BatchLimits = BatchLimits(maximumEvents: 200, maximumBytes: 1_000_000)
@@ -55,6 +62,12 @@ public struct OTLPLogsEncoder: BatchEncoder {
     // Protobuf Encoding": lowerCamelCase names, 64-bit integers as strings, enums as numbers).
     // Attribute names: opentelemetry.io/docs/specs/semconv (registry: service, os, device,
     // telemetry, user, enduser, session, event).
+    /// One `ExportLogsServiceRequest` in OTLP/HTTP JSON for `events`: a resource per context, a log record per event.
+    ///
+    /// - Parameters:
+    ///   - events: the batch, oldest first.
+    ///   - context: what every request of the batch shares.
+    /// - Returns: the request, and the events left out or changed.
     public func encode(_ events: [QueuedEvent], context: BatchContext) -> EncodedBatch {
         guard !events.isEmpty else { return EncodedBatch(request: nil) }
         var runs: [(context: EventContext?, events: ArraySlice<QueuedEvent>)] = []

@@ -14,20 +14,26 @@ public struct QueuedEvent: Sendable, Equatable {
     public enum Kind: UInt8, Sendable, CaseIterable {
         /// An event: Segment `track`, an Amplitude event, a GA4 event, an OpenTelemetry event.
         case track = 0
-        /// Who the user is and their traits (``EventIdentity/traits``).
+        /// Who the user is and their traits (`EventIdentity.traits`).
         case identify = 1
-        /// The group the user acts for and its traits (``EventIdentity/groupTraits``).
+        /// The group the user acts for and its traits (`EventIdentity.groupTraits`).
         case group = 2
     }
 
+    /// What the vendor is told: an event, an identify or a group call.
     public var kind: Kind
-    /// The event and its ``MeasurementEvent/attribution``. For identify and group: named
+    /// The event and its `MeasurementEvent.attribution`. For identify and group: named
     /// `identify` or `group`, with the change's id and time and no args.
     public var event: MeasurementEvent
     /// A record written by version 1 of the queue (before events carried their identity):
     /// its anonymous id is the directory's legacy `anonymous-id` file, filled in on reading.
     var isLegacy = false
 
+    /// A queued event or call.
+    ///
+    /// - Parameters:
+    ///   - event: the event, with its attribution.
+    ///   - kind: what the vendor is told.
     public init(event: MeasurementEvent, kind: Kind = .track) {
         self.kind = kind
         self.event = event
@@ -35,6 +41,8 @@ public struct QueuedEvent: Sendable, Equatable {
 
     /// The identify or group call a tracker queues for `change`; `nil` for a reset, which
     /// vendors have no call for (the next events simply carry the new anonymous id).
+    ///
+    /// - Parameter change: an identity change as the aggregator hands it to trackers.
     public init?(_ change: IdentityEvent) {
         let kind: Kind
         switch change.change {

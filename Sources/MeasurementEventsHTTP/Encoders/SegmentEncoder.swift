@@ -21,15 +21,25 @@ import MeasurementEvents
 /// (larger events are rejected, counted and logged). EU workspaces: pass
 /// `baseURL: URL(string: "https://events.eu1.segmentapis.com")!`.
 public struct SegmentEncoder: BatchEncoder {
+    /// Segment's US endpoint, `https://api.segment.io`.
     public static let defaultBaseURL = URL(string: "https://api.segment.io")!
     /// Segment refuses a call larger than 32 KB.
     public static let maximumEventBytes = 32_000
 
+    /// The source's write key, sent as the HTTP Basic user name.
     public let writeKey: String
     public let endpoint: URL
     public let limits: BatchLimits
+    /// Which name an event is sent under.
     public let eventName: VendorEventName
 
+    /// Makes an encoder for Segment's HTTP tracking API (`/v1/batch`).
+    ///
+    /// - Parameters:
+    ///   - writeKey: the Segment source's write key.
+    ///   - baseURL: the API's address; `/v1/batch` is appended.
+    ///   - eventName: whether the plan label (the default, when set) or the name is sent as `event`.
+    ///   - limits: what one request may carry; 100 events and 500 KB by default.
     public init(
         writeKey: String,
         baseURL: URL = SegmentEncoder.defaultBaseURL,
@@ -42,6 +52,12 @@ public struct SegmentEncoder: BatchEncoder {
         self.limits = limits
     }
 
+    /// One Segment batch request (`batch`, `sentAt`) for `events`: a `track`, `identify` or `group` call each.
+    ///
+    /// - Parameters:
+    ///   - events: the batch, oldest first.
+    ///   - context: what every request of the batch shares.
+    /// - Returns: the request, and the events left out (over 32 KB).
     public func encode(_ events: [QueuedEvent], context: BatchContext) -> EncodedBatch {
         var calls: [[UInt8]] = []
         var rejected: [EncodedBatch.Rejection] = []
@@ -106,7 +122,7 @@ public struct SegmentEncoder: BatchEncoder {
     }
 
     /// Segment's `context`: only the fields its spec names (it ignores others), so the app's
-    /// ``EventContext/extra`` fields are not sent here.
+    /// `EventContext.extra` fields are not sent here.
     private static func writeContext(_ context: EventContext?, to json: inout JSONWriter) {
         let library = context?.library ?? EventContext.Library(name: HTTPTracker.libraryName, version: HTTPTracker.libraryVersion)
         json.object { fields in

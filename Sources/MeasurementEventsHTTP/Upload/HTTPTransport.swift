@@ -8,6 +8,11 @@ import FoundationNetworking
 /// server on loopback.
 public protocol HTTPTransport: Sendable {
     /// Calls `completion` once, on any thread, with the response or the network error.
+    ///
+    /// - Parameters:
+    ///   - request: the request to send.
+    ///   - timeout: how long the request may take, in seconds.
+    ///   - completion: called once with the response or the error.
     func send(
         _ request: HTTPRequest, timeout: TimeInterval,
         completion: @escaping @Sendable (Result<HTTPResponse, any Error>) -> Void)
@@ -15,10 +20,19 @@ public protocol HTTPTransport: Sendable {
 
 /// A server's answer. Header names are lowercased.
 public struct HTTPResponse: Sendable, Equatable {
+    /// The HTTP status code.
     public var status: Int
+    /// Header names (lowercased) and values.
     public var headers: [String: String]
+    /// The response body.
     public var body: [UInt8]
 
+    /// A response.
+    ///
+    /// - Parameters:
+    ///   - status: the HTTP status code.
+    ///   - headers: header names (lowercased) and values.
+    ///   - body: the response body.
     public init(status: Int, headers: [String: String] = [:], body: [UInt8] = []) {
         self.status = status
         self.headers = headers
@@ -33,6 +47,10 @@ public final class URLSessionTransport: HTTPTransport, @unchecked Sendable {
 
     /// `requestTimeout` is also set on the session: swift-corelibs-foundation ignores a
     /// request's own `timeoutInterval`. It is rounded up by ``honouredTimeout(_:)``.
+    ///
+    /// - Parameters:
+    ///   - configuration: the session configuration; cookies and cache are turned off.
+    ///   - requestTimeout: how long a request may take, in seconds.
     public init(configuration: URLSessionConfiguration = .ephemeral, requestTimeout: TimeInterval = 30) {
         configuration.timeoutIntervalForRequest = Self.honouredTimeout(requestTimeout)
         configuration.httpCookieStorage = nil
@@ -50,6 +68,9 @@ public final class URLSessionTransport: HTTPTransport, @unchecked Sendable {
     /// URLSessionTransport.honouredTimeout(0.5)   // 1 (on every platform)
     /// URLSessionTransport.honouredTimeout(2.5)   // 3 on Linux, 2.5 on Apple platforms
     /// ```
+    ///
+    /// - Parameter timeout: the timeout asked for, in seconds.
+    /// - Returns: the timeout applied.
     public static func honouredTimeout(_ timeout: TimeInterval) -> TimeInterval {
         guard timeout.isFinite, timeout > 1 else { return 1 }
         #if canImport(FoundationNetworking)
@@ -59,6 +80,12 @@ public final class URLSessionTransport: HTTPTransport, @unchecked Sendable {
         #endif
     }
 
+    /// Sends `request` with the session and reports the response or error.
+    ///
+    /// - Parameters:
+    ///   - request: the request to send.
+    ///   - timeout: how long the request may take, in seconds.
+    ///   - completion: called once, on any thread, with the response or the network error.
     public func send(
         _ request: HTTPRequest, timeout: TimeInterval,
         completion: @escaping @Sendable (Result<HTTPResponse, any Error>) -> Void

@@ -6,8 +6,11 @@ import Foundation
 /// With the defaults the waits are about 1, 2, 4, 8 … seconds, each shortened by up to 20 %
 /// at random (so that many devices do not retry in step), never more than 5 minutes.
 public struct RetryPolicy: Sendable {
+    /// The wait before the first retry, in seconds.
     public var initialDelay: TimeInterval
+    /// The factor between one wait and the next.
     public var multiplier: Double
+    /// The longest wait, in seconds.
     public var maximumDelay: TimeInterval
     /// The share of each delay that is random: 0.2 waits between 80 % and 100 % of it.
     public var jitter: Double
@@ -16,6 +19,15 @@ public struct RetryPolicy: Sendable {
     /// A number in [0, 1) per call; replace it to make jitter predictable in tests.
     public var random: @Sendable () -> Double
 
+    /// A policy; the defaults wait about 1, 2, 4 … seconds, at most 5 minutes.
+    ///
+    /// - Parameters:
+    ///   - initialDelay: the wait before the first retry, in seconds.
+    ///   - multiplier: the factor between one wait and the next.
+    ///   - maximumDelay: the longest wait, in seconds.
+    ///   - jitter: the share of each wait that is random, clamped to 0…1.
+    ///   - maximumRetryAfter: the longest `Retry-After` obeyed, in seconds.
+    ///   - random: a number in [0, 1) per call.
     public init(
         initialDelay: TimeInterval = 1,
         multiplier: Double = 2,
@@ -33,6 +45,11 @@ public struct RetryPolicy: Sendable {
     }
 
     /// The wait before retry number `attempt` (1 for the first retry).
+    ///
+    /// - Parameters:
+    ///   - attempt: the retry's number, 1 for the first.
+    ///   - retryAfter: the server's `Retry-After`, which wins when given.
+    /// - Returns: the wait in seconds.
     public func delay(forAttempt attempt: Int, retryAfter: TimeInterval? = nil) -> TimeInterval {
         if let retryAfter { return min(max(retryAfter, 0), maximumRetryAfter) }
         let exponent = Double(max(attempt, 1) - 1)
@@ -41,6 +58,11 @@ public struct RetryPolicy: Sendable {
     }
 
     /// Reads a `Retry-After` header: seconds, or an HTTP date relative to `now`.
+    ///
+    /// - Parameters:
+    ///   - header: the header's value, if any.
+    ///   - now: the current date, for an HTTP date.
+    /// - Returns: the wait in seconds, or `nil` when there is no readable header.
     public static func retryAfter(_ header: String?, now: Date) -> TimeInterval? {
         guard let header = header?.trimmingCharacters(in: .whitespaces), !header.isEmpty else { return nil }
         if let seconds = TimeInterval(header), seconds.isFinite { return max(seconds, 0) }

@@ -6,7 +6,7 @@ import MeasurementEvents
 
 /// A module that declares no events yet.
 public enum EmptyEvents {
-    /// Every event name of this module, in catalog order; for allow-lists (`allowList + EmptyEvents.allNames`).
+    /// Every event name of this module, in catalog order; for allow-lists (`allowList + EmptyEvents.allNames.map(EventPattern.init)`).
     public static let allNames: [EventName] = []
 
     /// The names of the personal-data (PII) args of each event that has any; for redaction.

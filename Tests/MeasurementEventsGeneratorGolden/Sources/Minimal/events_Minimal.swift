@@ -12,7 +12,7 @@ public enum MinimalEvents {
     /// Acronyms in every position.
     public static let appUIJSONIDsLoaded: EventName = "app/ui/json_ids_loaded"
 
-    /// Every event name of this module, in catalog order; for allow-lists (`allowList + MinimalEvents.allNames`).
+    /// Every event name of this module, in catalog order; for allow-lists (`allowList + MinimalEvents.allNames.map(EventPattern.init)`).
     public static let allNames: [EventName] = [
         urlOpened,
         appUIJSONIDsLoaded,
@@ -23,24 +23,36 @@ public enum MinimalEvents {
 
     /// A deep link was opened.
     public struct URLOpened: TypedMeasurementEvent, Hashable {
+        /// The event's name on the bus: `url/opened`.
         public static let eventName: EventName = "url/opened"
+
+        /// The event's type: `.userAction`.
         public static let eventType: EventType = .userAction
+
+        /// The event's category: none.
         public static let eventCategory: String? = nil
 
         /// The link.
         public var url: String
 
+        /// Makes the event from its arguments.
+        ///
+        /// - Parameters:
+        ///   - url: The link.
         public init(url: String) {
             self.url = url
         }
 
         /// The typed form of `event`, or `nil` when it has another name or an arg is missing or of another type.
+        ///
+        /// - Parameter event: A measurement event received from the bus.
         public init?(_ event: MeasurementEvent) {
             guard event.name == Self.eventName else { return nil }
             guard let value = event.args["url"]?.stringValue else { return nil }
             self.url = value
         }
 
+        /// The event's arguments, keyed by their catalog names.
         public var args: EventArgs { ["url": .string(url)] }
     }
 
@@ -55,8 +67,13 @@ public enum MinimalEvents {
 
     /// Acronyms in every position.
     public struct AppUIJSONIDsLoaded: TypedMeasurementEvent, Hashable {
+        /// The event's name on the bus: `app/ui/json_ids_loaded`.
         public static let eventName: EventName = "app/ui/json_ids_loaded"
+
+        /// The event's type: `.userAction`.
         public static let eventType: EventType = .userAction
+
+        /// The event's category: none.
         public static let eventCategory: String? = nil
 
         /// How many.
@@ -65,12 +82,19 @@ public enum MinimalEvents {
         /// Where from.
         public var uiJSONURL: String?
 
+        /// Makes the event from its arguments.
+        ///
+        /// - Parameters:
+        ///   - ids: How many.
+        ///   - uiJSONURL: Where from.
         public init(ids: Int, uiJSONURL: String? = nil) {
             self.ids = ids
             self.uiJSONURL = uiJSONURL
         }
 
         /// The typed form of `event`, or `nil` when it has another name or an arg is missing or of another type.
+        ///
+        /// - Parameter event: A measurement event received from the bus.
         public init?(_ event: MeasurementEvent) {
             guard event.name == Self.eventName else { return nil }
             guard let value = event.args["ids"]?.intValue else { return nil }
@@ -83,6 +107,7 @@ public enum MinimalEvents {
             }
         }
 
+        /// The event's arguments, keyed by their catalog names.
         public var args: EventArgs {
             var args: EventArgs = ["ids": .int(ids)]
             args["ui_json_url"] = uiJSONURL.map { .string($0) }

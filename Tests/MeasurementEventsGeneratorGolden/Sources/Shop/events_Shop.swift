@@ -24,7 +24,7 @@ public enum ShopEvents {
     /// The shop tab was opened.
     public static let shopOpened: EventName = "shop/opened"
 
-    /// Every event name of this module, in catalog order; for allow-lists (`allowList + ShopEvents.allNames`).
+    /// Every event name of this module, in catalog order; for allow-lists (`allowList + ShopEvents.allNames.map(EventPattern.init)`).
     public static let allNames: [EventName] = [
         shopProductViewed,
         shopCartItemAdded,
@@ -40,8 +40,13 @@ public enum ShopEvents {
 
     /// A product page became visible.
     public struct ShopProductViewed: TypedMeasurementEvent, Hashable {
+        /// The event's name on the bus: `shop/product_viewed`.
         public static let eventName: EventName = "shop/product_viewed"
+
+        /// The event's type: `.impression`.
         public static let eventType: EventType = .impression
+
+        /// The event's category: `catalog`.
         public static let eventCategory: String? = "catalog"
 
         /// The product's SKU.
@@ -56,6 +61,13 @@ public enum ShopEvents {
         /// Zero-based position in the list.
         public var position: Int?
 
+        /// Makes the event from its arguments.
+        ///
+        /// - Parameters:
+        ///   - productID: The product's SKU.
+        ///   - imageURL: The hero image shown.
+        ///   - price: The price shown, in the user's currency.
+        ///   - position: Zero-based position in the list.
         public init(productID: String, imageURL: String? = nil, price: Double, position: Int? = nil) {
             self.productID = productID
             self.imageURL = imageURL
@@ -64,6 +76,8 @@ public enum ShopEvents {
         }
 
         /// The typed form of `event`, or `nil` when it has another name or an arg is missing or of another type.
+        ///
+        /// - Parameter event: A measurement event received from the bus.
         public init?(_ event: MeasurementEvent) {
             guard event.name == Self.eventName else { return nil }
             guard let value = event.args["product_id"]?.stringValue else { return nil }
@@ -84,6 +98,7 @@ public enum ShopEvents {
             }
         }
 
+        /// The event's arguments, keyed by their catalog names.
         public var args: EventArgs {
             var args: EventArgs = ["product_id": .string(productID), "price": .double(price)]
             args["image_url"] = imageURL.map { .string($0) }
@@ -106,8 +121,13 @@ public enum ShopEvents {
 
     /// The user added a product to the cart.
     public struct ShopCartItemAdded: TypedMeasurementEvent, Hashable {
+        /// The event's name on the bus: `shop/cart/item_added`.
         public static let eventName: EventName = "shop/cart/item_added"
+
+        /// The event's type: `.click`.
         public static let eventType: EventType = .click
+
+        /// The event's category: none.
         public static let eventCategory: String? = nil
 
         /// The product's SKU.
@@ -119,6 +139,12 @@ public enum ShopEvents {
         /// Whether it is wrapped as a gift.
         public var gift: Bool
 
+        /// Makes the event from its arguments.
+        ///
+        /// - Parameters:
+        ///   - productID: The product's SKU.
+        ///   - quantity: How many were added.
+        ///   - gift: Whether it is wrapped as a gift.
         public init(productID: String, quantity: Int, gift: Bool) {
             self.productID = productID
             self.quantity = quantity
@@ -126,6 +152,8 @@ public enum ShopEvents {
         }
 
         /// The typed form of `event`, or `nil` when it has another name or an arg is missing or of another type.
+        ///
+        /// - Parameter event: A measurement event received from the bus.
         public init?(_ event: MeasurementEvent) {
             guard event.name == Self.eventName else { return nil }
             guard let value = event.args["product_id"]?.stringValue else { return nil }
@@ -136,6 +164,7 @@ public enum ShopEvents {
             self.gift = value
         }
 
+        /// The event's arguments, keyed by their catalog names.
         public var args: EventArgs { ["product_id": .string(productID), "quantity": .int(quantity), "gift": .bool(gift)] }
     }
 
@@ -154,8 +183,13 @@ public enum ShopEvents {
     ///
     /// Sent once per order, after the payment succeeded.
     public struct ShopCheckoutCompleted: TypedMeasurementEvent, Hashable {
+        /// The event's name on the bus: `shop/checkout/completed`.
         public static let eventName: EventName = "shop/checkout/completed"
+
+        /// The event's type: `.activity`.
         public static let eventType: EventType = .activity
+
+        /// The event's category: `checkout "funnel"`.
         public static let eventCategory: String? = "checkout \"funnel\""
 
         /// The order's id.
@@ -174,6 +208,13 @@ public enum ShopEvents {
         /// The payment API's answer.
         public var httpStatus: Int
 
+        /// Makes the event from its arguments.
+        ///
+        /// - Parameters:
+        ///   - orderID: The order's id.
+        ///   - email: The receipt's address.
+        ///   - phone: For delivery updates.
+        ///   - httpStatus: The payment API's answer.
         public init(orderID: String, email: String, phone: String? = nil, httpStatus: Int) {
             self.orderID = orderID
             self.email = email
@@ -182,6 +223,8 @@ public enum ShopEvents {
         }
 
         /// The typed form of `event`, or `nil` when it has another name or an arg is missing or of another type.
+        ///
+        /// - Parameter event: A measurement event received from the bus.
         public init?(_ event: MeasurementEvent) {
             guard event.name == Self.eventName else { return nil }
             guard let value = event.args["order_id"]?.stringValue else { return nil }
@@ -198,6 +241,7 @@ public enum ShopEvents {
             self.httpStatus = value
         }
 
+        /// The event's arguments, keyed by their catalog names.
         public var args: EventArgs {
             var args: EventArgs = ["order_id": .string(orderID), "email": .string(email), "http_status": .int(httpStatus)]
             args["phone"] = phone.map { .string($0) }
@@ -221,8 +265,13 @@ public enum ShopEvents {
 
     /// The user left for the payment provider's page.
     public struct ShopPaymentRedirected: TypedMeasurementEvent, Hashable {
+        /// The event's name on the bus: `shop/payment/redirected`.
         public static let eventName: EventName = "shop/payment/redirected"
+
+        /// The event's type: `.redirect`.
         public static let eventType: EventType = .redirect
+
+        /// The event's category: none.
         public static let eventCategory: String? = nil
 
         /// Whether the default provider was used.
@@ -237,6 +286,13 @@ public enum ShopEvents {
         /// Not a keyword, but close.
         public var type: String
 
+        /// Makes the event from its arguments.
+        ///
+        /// - Parameters:
+        ///   - default: Whether the default provider was used.
+        ///   - in: A keyword as an arg name: escaped with backticks.
+        ///   - center: Named like the helper's center parameter.
+        ///   - type: Not a keyword, but close.
         public init(`default`: Bool, `in`: String, center: String, type: String) {
             self.`default` = `default`
             self.`in` = `in`
@@ -245,6 +301,8 @@ public enum ShopEvents {
         }
 
         /// The typed form of `event`, or `nil` when it has another name or an arg is missing or of another type.
+        ///
+        /// - Parameter event: A measurement event received from the bus.
         public init?(_ event: MeasurementEvent) {
             guard event.name == Self.eventName else { return nil }
             guard let value = event.args["default"]?.boolValue else { return nil }
@@ -257,6 +315,7 @@ public enum ShopEvents {
             self.type = value
         }
 
+        /// The event's arguments, keyed by their catalog names.
         public var args: EventArgs { ["default": .bool(`default`), "in": .string(`in`), "center": .string(center), "type": .string(type)] }
     }
 
@@ -274,21 +333,32 @@ public enum ShopEvents {
 
     /// The shop tab was opened.
     public struct ShopOpened: TypedMeasurementEvent, Hashable {
+        /// The event's name on the bus: `shop/opened`.
         public static let eventName: EventName = "shop/opened"
+
+        /// The event's type: `.userAction`.
         public static let eventType: EventType = .userAction
+
+        /// The event's category: none.
         public static let eventCategory: String? = nil
 
+        /// Makes the event; it has no arguments.
         public init() {}
 
         /// The typed form of `event`, or `nil` when it has another name or an arg is missing or of another type.
+        ///
+        /// - Parameter event: A measurement event received from the bus.
         public init?(_ event: MeasurementEvent) {
             guard event.name == Self.eventName else { return nil }
         }
 
+        /// The event's arguments, keyed by their catalog names.
         public var args: EventArgs { [:] }
     }
 
     /// The shop tab was opened.
+    ///
+    /// - Parameter center: Where to post; `.default` unless a test isolates it.
     public static func postShopOpened(to center: NotificationCenter = .default) {
         ShopOpened().post(to: center)
     }

@@ -12,7 +12,7 @@ public enum CheckoutEvents {
     /// The payment went through.
     public static let checkoutPaid: EventName = "checkout/paid"
 
-    /// Every event name of this module, in catalog order; for allow-lists (`allowList + CheckoutEvents.allNames`).
+    /// Every event name of this module, in catalog order; for allow-lists (`allowList + CheckoutEvents.allNames.map(EventPattern.init)`).
     public static let allNames: [EventName] = [
         checkoutStarted,
         checkoutPaid,
@@ -25,8 +25,13 @@ public enum CheckoutEvents {
 
     /// The user opened the checkout.
     public struct CheckoutStarted: TypedMeasurementEvent, Hashable {
+        /// The event's name on the bus: `checkout/started`.
         public static let eventName: EventName = "checkout/started"
+
+        /// The event's type: `.activity`.
         public static let eventType: EventType = .activity
+
+        /// The event's category: `checkout`.
         public static let eventCategory: String? = "checkout"
 
         /// The cart's id.
@@ -38,6 +43,12 @@ public enum CheckoutEvents {
         /// The cart's total.
         public var total: Double
 
+        /// Makes the event from its arguments.
+        ///
+        /// - Parameters:
+        ///   - cartID: The cart's id.
+        ///   - items: How many items are in the cart.
+        ///   - total: The cart's total.
         public init(cartID: String, items: Int, total: Double) {
             self.cartID = cartID
             self.items = items
@@ -45,6 +56,8 @@ public enum CheckoutEvents {
         }
 
         /// The typed form of `event`, or `nil` when it has another name or an arg is missing or of another type.
+        ///
+        /// - Parameter event: A measurement event received from the bus.
         public init?(_ event: MeasurementEvent) {
             guard event.name == Self.eventName else { return nil }
             guard let value = event.args["cart_id"]?.stringValue else { return nil }
@@ -55,6 +68,7 @@ public enum CheckoutEvents {
             self.total = value
         }
 
+        /// The event's arguments, keyed by their catalog names.
         public var args: EventArgs { ["cart_id": .string(cartID), "items": .int(items), "total": .double(total)] }
     }
 
@@ -71,8 +85,13 @@ public enum CheckoutEvents {
 
     /// The payment went through.
     public struct CheckoutPaid: TypedMeasurementEvent, Hashable {
+        /// The event's name on the bus: `checkout/paid`.
         public static let eventName: EventName = "checkout/paid"
+
+        /// The event's type: `.click`.
         public static let eventType: EventType = .click
+
+        /// The event's category: `checkout`.
         public static let eventCategory: String? = "checkout"
 
         /// The cart's id.
@@ -86,6 +105,12 @@ public enum CheckoutEvents {
         /// Whether Express checkout was used.
         public var express: Bool?
 
+        /// Makes the event from its arguments.
+        ///
+        /// - Parameters:
+        ///   - cartID: The cart's id.
+        ///   - email: Where the receipt goes.
+        ///   - express: Whether Express checkout was used.
         public init(cartID: String, email: String, express: Bool? = nil) {
             self.cartID = cartID
             self.email = email
@@ -93,6 +118,8 @@ public enum CheckoutEvents {
         }
 
         /// The typed form of `event`, or `nil` when it has another name or an arg is missing or of another type.
+        ///
+        /// - Parameter event: A measurement event received from the bus.
         public init?(_ event: MeasurementEvent) {
             guard event.name == Self.eventName else { return nil }
             guard let value = event.args["cart_id"]?.stringValue else { return nil }
@@ -107,6 +134,7 @@ public enum CheckoutEvents {
             }
         }
 
+        /// The event's arguments, keyed by their catalog names.
         public var args: EventArgs {
             var args: EventArgs = ["cart_id": .string(cartID), "email": .string(email)]
             args["express"] = express.map { .bool($0) }

@@ -6,7 +6,7 @@ import MeasurementEvents
 
 /// No events yet: an empty catalog still generates a valid file.
 public enum OnboardingEvents {
-    /// Every event name of this module, in catalog order; for allow-lists (`allowList + OnboardingEvents.allNames`).
+    /// Every event name of this module, in catalog order; for allow-lists (`allowList + OnboardingEvents.allNames.map(EventPattern.init)`).
     public static let allNames: [EventName] = []
 
     /// The names of the personal-data (PII) args of each event that has any; for redaction.
