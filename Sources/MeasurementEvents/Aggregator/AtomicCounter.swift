@@ -28,6 +28,10 @@ final class AtomicCounter: @unchecked Sendable {
     @inline(__always) @discardableResult
     func addOrdered(_ delta: Int64) -> Int64 { me_atomic_int64_add_ordered(UnsafeMutablePointer(storage), delta) }
 
+    /// Stores `value` with acquire-release ordering; returns the value before.
+    @inline(__always) @discardableResult
+    func exchange(_ value: Int64) -> Int64 { me_atomic_int64_exchange(UnsafeMutablePointer(storage), value) }
+
     @inline(__always)
     func compareExchange(expected: Int64, desired: Int64) -> Bool {
         me_atomic_int64_compare_exchange(UnsafeMutablePointer(storage), expected, desired)

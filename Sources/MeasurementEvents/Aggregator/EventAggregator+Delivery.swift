@@ -13,18 +13,16 @@ extension EventAggregator {
         }
     }
 
-    /// Delivers everything pending, in order, applying controls (identity changes, background
+    /// Delivers everything posted, in order, applying controls (identity changes, background
     /// moves) between the events they were posted between.
     func drain() {
-        var batch: [Pending] = []
-        var controls: [Control] = []
         while true {
-            state.withLock { state in
-                swap(&batch, &state.pending)
-                swap(&controls, &state.controls)
-                if batch.isEmpty && controls.isEmpty { state.drainScheduled = false }
-            }
+            // Cleared before the buffers are swapped: a post appended after the swap sets it
+            // again and schedules another drain.
+            posting.drainRequested.exchange(0)
+            var (batch, controls) = posting.buffers.nextRound()
             if batch.isEmpty && controls.isEmpty { return }
+            let events = batch.count
             completeArgs(&batch, shifting: &controls)
             var start = 0
             for control in controls {
@@ -33,8 +31,7 @@ extension EventAggregator {
                 start = control.position
             }
             deliverSegment(&batch, start..<batch.count)
-            batch.removeAll(keepingCapacity: true)
-            controls.removeAll(keepingCapacity: true)
+            finishInFlight(events)
         }
     }
 

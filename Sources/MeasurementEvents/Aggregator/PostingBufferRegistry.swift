@@ -1,0 +1,86 @@
+/// An aggregator's posting buffers (one per posting thread), and the drain's merge of them
+/// into one sequence.
+///
+/// Every item carries a number from one counter, taken inside its buffer's lock. A round swaps
+/// every buffer out twice: `M`, the largest number seen by the end of the first pass (carry-over
+/// included), is such that every item numbered `M` or less was inside its buffer's lock before
+/// the first pass ended, so the second pass has it. The round hands out, merged by number,
+/// every item up to `M`, and keeps the rest for the next round. An item posted after (in the
+/// happens-before sense) another item, on any thread, has a larger number: cross-thread order
+/// between an identity change and an event is kept.
+final class PostingBufferRegistry: @unchecked Sendable {
+    // @unchecked: `buffers` is behind its lock; `carry` is used by the drain only, which runs
+    // in the delivery context, one at a time.
+    let sequence = AtomicCounter()
+    private let buffers = LockedValue<[PostingBuffer]>([])
+    private var carry = PostingBuffer.Contents()
+
+    func register(_ buffer: PostingBuffer) {
+        buffers.withLock { $0.append(buffer) }
+    }
+
+    /// At the aggregator's end: threads may forget its buffers.
+    func close() {
+        for buffer in buffers.withLock({ $0 }) { buffer.markAggregatorGone() }
+    }
+
+    /// The next events in sequence order, and the controls with their positions among them;
+    /// both empty when nothing is waiting.
+    func nextRound() -> (events: [EventAggregator.Pending], controls: [EventAggregator.Control]) {
+        let buffers = self.buffers.withLock { $0 }
+        var sources: [PostingBuffer.Contents] = []
+        if !carry.isEmpty {
+            sources.append(carry)
+            carry = PostingBuffer.Contents()
+        }
+        var finished: [ObjectIdentifier] = []
+        takeAll(from: buffers, into: &sources, finished: &finished)
+        let limit = sources.reduce(Int64.min) {
+            max($0, $1.events.last?.sequence ?? .min, $1.controls.last?.sequence ?? .min)
+        }
+        takeAll(from: buffers, into: &sources, finished: &finished)
+        if !finished.isEmpty {
+            self.buffers.withLock { $0.removeAll { finished.contains(ObjectIdentifier($0)) } }
+        }
+        guard !sources.isEmpty else { return ([], []) }
+        // One source (one posting thread, the usual case) is in order already.
+        var events = sources.count == 1 ? sources[0].events : sources.flatMap(\.events)
+        var controls = sources.count == 1 ? sources[0].controls : sources.flatMap(\.controls)
+        if sources.count > 1 {
+            events.sort { $0.sequence < $1.sequence }
+            controls.sort { $0.sequence < $1.sequence }
+        }
+        // Only the second pass has numbers above the limit, and they sort last.
+        if let last = events.last, last.sequence > limit,
+            let cut = events.firstIndex(where: { $0.sequence > limit })
+        {
+            carry.events = Array(events[cut...])
+            events.removeSubrange(cut...)
+        }
+        if let last = controls.last, last.sequence > limit,
+            let cut = controls.firstIndex(where: { $0.sequence > limit })
+        {
+            carry.controls = Array(controls[cut...])
+            controls.removeSubrange(cut...)
+        }
+        var position = 0
+        for index in controls.indices {
+            while position < events.count, events[position].sequence < controls[index].sequence { position += 1 }
+            controls[index].position = position
+        }
+        return (events, controls)
+    }
+
+    private func takeAll(
+        from buffers: [PostingBuffer], into sources: inout [PostingBuffer.Contents], finished: inout [ObjectIdentifier]
+    ) {
+        for buffer in buffers {
+            var contents = PostingBuffer.Contents()
+            if buffer.take(into: &contents) {
+                finished.append(ObjectIdentifier(buffer))
+            } else if !contents.isEmpty {
+                sources.append(contents)
+            }
+        }
+    }
+}

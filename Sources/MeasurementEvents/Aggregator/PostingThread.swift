@@ -1,0 +1,83 @@
+#if canImport(Darwin)
+import Darwin
+#elseif canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Android)
+import Android
+#endif
+
+/// What a posting thread keeps for each aggregator it posts to: its buffer and its cache of
+/// filter decisions. Reached through one thread-local slot, so a post touches no state that
+/// another thread writes (except the buffer's lock while the drain swaps it).
+final class PostingThread {
+    // Not Sendable: used by its own thread only (and released by the thread-exit destructor).
+    final class Slot {
+        /// ``EventAggregator``'s serial number: never reused, unlike an object's address.
+        let aggregatorSerial: Int64
+        let buffer: PostingBuffer
+        let decisions = NameDecisionCache()
+
+        init(aggregatorSerial: Int64, buffer: PostingBuffer) {
+            self.aggregatorSerial = aggregatorSerial
+            self.buffer = buffer
+        }
+    }
+
+    // Unchecked: only this thread reads or writes them; the dynamic exclusivity check cost
+    // about as much as the rest of the lookup.
+    @exclusivity(unchecked) private var slots: [Slot] = []
+    @exclusivity(unchecked) private var lastUsed: Slot?
+
+    private static let key: pthread_key_t = {
+        var key = pthread_key_t()
+        // The destructor runs when a thread exits: its buffers will get no more items, and the
+        // drain drops them once it has emptied them.
+        pthread_key_create(&key) { raw in
+            #if canImport(Darwin)
+            Unmanaged<PostingThread>.fromOpaque(raw).release()
+            #else
+            if let raw { Unmanaged<PostingThread>.fromOpaque(raw).release() }
+            #endif
+        }
+        return key
+    }()
+
+    deinit {
+        for slot in slots { slot.buffer.markThreadExited() }
+    }
+
+    /// This thread's object, made on its first post.
+    @inline(__always)
+    static var current: PostingThread {
+        if let raw = pthread_getspecific(key) {
+            return Unmanaged<PostingThread>.fromOpaque(raw).takeUnretainedValue()
+        }
+        let thread = PostingThread()
+        pthread_setspecific(key, Unmanaged.passRetained(thread).toOpaque())
+        return thread
+    }
+
+    /// The slot for the aggregator numbered `serial`; `register` is called with a new buffer
+    /// the first time this thread posts to it.
+    @inline(__always)
+    func slot(for serial: Int64, register: (PostingBuffer) -> Void) -> Slot {
+        if let slot = lastUsed, slot.aggregatorSerial == serial { return slot }
+        return findSlot(for: serial, register: register)
+    }
+
+    private func findSlot(for serial: Int64, register: (PostingBuffer) -> Void) -> Slot {
+        if let slot = slots.first(where: { $0.aggregatorSerial == serial }) {
+            lastUsed = slot
+            return slot
+        }
+        // Rare (a new aggregator): forget the slots of aggregators that are gone.
+        slots.removeAll { $0.buffer.isAggregatorGone }
+        let slot = Slot(aggregatorSerial: serial, buffer: PostingBuffer())
+        register(slot.buffer)
+        slots.append(slot)
+        lastUsed = slot
+        return slot
+    }
+}
