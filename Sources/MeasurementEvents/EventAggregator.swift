@@ -168,8 +168,10 @@ open class EventAggregator: @unchecked Sendable {
 
     private func observe(_ name: Notification.Name, keys: NotificationKeys) -> any NSObjectProtocol {
         // No `queue:`: on Linux it makes the poster wait for that queue to drain.
-        center.addObserver(forName: name, object: nil, queue: nil) { [weak self] notification in
-            self?.receive(notification, keys: keys)
+        // A `weak let`, not `[weak self]`: an immutable capture needs no access check per post.
+        weak let aggregator = self
+        return center.addObserver(forName: name, object: nil, queue: nil) { notification in
+            aggregator?.receive(notification, keys: keys)
         }
     }
 
@@ -261,9 +263,9 @@ open class EventAggregator: @unchecked Sendable {
         } catch {
             return reject(error, alreadyCounted: true)
         }
-        enqueue(
-            Pending(event: event, needsID: event.id == MeasurementEvent.placeholderID, postedArgs: nil, consentAtPost: consent),
-            in: slot)
+        enqueue(in: slot) {
+            Pending(event: event, needsID: event.id == MeasurementEvent.placeholderID, postedArgs: nil, consentAtPost: consent)
+        }
     }
 
     @inline(__always)

@@ -53,14 +53,16 @@ struct PostInProgress {
         pthread_setspecific(key, outer)
     }
 
-    /// The fields of the post in progress on this thread, if `notification` is that post.
+    /// The fields of the post in progress on this thread, if `notification` is that post; valid
+    /// only while the observer runs (the pointee lives in the poster's stack frame). A pointer,
+    /// not a copy: copying the fields would retain and release each of them.
     @inline(__always)
-    static func current(for notification: Notification) -> PostInProgress? {
+    static func current(for notification: Notification) -> UnsafePointer<PostInProgress>? {
         guard let raw = pthread_getspecific(key) else { return nil }
-        let post = raw.assumingMemoryBound(to: PostInProgress.self)
+        let post = UnsafePointer(raw.assumingMemoryBound(to: PostInProgress.self))
         guard let info = notification.userInfo, let identity = identity(of: info),
             identity == post.pointee.userInfoIdentity
         else { return nil }
-        return post.pointee
+        return post
     }
 }

@@ -31,6 +31,7 @@ extension EventAggregator {
                 start = control.position
             }
             deliverSegment(&batch, start..<batch.count)
+            posting.buffers.recycle(&batch)
             finishInFlight(events)
         }
     }

@@ -9,18 +9,23 @@ extension EventAggregator {
     /// The name is checked after the filter: a name that no filter keeps costs nothing more
     /// (it is counted as filtered out, and listed in `filteredOutNames`).
     @inline(__always)
-    func receive(_ post: PostInProgress, notificationName: Notification.Name, slot: PostingThread.Slot) {
-        let decision = decision(on: post.name, cachedIn: slot.decisions)
-        guard let consent = admit(post.name, decision) else { return }
+    func receive(_ post: UnsafePointer<PostInProgress>, notificationName: Notification.Name, slot: PostingThread.Slot) {
+        let decision = decision(on: post.pointee.name, cachedIn: slot.decisions)
+        guard let consent = admit(post.pointee.name, decision) else { return }
         if let problem = decision.validationFailure {
             return reject(
-                MalformedEventError(.invalidName(name: post.name.rawValue, problem: problem), notificationName: notificationName),
+                MalformedEventError(
+                    .invalidName(name: post.pointee.name.rawValue, problem: problem), notificationName: notificationName),
                 alreadyCounted: true)
         }
-        let event = MeasurementEvent(
-            post.name, type: post.type, category: post.category, id: MeasurementEvent.placeholderID,
-            timestamp: now())
-        enqueue(Pending(event: event, needsID: true, postedArgs: post.args, consentAtPost: consent), in: slot)
+        let timestamp = now()
+        enqueue(in: slot) {
+            Pending(
+                event: MeasurementEvent(
+                    post.pointee.name, type: post.pointee.type, category: post.pointee.category,
+                    id: MeasurementEvent.placeholderID, timestamp: timestamp),
+                needsID: true, postedArgs: post.pointee.args, consentAtPost: consent)
+        }
     }
 
     /// This thread's buffer and decision cache for this aggregator.
@@ -62,14 +67,14 @@ extension EventAggregator {
     }
 
     @inline(__always)
-    func enqueue(_ pending: Pending, in slot: PostingThread.Slot) {
+    func enqueue(in slot: PostingThread.Slot, _ makePending: () -> Pending) {
         switch configuration.delivery {
         case .asynchronous:
             guard admitInFlight() else { return }
-            slot.buffer.append(pending, numberedBy: posting.buffers.sequence)
+            slot.buffer.append(numberedBy: posting.buffers.sequence, makePending)
             requestDrain()
         case .synchronous:
-            var batch = [pending]
+            var batch = [makePending()]
             var noControls: [Control] = []
             completeArgs(&batch, shifting: &noControls)
             synchronousDelivery.lock()

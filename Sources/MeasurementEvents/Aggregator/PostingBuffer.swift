@@ -20,18 +20,19 @@ final class PostingBuffer: Sendable {
 
     private let guarded = LockedValue(Guarded())
 
-    /// Appends `pending` numbered by `sequence`. The number is taken inside the lock, so that
+    /// Appends the event `makePending` makes, numbered by `sequence`. The number is taken inside the lock, so that
     /// a drain which has seen a number has seen, or will see in its next pass, every smaller
     /// one (see ``PostingBufferRegistry``).
     @inline(__always)
-    func append(_ pending: EventAggregator.Pending, numberedBy sequence: AtomicCounter) {
+    func append(numberedBy sequence: borrowing AtomicCounter, _ makePending: () -> EventAggregator.Pending) {
+        // Made in place: an event made outside and moved in is copied and destroyed instead.
         guarded.withLock { guarded in
-            guarded.contents.events.append(pending)
+            guarded.contents.events.append(makePending())
             guarded.contents.events[guarded.contents.events.count - 1].sequence = sequence.add(1)
         }
     }
 
-    func append(_ control: EventAggregator.Control, numberedBy sequence: AtomicCounter) {
+    func append(_ control: EventAggregator.Control, numberedBy sequence: borrowing AtomicCounter) {
         guarded.withLock { guarded in
             var control = control
             control.sequence = sequence.add(1)

@@ -14,6 +14,8 @@ final class PostingBufferRegistry: @unchecked Sendable {
     let sequence = AtomicCounter()
     private let buffers = LockedValue<[PostingBuffer]>([])
     private var carry = PostingBuffer.Contents()
+    /// Emptied event arrays, kept with their capacity so that buffers do not regrow every round.
+    private var spares: [[EventAggregator.Pending]] = []
 
     func register(_ buffer: PostingBuffer) {
         buffers.withLock { $0.append(buffer) }
@@ -71,16 +73,26 @@ final class PostingBufferRegistry: @unchecked Sendable {
         return (events, controls)
     }
 
+    /// Takes back a delivered round's events array, for its capacity.
+    func recycle(_ events: inout [EventAggregator.Pending]) {
+        events.removeAll(keepingCapacity: true)
+        // A few arrays, none larger than a busy round needs: a burst's capacity is let go.
+        if spares.count < 4, events.capacity <= 4_096 { spares.append(events) }
+        events = []
+    }
+
     private func takeAll(
         from buffers: [PostingBuffer], into sources: inout [PostingBuffer.Contents], finished: inout [ObjectIdentifier]
     ) {
         for buffer in buffers {
-            var contents = PostingBuffer.Contents()
+            var contents = PostingBuffer.Contents(events: spares.popLast() ?? [])
             if buffer.take(into: &contents) {
                 finished.append(ObjectIdentifier(buffer))
             } else if !contents.isEmpty {
                 sources.append(contents)
+                continue
             }
+            recycle(&contents.events)
         }
     }
 }
