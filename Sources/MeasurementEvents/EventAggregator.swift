@@ -263,9 +263,9 @@ open class EventAggregator: @unchecked Sendable {
         } catch {
             return reject(error, alreadyCounted: true)
         }
-        enqueue(in: slot) {
-            Pending(event: event, needsID: event.id == MeasurementEvent.placeholderID, postedArgs: nil, consentAtPost: consent)
-        }
+        enqueue(
+            Pending(event: event, needsID: event.id == MeasurementEvent.placeholderID, consentAtPost: consent),
+            in: slot)
     }
 
     @inline(__always)

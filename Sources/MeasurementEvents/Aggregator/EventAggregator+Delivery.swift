@@ -20,10 +20,15 @@ extension EventAggregator {
             // Cleared before the buffers are swapped: a post appended after the swap sets it
             // again and schedules another drain.
             posting.drainRequested.exchange(0)
-            var (batch, controls) = posting.buffers.nextRound()
-            if batch.isEmpty && controls.isEmpty { return }
-            let events = batch.count
-            completeArgs(&batch, shifting: &controls)
+            var rejected: [MalformedEventError] = []
+            var (batch, controls) = posting.buffers.nextRound(rejected: &rejected)
+            for error in rejected { reject(error, alreadyCounted: true) }
+            if batch.isEmpty && controls.isEmpty {
+                if rejected.isEmpty { return }
+                finishInFlight(rejected.count)
+                continue
+            }
+            let events = batch.count + rejected.count
             var start = 0
             for control in controls {
                 deliverSegment(&batch, start..<control.position)
@@ -31,40 +36,8 @@ extension EventAggregator {
                 start = control.position
             }
             deliverSegment(&batch, start..<batch.count)
-            posting.buffers.recycle(&batch)
             finishInFlight(events)
         }
-    }
-
-    /// Converts the args that fast-path posts left as they were posted; rejects (and counts)
-    /// the events whose args turn out not to be valid, keeping the others in order and the
-    /// controls between the same events.
-    func completeArgs(_ batch: inout [Pending], shifting controls: inout [Control]) {
-        guard batch.contains(where: { $0.postedArgs != nil }) else { return }
-        var kept = 0
-        var nextControl = 0
-        var rejected: [MalformedEventError] = []
-        for index in batch.indices {
-            while nextControl < controls.count, controls[nextControl].position <= index {
-                controls[nextControl].position = kept
-                nextControl += 1
-            }
-            var pending = batch[index]
-            if let args = pending.postedArgs {
-                do {
-                    pending.event.args = try NotificationKeys.readPostedArgs(args, notificationName: .measurementEvent)
-                    pending.postedArgs = nil
-                } catch {
-                    rejected.append(error)
-                    continue
-                }
-            }
-            batch[kept] = pending
-            kept += 1
-        }
-        for index in nextControl..<controls.count { controls[index].position = kept }
-        batch.removeLast(batch.count - kept)
-        for error in rejected { reject(error, alreadyCounted: true) }
     }
 
     /// Stamps the events of `range` with identity, session and context, adds session events
@@ -81,7 +54,7 @@ extension EventAggregator {
                 if expanded == nil { expanded = Array(batch[range.lowerBound..<index]) }
                 let consent = batch[index].consentAtPost
                 expanded!.append(contentsOf: sessionEvents(for: transition).map {
-                    Pending(event: $0, needsID: true, postedArgs: nil, consentAtPost: consent)
+                    Pending(event: $0, needsID: true, consentAtPost: consent)
                 })
             }
             expanded?.append(batch[index])

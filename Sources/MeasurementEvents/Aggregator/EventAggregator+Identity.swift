@@ -56,7 +56,7 @@ extension EventAggregator {
             if let problem { reportStoreProblem(problem) }
             if let ended, configuration.sessions.emitsEvents {
                 var events = sessionEvents(for: SessionTimeline.Transition(ended: ended)).map {
-                    Pending(event: $0, needsID: true, postedArgs: nil, consentAtPost: control.consentAtPost)
+                    Pending(event: $0, needsID: true, consentAtPost: control.consentAtPost)
                 }
                 deliverAll(&events, 0..<events.count)
             }

@@ -19,12 +19,22 @@ extension EventAggregator {
                 alreadyCounted: true)
         }
         let timestamp = now()
-        enqueue(in: slot) {
-            Pending(
-                event: MeasurementEvent(
-                    post.pointee.name, type: post.pointee.type, category: post.pointee.category,
-                    id: MeasurementEvent.placeholderID, timestamp: timestamp),
-                needsID: true, postedArgs: post.pointee.args, consentAtPost: consent)
+        let makePosted = {
+            PostedEvent(
+                name: post.pointee.name, type: post.pointee.type, category: post.pointee.category,
+                args: post.pointee.args, timestamp: timestamp, consentAtPost: consent)
+        }
+        switch configuration.delivery {
+        case .asynchronous:
+            guard admitInFlight() else { return }
+            slot.buffer.append(numberedBy: posting.buffers.sequence, makePosted)
+            requestDrain()
+        case .synchronous:
+            do {
+                deliverNow(try makePosted().makePending())
+            } catch {
+                reject(error, alreadyCounted: true)
+            }
         }
     }
 
@@ -66,21 +76,24 @@ extension EventAggregator {
         return nil
     }
 
-    @inline(__always)
-    func enqueue(in slot: PostingThread.Slot, _ makePending: () -> Pending) {
+    /// Queues an event decoded from a notification, or delivers it at once with synchronous
+    /// delivery.
+    func enqueue(_ pending: Pending, in slot: PostingThread.Slot) {
         switch configuration.delivery {
         case .asynchronous:
             guard admitInFlight() else { return }
-            slot.buffer.append(numberedBy: posting.buffers.sequence, makePending)
+            slot.buffer.append(pending, numberedBy: posting.buffers.sequence)
             requestDrain()
         case .synchronous:
-            var batch = [makePending()]
-            var noControls: [Control] = []
-            completeArgs(&batch, shifting: &noControls)
-            synchronousDelivery.lock()
-            defer { synchronousDelivery.unlock() }
-            deliverSegment(&batch, 0..<batch.count)
+            deliverNow(pending)
         }
+    }
+
+    private func deliverNow(_ pending: Pending) {
+        var batch = [pending]
+        synchronousDelivery.lock()
+        defer { synchronousDelivery.unlock() }
+        deliverSegment(&batch, 0..<batch.count)
     }
 
     /// Schedules a drain unless one is scheduled and has not started swapping yet. The drain

@@ -5,9 +5,15 @@
 /// except while the drain swaps the contents out.
 final class PostingBuffer: Sendable {
     struct Contents {
+        /// Fast-path posts.
+        var posted: [EventAggregator.PostedEvent] = []
+        /// Events decoded from a notification.
         var events: [EventAggregator.Pending] = []
         var controls: [EventAggregator.Control] = []
-        var isEmpty: Bool { events.isEmpty && controls.isEmpty }
+        var isEmpty: Bool { posted.isEmpty && events.isEmpty && controls.isEmpty }
+        var lastSequence: Int64 {
+            max(posted.last?.sequence ?? .min, events.last?.sequence ?? .min, controls.last?.sequence ?? .min)
+        }
     }
 
     private struct Guarded {
@@ -20,15 +26,22 @@ final class PostingBuffer: Sendable {
 
     private let guarded = LockedValue(Guarded())
 
-    /// Appends the event `makePending` makes, numbered by `sequence`. The number is taken inside the lock, so that
-    /// a drain which has seen a number has seen, or will see in its next pass, every smaller
-    /// one (see ``PostingBufferRegistry``).
+    /// Appends a fast-path post numbered by `sequence`. The number is taken inside the lock, so
+    /// that a drain which has seen a number has seen, or will see in its next pass, every
+    /// smaller one (see ``PostingBufferRegistry``).
     @inline(__always)
-    func append(numberedBy sequence: borrowing AtomicCounter, _ makePending: () -> EventAggregator.Pending) {
-        // Made in place: an event made outside and moved in is copied and destroyed instead.
+    func append(numberedBy sequence: borrowing AtomicCounter, _ makePosted: () -> EventAggregator.PostedEvent) {
         guarded.withLock { guarded in
-            guarded.contents.events.append(makePending())
-            guarded.contents.events[guarded.contents.events.count - 1].sequence = sequence.add(1)
+            guarded.contents.posted.append(makePosted())
+            guarded.contents.posted[guarded.contents.posted.count - 1].sequence = sequence.add(1)
+        }
+    }
+
+    func append(_ pending: EventAggregator.Pending, numberedBy sequence: borrowing AtomicCounter) {
+        guarded.withLock { guarded in
+            var pending = pending
+            pending.sequence = sequence.add(1)
+            guarded.contents.events.append(pending)
         }
     }
 

@@ -15,7 +15,7 @@ final class PostingBufferRegistry: @unchecked Sendable {
     private let buffers = LockedValue<[PostingBuffer]>([])
     private var carry = PostingBuffer.Contents()
     /// Emptied event arrays, kept with their capacity so that buffers do not regrow every round.
-    private var spares: [[EventAggregator.Pending]] = []
+    private var spares: [[EventAggregator.PostedEvent]] = []
 
     func register(_ buffer: PostingBuffer) {
         buffers.withLock { $0.append(buffer) }
@@ -27,8 +27,11 @@ final class PostingBufferRegistry: @unchecked Sendable {
     }
 
     /// The next events in sequence order, and the controls with their positions among them;
-    /// both empty when nothing is waiting.
-    func nextRound() -> (events: [EventAggregator.Pending], controls: [EventAggregator.Control]) {
+    /// both empty when nothing is waiting. Posts whose args are not valid are left out, and
+    /// their errors added to `rejected`.
+    func nextRound(
+        rejected: inout [MalformedEventError]
+    ) -> (events: [EventAggregator.Pending], controls: [EventAggregator.Control]) {
         let buffers = self.buffers.withLock { $0 }
         var sources: [PostingBuffer.Contents] = []
         if !carry.isEmpty {
@@ -37,14 +40,13 @@ final class PostingBufferRegistry: @unchecked Sendable {
         }
         var finished: [ObjectIdentifier] = []
         takeAll(from: buffers, into: &sources, finished: &finished)
-        let limit = sources.reduce(Int64.min) {
-            max($0, $1.events.last?.sequence ?? .min, $1.controls.last?.sequence ?? .min)
-        }
+        let limit = sources.reduce(Int64.min) { max($0, $1.lastSequence) }
         takeAll(from: buffers, into: &sources, finished: &finished)
         if !finished.isEmpty {
             self.buffers.withLock { $0.removeAll { finished.contains(ObjectIdentifier($0)) } }
         }
         guard !sources.isEmpty else { return ([], []) }
+        for index in sources.indices { makeEvents(of: &sources[index], rejected: &rejected) }
         // One source (one posting thread, the usual case) is in order already.
         var events = sources.count == 1 ? sources[0].events : sources.flatMap(\.events)
         var controls = sources.count == 1 ? sources[0].controls : sources.flatMap(\.controls)
@@ -73,8 +75,25 @@ final class PostingBufferRegistry: @unchecked Sendable {
         return (events, controls)
     }
 
-    /// Takes back a delivered round's events array, for its capacity.
-    func recycle(_ events: inout [EventAggregator.Pending]) {
+    /// Turns a source's fast-path posts into events, in sequence with its other events; the
+    /// ones whose args are not valid go to `rejected` instead.
+    private func makeEvents(of source: inout PostingBuffer.Contents, rejected: inout [MalformedEventError]) {
+        guard !source.posted.isEmpty else { return }
+        let hadEvents = !source.events.isEmpty
+        source.events.reserveCapacity(source.events.count + source.posted.count)
+        for posted in source.posted {
+            do {
+                source.events.append(try posted.makePending())
+            } catch {
+                rejected.append(error)
+            }
+        }
+        recycle(&source.posted)
+        if hadEvents { source.events.sort { $0.sequence < $1.sequence } }
+    }
+
+    /// Takes back an emptied array of posts, for its capacity.
+    func recycle(_ events: inout [EventAggregator.PostedEvent]) {
         events.removeAll(keepingCapacity: true)
         // A few arrays, none larger than a busy round needs: a burst's capacity is let go.
         if spares.count < 4, events.capacity <= 4_096 { spares.append(events) }
@@ -85,14 +104,14 @@ final class PostingBufferRegistry: @unchecked Sendable {
         from buffers: [PostingBuffer], into sources: inout [PostingBuffer.Contents], finished: inout [ObjectIdentifier]
     ) {
         for buffer in buffers {
-            var contents = PostingBuffer.Contents(events: spares.popLast() ?? [])
+            var contents = PostingBuffer.Contents(posted: spares.popLast() ?? [])
             if buffer.take(into: &contents) {
                 finished.append(ObjectIdentifier(buffer))
             } else if !contents.isEmpty {
                 sources.append(contents)
                 continue
             }
-            recycle(&contents.events)
+            recycle(&contents.posted)
         }
     }
 }
