@@ -12,7 +12,7 @@ extension EventAggregator {
     func receive(_ post: UnsafePointer<PostInProgress>, notificationName: Notification.Name, slot: PostingThread.Slot) {
         let decision = decision(on: post.pointee.name, cachedIn: slot.decisions)
         guard let consent = admit(post.pointee.name, decision) else { return }
-        if let problem = decision.validationFailure {
+        if !decision.isValid, let problem = post.pointee.name.validationFailure {
             return reject(
                 MalformedEventError(
                     .invalidName(name: post.pointee.name.rawValue, problem: problem), notificationName: notificationName),
@@ -41,13 +41,15 @@ extension EventAggregator {
     /// This thread's buffer and decision cache for this aggregator.
     @inline(__always)
     func postingSlot() -> PostingThread.Slot {
-        PostingThread.current.slot(for: posting.serial) { posting.buffers.register($0) }
+        PostingThread.withCurrent { thread in
+            thread.slot(for: posting.serial) { posting.buffers.register($0) }
+        }
     }
 
     /// Whether the filter keeps `name` and whether the name is valid: from this thread's cache,
     /// or worked out (under the state lock for the filter) and remembered.
     @inline(__always)
-    func decision(on name: EventName, cachedIn cache: NameDecisionCache) -> NameDecisionCache.Decision {
+    func decision(on name: EventName, cachedIn cache: borrowing NameDecisionCache) -> NameDecisionCache.Decision {
         if let decision = cache.decision(for: name.rawValue, generation: posting.filterGeneration.value) {
             return decision
         }
@@ -55,11 +57,11 @@ extension EventAggregator {
     }
 
     @inline(never)
-    private func decideAndRemember(_ name: EventName, in cache: NameDecisionCache) -> NameDecisionCache.Decision {
+    private func decideAndRemember(_ name: EventName, in cache: borrowing NameDecisionCache) -> NameDecisionCache.Decision {
         // The generation is read with the filter it belongs to: a change bumps it under the lock.
         let (filter, generation) = state.withLock { ($0.filter, posting.filterGeneration.value) }
         let decision = NameDecisionCache.Decision(
-            allowed: filter?.allows(name.rawValue) == true, validationFailure: name.validationFailure)
+            allowed: filter?.allows(name.rawValue) == true, isValid: name.validationFailure == nil)
         cache.remember(decision, for: name.rawValue, generation: generation)
         return decision
     }

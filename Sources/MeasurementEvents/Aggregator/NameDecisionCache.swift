@@ -6,12 +6,15 @@
 /// instructions, without hashing the characters; `==` on a hit confirms it (immediate when the
 /// storage is identical, and still correct when a freed string's address was reused).
 /// Entries are valid for one filter generation; any filter change makes them all misses.
-final class NameDecisionCache {
-    // Not Sendable: each instance belongs to one posting thread.
+struct NameDecisionCache: ~Copyable {
+    // Not Sendable: each instance belongs to one posting thread. Non-copyable rather than a
+    // class: used in place, with no reference counting per post.
+    /// Two flags, no reference: reading one from the cache retains nothing.
     struct Decision {
         var allowed: Bool
-        /// Why the bus rejects the name, when it does.
-        var validationFailure: String?
+        /// Whether the bus accepts the name (``EventName/validationFailure`` is nil); the
+        /// reason is worked out again for the rare name it rejects.
+        var isValid: Bool
     }
 
     private struct Entry {
@@ -28,7 +31,7 @@ final class NameDecisionCache {
         entries = .allocate(capacity: Self.capacity)
         // Generation -1 never matches: generations start at 0.
         entries.initialize(
-            repeating: Entry(name: "", generation: -1, decision: Decision(allowed: false)), count: Self.capacity)
+            repeating: Entry(name: "", generation: -1, decision: Decision(allowed: false, isValid: false)), count: Self.capacity)
     }
 
     deinit {

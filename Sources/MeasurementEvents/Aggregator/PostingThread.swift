@@ -28,7 +28,8 @@ final class PostingThread {
     // Unchecked: only this thread reads or writes them; the dynamic exclusivity check cost
     // about as much as the rest of the lookup.
     @exclusivity(unchecked) private var slots: [Slot] = []
-    @exclusivity(unchecked) private var lastUsed: Slot?
+    /// Held by `slots`; unowned(unsafe) so that the lookup costs no reference counting.
+    @exclusivity(unchecked) private unowned(unsafe) var lastUsed: Slot?
 
     private static let key: pthread_key_t = {
         var key = pthread_key_t()
@@ -48,15 +49,15 @@ final class PostingThread {
         for slot in slots { slot.buffer.markThreadExited() }
     }
 
-    /// This thread's object, made on its first post.
+    /// Runs `body` with this thread's object, made on its first post.
     @inline(__always)
-    static var current: PostingThread {
+    static func withCurrent<Result>(_ body: (PostingThread) -> Result) -> Result {
         if let raw = pthread_getspecific(key) {
-            return Unmanaged<PostingThread>.fromOpaque(raw).takeUnretainedValue()
+            return Unmanaged<PostingThread>.fromOpaque(raw)._withUnsafeGuaranteedRef(body)
         }
         let thread = PostingThread()
         pthread_setspecific(key, Unmanaged.passRetained(thread).toOpaque())
-        return thread
+        return body(thread)
     }
 
     /// The slot for the aggregator numbered `serial`; `register` is called with a new buffer
