@@ -19,10 +19,12 @@ import Foundation
 /// after checking that the notification carries the very userInfo dictionary this post made.
 /// Any other notification (another poster, a re-post, a nested raw post) is decoded as usual.
 struct PostInProgress {
-    let name: EventName
+    // Pointers into the poster's frame, valid for the duration of the post: holding the
+    // values themselves would retain and release each of them on every post.
+    let name: UnsafePointer<EventName>
     let type: EventType
-    let category: String?
-    let args: [String: any EventValueConvertible]
+    let category: UnsafePointer<String?>
+    let args: UnsafePointer<[String: any EventValueConvertible]>
     /// The posted userInfo dictionary's storage address.
     let userInfoIdentity: UInt
 

@@ -10,19 +10,19 @@ extension EventAggregator {
     /// (it is counted as filtered out, and listed in `filteredOutNames`).
     @inline(__always)
     func receive(_ post: UnsafePointer<PostInProgress>, notificationName: Notification.Name, slot: PostingThread.Slot) {
-        let decision = decision(on: post.pointee.name, cachedIn: slot.decisions)
-        guard let consent = admit(post.pointee.name, decision) else { return }
-        if !decision.isValid, let problem = post.pointee.name.validationFailure {
+        let decision = decision(on: post.pointee.name.pointee, cachedIn: slot.decisions)
+        guard let consent = admit(post.pointee.name.pointee, decision) else { return }
+        if !decision.isValid, let problem = post.pointee.name.pointee.validationFailure {
             return reject(
                 MalformedEventError(
-                    .invalidName(name: post.pointee.name.rawValue, problem: problem), notificationName: notificationName),
+                    .invalidName(name: post.pointee.name.pointee.rawValue, problem: problem), notificationName: notificationName),
                 alreadyCounted: true)
         }
         let timestamp = now()
         let makePosted = {
             PostedEvent(
-                name: post.pointee.name, type: post.pointee.type, category: post.pointee.category,
-                args: post.pointee.args, timestamp: timestamp, consentAtPost: consent)
+                name: post.pointee.name.pointee, type: post.pointee.type, category: post.pointee.category.pointee,
+                args: post.pointee.args.pointee, timestamp: timestamp, consentAtPost: consent)
         }
         switch configuration.delivery {
         case .asynchronous:
