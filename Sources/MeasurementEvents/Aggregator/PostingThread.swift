@@ -31,6 +31,9 @@ final class PostingThread {
     /// Held by `slots`; unowned(unsafe) so that the lookup costs no reference counting.
     @exclusivity(unchecked) private unowned(unsafe) var lastUsed: Slot?
 
+    /// The ``PostInProgress`` that `MeasurementEvent.post` is making on this thread, if any.
+    @exclusivity(unchecked) var postInProgress: UnsafeRawPointer?
+
     private static let key: pthread_key_t = {
         var key = pthread_key_t()
         // The destructor runs when a thread exits: its buffers will get no more items, and the
@@ -52,12 +55,21 @@ final class PostingThread {
     /// Runs `body` with this thread's object, made on its first post.
     @inline(__always)
     static func withCurrent<Result>(_ body: (PostingThread) -> Result) -> Result {
-        if let raw = pthread_getspecific(key) {
-            return Unmanaged<PostingThread>.fromOpaque(raw)._withUnsafeGuaranteedRef(body)
-        }
-        let thread = PostingThread()
-        pthread_setspecific(key, Unmanaged.passRetained(thread).toOpaque())
-        return body(thread)
+        current._withUnsafeGuaranteedRef(body)
+    }
+
+    /// This thread's object, made on its first post; the thread keeps it alive.
+    @inline(__always)
+    static var current: Unmanaged<PostingThread> {
+        if let raw = pthread_getspecific(key) { return Unmanaged<PostingThread>.fromOpaque(raw) }
+        return makeCurrent()
+    }
+
+    @inline(never)
+    private static func makeCurrent() -> Unmanaged<PostingThread> {
+        let thread = Unmanaged.passRetained(PostingThread())
+        pthread_setspecific(key, thread.toOpaque())
+        return thread
     }
 
     /// The slot for the aggregator numbered `serial`; `register` is called with a new buffer
