@@ -79,9 +79,10 @@ func runInterleaved(batch: Int) {
         allowed.append(nanoseconds(per: batch) { for _ in 0..<batch { post(allowedCenter) } } / raw2)
         allowedAggregator.waitUntilDelivered()
         let raw3 = nanoseconds(per: batch) { for _ in 0..<batch { postRaw(rawCenter) } }
-        // One post at a time with the delivery thread idle: the poster's own cost.
-        allowedIdle.append(nanoseconds(per: 100) {
-            for _ in 0..<100 { post(allowedCenter) }
+        // 1,000 posts (less than the 2 ms coalescing delay) with the delivery thread idle: the
+        // poster's own cost, without a delivery running beside it.
+        allowedIdle.append(nanoseconds(per: 1_000) {
+            for _ in 0..<1_000 { post(allowedCenter) }
         } / raw3)
         allowedAggregator.waitUntilDelivered()
         let raw4 = nanoseconds(per: batch) { for _ in 0..<batch { postRaw(rawCenter) } }
@@ -105,7 +106,7 @@ func runInterleaved(batch: Int) {
     _ = filteredAggregator
     print(String(format: "filtered-out post / raw post: %.2fx", median(filtered)))
     print(String(format: "allowed post until return / raw post: %.2fx", median(allowed)))
-    print(String(format: "allowed post, 100 at a time after an idle delivery thread / raw post: %.2fx", median(allowedIdle)))
+    print(String(format: "allowed post, 1,000 after an idle delivery thread / raw post: %.2fx", median(allowedIdle)))
     print(String(format: "end-to-end delivery rate / raw post rate, 1 thread in-line: %.2fx", median(endToEnd)))
     for threads in [1, 2, 4] {
         print(String(format: "end-to-end delivery rate / raw post rate, %d new posting thread(s): %.2fx", threads, median(threadRates[threads]!)))
