@@ -43,6 +43,8 @@ open class EventAggregator: @unchecked Sendable {
     let queue: DispatchQueue
     private let queueKey = DispatchSpecificKey<ObjectIdentifier>()
     let state: LockedValue<State>
+    /// What posting threads touch without the state lock.
+    let posting: PostingState
     /// Serialises synchronous delivery; recursive so that a tracker may post.
     let synchronousDelivery = NSRecursiveLock()
     let attribution: AttributionState
@@ -51,47 +53,11 @@ open class EventAggregator: @unchecked Sendable {
     /// more than reading the time.
     private let usesSystemClock: Bool
 
-    struct Pending {
-        var event: MeasurementEvent
-        var needsID: Bool
-        /// The args of a fast-path post, still as posted; converted by `completeArgs`.
-        var postedArgs: [String: any EventValueConvertible]?
-        /// Consent as it was when the event was posted: an event posted without consent is
-        /// never sent, even if consent arrives before it is delivered.
-        var consentAtPost: Consent
-    }
-
-    /// Something applied between two pending events, in posting order: an identity change or a
-    /// move to or from the background. Kept apart from `pending` so that events cost nothing more.
-    struct Control {
-        enum Action {
-            case identity(IdentityChange)
-            case enterBackground
-            case enterForeground
-            case refreshContext
-        }
-
-        /// Applied before `pending[position]`.
-        var position: Int
-        var action: Action
-        var timestamp: Date
-        var consentAtPost: Consent
-    }
-
-    /// What waits while consent is pending or the trackers are not ready.
-    enum Held {
-        case event(MeasurementEvent)
-        case identity(IdentityEvent)
-    }
-
     struct State {
         var filter: EventFilter?
         var trackers: [any EventTracker]
         var processors: [any EventProcessor]
         var observers: [any NSObjectProtocol] = []
-        var pending: [Pending] = []
-        var controls: [Control] = []
-        var drainScheduled = false
         var ready: Bool
         var consent: Consent
         var held: [Held] = []
@@ -128,11 +94,13 @@ open class EventAggregator: @unchecked Sendable {
             store: configuration.identityStore ?? InMemoryIdentityStore(), rules: configuration.sessions,
             context: configuration.context?() ?? .current())
         let restored = attribution.restored
+        let consent = restored.consent ?? configuration.consent
+        posting = PostingState(consent: consent)
         var diagnostics = Diagnostics()
         if restored.problem != nil { diagnostics.identityStoreFailures = 1 }
         state = LockedValue(State(
             filter: filter, trackers: trackers, processors: processors,
-            ready: !configuration.holdsEventsUntilReady, consent: restored.consent ?? configuration.consent,
+            ready: !configuration.holdsEventsUntilReady, consent: consent,
             diagnostics: diagnostics))
         queue.setSpecific(key: queueKey, value: ObjectIdentifier(self))
         if let problem = restored.problem { configuration.problemHandler?(.identityStoreFailed(problem)) }
@@ -141,6 +109,7 @@ open class EventAggregator: @unchecked Sendable {
     deinit {
         let observers = state.withLock { $0.observers }
         for observer in observers { center.removeObserver(observer) }
+        posting.buffers.close()
     }
 
     // MARK: Subclass hooks
@@ -175,7 +144,10 @@ open class EventAggregator: @unchecked Sendable {
         let builtFilter = needsFilter ? EventFilter(allow: allowList, deny: denyList) : nil
         let startedFilter = state.withLock { state -> EventFilter? in
             guard state.observers.isEmpty else { return nil }
-            if state.filter == nil { state.filter = builtFilter }
+            if state.filter == nil {
+                state.filter = builtFilter
+                posting.filterGeneration.add(1)
+            }
             state.observers.append(observe(.measurementEvent, keys: .standard))
             state.observers.append(center.addObserver(forName: .measurementIdentity, object: nil, queue: nil) {
                 [weak self] notification in self?.receiveIdentity(notification)
@@ -205,8 +177,10 @@ open class EventAggregator: @unchecked Sendable {
 
     private func observe(_ name: Notification.Name, keys: NotificationKeys) -> any NSObjectProtocol {
         // No `queue:`: on Linux it makes the poster wait for that queue to drain.
-        center.addObserver(forName: name, object: nil, queue: nil) { [weak self] notification in
-            self?.receive(notification, keys: keys)
+        // A `weak let`, not `[weak self]`: an immutable capture needs no access check per post.
+        weak let aggregator = self
+        return center.addObserver(forName: name, object: nil, queue: nil) { notification in
+            aggregator?.receive(notification, keys: keys)
         }
     }
 
@@ -216,7 +190,10 @@ open class EventAggregator: @unchecked Sendable {
     ///
     /// - Parameter filter: the filter to apply from now on.
     public func setFilter(_ filter: EventFilter) {
-        state.withLock { $0.filter = filter }
+        state.withLock { state in
+            state.filter = filter
+            posting.filterGeneration.add(1)
+        }
     }
 
     /// The filter in use; `nil` before ``start()`` for an aggregator that builds it from its lists.
@@ -243,7 +220,7 @@ open class EventAggregator: @unchecked Sendable {
     public var consent: Consent { state.withLock { $0.consent } }
 
     /// What the aggregator has received, forwarded, filtered out, dropped and failed so far.
-    public var diagnostics: Diagnostics { state.withLock { $0.diagnostics } }
+    public var diagnostics: Diagnostics { postingCounters(added: state.withLock { $0.diagnostics }) }
 
     // MARK: Waiting
 
@@ -289,7 +266,7 @@ open class EventAggregator: @unchecked Sendable {
 
     private func receive(_ notification: Notification, keys: NotificationKeys) {
         if keys.isStandard, let post = PostInProgress.current(for: notification) {
-            return receive(post, notificationName: notification.name)
+            return receive(post, notificationName: notification.name, slot: postingSlot())
         }
         let fields: NotificationFields
         do {
@@ -297,34 +274,17 @@ open class EventAggregator: @unchecked Sendable {
         } catch {
             return reject(error)
         }
-        guard let consent = admit(fields.name) else { return }
+        let slot = postingSlot()
+        guard let consent = admit(fields.name, decision(on: fields.name, cachedIn: slot.decisions)) else { return }
         let event: MeasurementEvent
         do {
             event = try MeasurementEvent(fields: fields, receivedAt: now(), assignsID: false)
         } catch {
             return reject(error, alreadyCounted: true)
         }
-        enqueue(Pending(
-            event: event, needsID: event.id == MeasurementEvent.placeholderID, postedArgs: nil,
-            consentAtPost: consent))
-    }
-
-    /// A post made by `MeasurementEvent.post` on this thread: its fields are already typed,
-    /// and its args are converted on the delivery queue rather than here.
-    ///
-    /// The name is checked after the filter: a name that no filter keeps costs nothing more
-    /// (it is counted as filtered out, and listed in `filteredOutNames`).
-    private func receive(_ post: PostInProgress, notificationName: Notification.Name) {
-        guard let consent = admit(post.name) else { return }
-        if let problem = post.name.validationFailure {
-            return reject(
-                MalformedEventError(.invalidName(name: post.name.rawValue, problem: problem), notificationName: notificationName),
-                alreadyCounted: true)
-        }
-        let event = MeasurementEvent(
-            post.name, type: post.type, category: post.category, id: MeasurementEvent.placeholderID,
-            timestamp: now())
-        enqueue(Pending(event: event, needsID: true, postedArgs: post.args, consentAtPost: consent))
+        enqueue(
+            Pending(event: event, needsID: event.id == MeasurementEvent.placeholderID, consentAtPost: consent),
+            in: slot)
     }
 
     @inline(__always)
@@ -333,40 +293,9 @@ open class EventAggregator: @unchecked Sendable {
         return clock?.now() ?? Date()
     }
 
-    /// Counts a received event and applies the filter; the consent in force when it is kept.
-    @inline(__always)
-    private func admit(_ name: EventName) -> Consent? {
-        let record = configuration.recordsFilteredOutNames
-        return state.withLock { state -> Consent? in
-            state.diagnostics.received += 1
-            if state.filter?.allows(name.rawValue) == true { return state.consent }
-            state.diagnostics.filteredOut += 1
-            if record { state.diagnostics.filteredOutNames[name, default: 0] += 1 }
-            return nil
-        }
-    }
-
-    private func enqueue(_ pending: Pending) {
-        switch configuration.delivery {
-        case .asynchronous:
-            let schedule = state.withLock { state -> Bool in
-                state.pending.append(pending)
-                return state.claimDrain()
-            }
-            if schedule { scheduleDrain() }
-        case .synchronous:
-            var batch = [pending]
-            var noControls: [Control] = []
-            completeArgs(&batch, shifting: &noControls)
-            synchronousDelivery.lock()
-            defer { synchronousDelivery.unlock() }
-            deliverSegment(&batch, 0..<batch.count)
-        }
-    }
-
     func reject(_ error: MalformedEventError, alreadyCounted: Bool = false) {
+        if !alreadyCounted { posting.received.add(1) }
         state.withLock { state in
-            if !alreadyCounted { state.diagnostics.received += 1 }
             state.diagnostics.malformed += 1
             state.diagnostics.recentMalformed.append(error)
             if state.diagnostics.recentMalformed.count > 20 { state.diagnostics.recentMalformed.removeFirst() }
@@ -393,15 +322,6 @@ open class EventAggregator: @unchecked Sendable {
             defer { synchronousDelivery.unlock() }
             body()
         }
-    }
-}
-
-extension EventAggregator.State {
-    /// Whether the caller must schedule a drain (none is scheduled yet).
-    mutating func claimDrain() -> Bool {
-        guard !drainScheduled else { return false }
-        drainScheduled = true
-        return true
     }
 }
 

@@ -14,7 +14,9 @@ import Android
 /// elsewhere; `Synchronization.Mutex` would need iOS 18 / macOS 15.
 public final class LockedValue<Value>: @unchecked Sendable {
     // @unchecked: `value` is only read or written between lock() and unlock().
-    private var value: Value
+    // Unchecked exclusivity: the lock already guarantees it, and the dynamic check cost about
+    // as much as the lock itself on the posting path.
+    @exclusivity(unchecked) private var value: Value
     #if canImport(Darwin)
     private let lockPointer: UnsafeMutablePointer<os_unfair_lock>
     #else

@@ -1,12 +1,3 @@
-#if canImport(Darwin)
-import Darwin
-#elseif canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Android)
-import Android
-#endif
 import Foundation
 
 /// The typed fields of the post that ``MeasurementEvent/post(_:type:category:args:to:)`` is
@@ -14,24 +5,19 @@ import Foundation
 ///
 /// Reading a name back out of a `[AnyHashable: Any]` userInfo costs more on Linux than the
 /// whole notification post, and block observers run synchronously on the posting thread. So
-/// the poster leaves a pointer to its fields in a thread-local slot for the duration of the
+/// the poster leaves a pointer to its fields in its ``PostingThread`` for the duration of the
 /// post, and an aggregator's observer uses them instead of decoding the userInfo — but only
 /// after checking that the notification carries the very userInfo dictionary this post made.
 /// Any other notification (another poster, a re-post, a nested raw post) is decoded as usual.
 struct PostInProgress {
-    let name: EventName
+    // Pointers into the poster's frame, valid for the duration of the post: holding the
+    // values themselves would retain and release each of them on every post.
+    let name: UnsafePointer<EventName>
     let type: EventType
-    let category: String?
-    let args: [String: any EventValueConvertible]
+    let category: UnsafePointer<String?>
+    let args: UnsafePointer<[String: any EventValueConvertible]>
     /// The posted userInfo dictionary's storage address.
     let userInfoIdentity: UInt
-
-    private static let key: pthread_key_t = {
-        var key = pthread_key_t()
-        // No destructor: the slot only ever points at a caller's stack frame.
-        pthread_key_create(&key, nil)
-        return key
-    }()
 
     /// The identity of a dictionary's storage, or nil where Dictionary is not one word.
     @inline(__always)
@@ -44,23 +30,26 @@ struct PostInProgress {
     /// post had left, so nested posts work.
     @inline(__always)
     func publish(during post: () -> Void) {
-        let key = Self.key
-        let outer = pthread_getspecific(key)
-        withUnsafePointer(to: self) { pointer in
-            pthread_setspecific(key, pointer)
-            post()
+        PostingThread.current._withUnsafeGuaranteedRef { thread in
+            let outer = thread.postInProgress
+            withUnsafePointer(to: self) { pointer in
+                thread.postInProgress = UnsafeRawPointer(pointer)
+                post()
+            }
+            thread.postInProgress = outer
         }
-        pthread_setspecific(key, outer)
     }
 
-    /// The fields of the post in progress on this thread, if `notification` is that post.
+    /// The fields of the post in progress on this thread, if `notification` is that post; valid
+    /// only while the observer runs (the pointee lives in the poster's stack frame). A pointer,
+    /// not a copy: copying the fields would retain and release each of them.
     @inline(__always)
-    static func current(for notification: Notification) -> PostInProgress? {
-        guard let raw = pthread_getspecific(key) else { return nil }
+    static func current(for notification: Notification) -> UnsafePointer<PostInProgress>? {
+        guard let raw = PostingThread.current._withUnsafeGuaranteedRef({ $0.postInProgress }) else { return nil }
         let post = raw.assumingMemoryBound(to: PostInProgress.self)
         guard let info = notification.userInfo, let identity = identity(of: info),
             identity == post.pointee.userInfoIdentity
         else { return nil }
-        return post.pointee
+        return post
     }
 }

@@ -62,8 +62,15 @@ extension MeasurementEvent {
         guard let identity = PostInProgress.identity(of: info) else {
             return center.post(name: .measurementEvent, object: nil, userInfo: info)
         }
-        let post = PostInProgress(name: name, type: type, category: category, args: args, userInfoIdentity: identity)
-        post.publish { center.post(name: .measurementEvent, object: nil, userInfo: info) }
+        withUnsafePointer(to: name) { name in
+            withUnsafePointer(to: category) { category in
+                withUnsafePointer(to: args) { args in
+                    let post = PostInProgress(
+                        name: name, type: type, category: category, args: args, userInfoIdentity: identity)
+                    post.publish { center.post(name: .measurementEvent, object: nil, userInfo: info) }
+                }
+            }
+        }
     }
 
     /// Whether every value is a `String`, `Int`, `Double` or `Bool`, which any observer can read

@@ -10,8 +10,13 @@ final class AggregatorConcurrencyTests: XCTestCase {
         let perThread = 20_000
         let center = NotificationCenter()
         let tracker = RecordingTracker()
+        // Eight threads in a tight loop are far from human-rate posting: the in-flight bound
+        // (InFlightLimitTests) must not drop anything here.
+        var configuration = EventAggregator.Configuration()
+        configuration.maximumInFlightEvents = threads * perThread
         let aggregator = EventAggregator(
-            center: center, filter: EventFilter(allow: ["load/*"], deny: ["load/noise"]), trackers: [tracker])
+            center: center, filter: EventFilter(allow: ["load/*"], deny: ["load/noise"]), trackers: [tracker],
+            configuration: configuration)
         aggregator.start()
 
         DispatchQueue.concurrentPerform(iterations: threads) { thread in

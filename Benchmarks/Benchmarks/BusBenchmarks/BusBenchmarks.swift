@@ -62,6 +62,17 @@ func registerReferences() {
         let center = NotificationCenter()
         return (center, ObjectiveCStyleAggregator(center: center))
     }
+
+    Benchmark("Reference_ObjC-style_aggregator_post_kept_list") { benchmark, reference in
+        for _ in benchmark.scaledIterations {
+            SampleEvent.postRaw(to: reference.center)
+        }
+        benchmark.stopMeasurement()
+        if reference.aggregator.delivered == 0 { benchmark.error("the reference delivered nothing") }
+    } setup: { () -> (center: NotificationCenter, aggregator: ObjectiveCStyleAggregator) in
+        let center = NotificationCenter()
+        return (center, ObjectiveCStyleAggregator(center: center, keepsAllowList: true))
+    }
 }
 
 /// 2. and 3. Posting through an aggregator.

@@ -10,9 +10,13 @@ final class ObjectiveCStyleAggregator: @unchecked Sendable {
     private(set) var delivered = 0
     private var observer: (any NSObjectProtocol)?
     private let center: NotificationCenter
+    private let keepsAllowList: Bool
 
-    init(center: NotificationCenter) {
+    /// `keepsAllowList`: the fairer variant, whose array is built once and kept (as a
+    /// `static let` would), instead of rebuilt for every event as the original did.
+    init(center: NotificationCenter, keepsAllowList: Bool = false) {
         self.center = center
+        self.keepsAllowList = keepsAllowList
         observer = center.addObserver(forName: .measurementEvent, object: nil, queue: nil) { [unowned self] note in
             self.receive(note)
         }
@@ -43,7 +47,7 @@ final class ObjectiveCStyleAggregator: @unchecked Sendable {
     private func receive(_ note: Notification) {
         guard let info = note.userInfo, let name = info["name"] as? String else { return }
         let args = info["args"] as? [String: Any] ?? [:]
-        let allowed = allowList().contains { pattern in
+        let allowed = (keepsAllowList ? Self.listedPatterns : allowList()).contains { pattern in
             pattern.hasSuffix("*") ? name.hasPrefix(pattern.dropLast()) : pattern == name
         }
         guard allowed else { return }

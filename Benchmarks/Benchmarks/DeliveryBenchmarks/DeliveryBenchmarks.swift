@@ -113,4 +113,40 @@ func registerDiskQueue() {
             benchmark.error("disk queue failed: \(error)")
         }
     }
+
+    // Issue 11.8: a burst through an aggregator, whose in-flight bound keeps memory flat while
+    // posts outrun the disk writes. The losses are the ones the overflow policy counts.
+    Benchmark(
+        "Aggregator_200000_burst_into_HTTPTracker_peak_memory",
+        configuration: .init(
+            metrics: [
+                .wallClock, .peakMemoryResident, .peakMemoryResidentDelta,
+                .custom("droppedInFlight", useScalingFactor: false), .custom("queued", useScalingFactor: false),
+            ],
+            maxDuration: .seconds(60), maxIterations: 3)
+    ) { benchmark in
+        let directory = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        do {
+            let center = NotificationCenter()
+            let tracker = try makeQueueingTracker(in: directory)
+            let aggregator = EventAggregator(center: center, filter: .allowAll, trackers: [tracker])
+            aggregator.start()
+            benchmark.startMeasurement()
+            for index in 0..<200_000 {
+                MeasurementEvent.post("feed/item_tapped", args: ["item_id": "42", "position": index], to: center)
+            }
+            aggregator.waitUntilDelivered()
+            benchmark.stopMeasurement()
+            let dropped = aggregator.diagnostics.droppedInFlight
+            let queued = tracker.diagnostics.queued
+            benchmark.measurement(.custom("droppedInFlight", useScalingFactor: false), dropped)
+            benchmark.measurement(.custom("queued", useScalingFactor: false), queued)
+            if queued + dropped != 200_000 {
+                benchmark.error("expected queued + dropped = 200,000, found \(queued) + \(dropped)")
+            }
+        } catch {
+            benchmark.error("disk queue failed: \(error)")
+        }
+    }
 }

@@ -26,6 +26,9 @@ func post(_ center: NotificationCenter) {
 func aggregator(on center: NotificationCenter, allowing: Bool, delivery: EventAggregator.Delivery) -> (EventAggregator, CountingTracker) {
     var configuration = EventAggregator.Configuration()
     configuration.delivery = delivery
+    // Under valgrind the delivery thread hardly runs while the poster loops: with the default
+    // in-flight bound most posts would be dropped, and measured as cheaper than they are.
+    configuration.maximumInFlightEvents = .max
     let tracker = CountingTracker()
     let names: [EventPattern] = (0..<10).map { EventPattern(EventName("module\($0)/screen\($0)/tapped")) }
         + (0..<100).map { EventPattern(stringLiteral: "area\($0)/*") }
@@ -33,6 +36,82 @@ func aggregator(on center: NotificationCenter, allowing: Bool, delivery: EventAg
     let aggregator = EventAggregator(center: center, filter: filter, trackers: [tracker], configuration: configuration)
     aggregator.start()
     return (aggregator, tracker)
+}
+
+/// Wall clock of `body`, in nanoseconds per post.
+func nanoseconds(per posts: Int, _ body: () -> Void) -> Double {
+    let start = DispatchTime.now().uptimeNanoseconds
+    body()
+    return Double(DispatchTime.now().uptimeNanoseconds - start) / Double(posts)
+}
+
+/// Runs `body(thread)` on `count` new threads and waits for them.
+func onThreads(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) {
+    let group = DispatchGroup()
+    for thread in 0..<count {
+        group.enter()
+        Thread {
+            body(thread)
+            group.leave()
+        }.start()
+    }
+    group.wait()
+}
+
+func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
+
+/// Wall-clock ratios with each variant run right after a raw post batch, 31 times: the noise
+/// of a shared machine moves both sides of each ratio together.
+func runInterleaved(batch: Int) {
+    let rawCenter = NotificationCenter()
+    let observer = rawCenter.addObserver(forName: .measurementEvent, object: nil, queue: nil) { _ in }
+    defer { rawCenter.removeObserver(observer) }
+    let filteredCenter = NotificationCenter()
+    let (filteredAggregator, _) = aggregator(on: filteredCenter, allowing: false, delivery: .asynchronous)
+    let allowedCenter = NotificationCenter()
+    let (allowedAggregator, tracker) = aggregator(on: allowedCenter, allowing: true, delivery: .asynchronous)
+    var filtered: [Double] = [], allowed: [Double] = [], allowedIdle: [Double] = [], endToEnd: [Double] = []
+    var threadRates: [Int: [Double]] = [1: [], 2: [], 4: []]
+    for _ in 0..<31 {
+        let raw1 = nanoseconds(per: batch) { for _ in 0..<batch { postRaw(rawCenter) } }
+        filtered.append(nanoseconds(per: batch) { for _ in 0..<batch { post(filteredCenter) } } / raw1)
+        let raw2 = nanoseconds(per: batch) { for _ in 0..<batch { postRaw(rawCenter) } }
+        allowed.append(nanoseconds(per: batch) { for _ in 0..<batch { post(allowedCenter) } } / raw2)
+        allowedAggregator.waitUntilDelivered()
+        let raw3 = nanoseconds(per: batch) { for _ in 0..<batch { postRaw(rawCenter) } }
+        // 1,000 posts (less than the 2 ms coalescing delay) with the delivery thread idle: the
+        // poster's own cost, without a delivery running beside it.
+        allowedIdle.append(nanoseconds(per: 1_000) {
+            for _ in 0..<1_000 { post(allowedCenter) }
+        } / raw3)
+        allowedAggregator.waitUntilDelivered()
+        let raw4 = nanoseconds(per: batch) { for _ in 0..<batch { postRaw(rawCenter) } }
+        let bus = nanoseconds(per: batch) {
+            for _ in 0..<batch { post(allowedCenter) }
+            allowedAggregator.waitUntilDelivered()
+        }
+        endToEnd.append(raw4 / bus)
+        for threads in [1, 2, 4] {
+            let perThread = batch / threads
+            let raw = nanoseconds(per: perThread * threads) {
+                onThreads(threads) { _ in for _ in 0..<perThread { postRaw(rawCenter) } }
+            }
+            let bus = nanoseconds(per: perThread * threads) {
+                onThreads(threads) { _ in for _ in 0..<perThread { post(allowedCenter) } }
+                allowedAggregator.waitUntilDelivered()
+            }
+            threadRates[threads]!.append(raw / bus)
+        }
+    }
+    _ = filteredAggregator
+    print(String(format: "filtered-out post / raw post: %.2fx", median(filtered)))
+    print(String(format: "allowed post until return / raw post: %.2fx", median(allowed)))
+    print(String(format: "allowed post, 1,000 after an idle delivery thread / raw post: %.2fx", median(allowedIdle)))
+    print(String(format: "end-to-end delivery rate / raw post rate, 1 thread in-line: %.2fx", median(endToEnd)))
+    for threads in [1, 2, 4] {
+        print(String(format: "end-to-end delivery rate / raw post rate, %d new posting thread(s): %.2fx", threads, median(threadRates[threads]!)))
+    }
+    print("delivered", tracker.count, "dropped in flight", allowedAggregator.diagnostics.droppedInFlight)
 }
 
 let arguments = CommandLine.arguments
@@ -51,7 +130,7 @@ case "filtered", "allowed", "sync":
         on: center, allowing: mode != "filtered", delivery: mode == "sync" ? .synchronous : .asynchronous)
     for _ in 0..<count { post(center) }
     aggregator.waitUntilDelivered()
-    print("delivered", tracker.count)
+    print("delivered", tracker.count, "dropped in flight", aggregator.diagnostics.droppedInFlight)
 case "decode":
     let note = Notification(
         name: .measurementEvent, object: nil,
@@ -59,8 +138,10 @@ case "decode":
     var decoded = 0
     for _ in 0..<count where (try? MeasurementEvent(notification: note)) != nil { decoded += 1 }
     print("decoded", decoded)
+case "interleaved":
+    runInterleaved(batch: arguments.count > 2 ? count : 10_000)
 default:
-    print("usage: BusProfile raw|filtered|allowed|sync|decode [count]")
+    print("usage: BusProfile raw|filtered|allowed|sync|decode|interleaved [count]")
     exit(64)
 }
 print(mode, count, String(format: "%.0f ns/op", Date().timeIntervalSince(started) * 1e9 / Double(count)))

@@ -31,6 +31,11 @@ static inline int64_t me_atomic_int64_add_ordered(me_atomic_int64 *atomic, int64
     return atomic_fetch_add_explicit(&atomic->value, delta, memory_order_acq_rel);
 }
 
+/// Stores `value` and returns the value before, with acquire-release ordering.
+static inline int64_t me_atomic_int64_exchange(me_atomic_int64 *atomic, int64_t value) {
+    return atomic_exchange_explicit(&atomic->value, value, memory_order_acq_rel);
+}
+
 static inline bool me_atomic_int64_compare_exchange(me_atomic_int64 *atomic, int64_t expected, int64_t desired) {
     return atomic_compare_exchange_strong_explicit(
         &atomic->value, &expected, desired, memory_order_acq_rel, memory_order_acquire);

@@ -2,7 +2,10 @@ internal import CMeasurementAtomics
 
 /// A 64-bit integer that threads change without a lock (C11 atomics from our own C target).
 /// Counters use relaxed increments: they order nothing, they only count.
-final class AtomicCounter: @unchecked Sendable {
+///
+/// A non-copyable struct rather than a class: stored in a class, it is used in place, with no
+/// reference counting on the posting path.
+struct AtomicCounter: ~Copyable, @unchecked Sendable {
     // @unchecked: every access goes through the C11 atomic operations.
     private let storage: OpaquePointer
 
@@ -27,6 +30,10 @@ final class AtomicCounter: @unchecked Sendable {
     /// Adds `delta` with acquire-release ordering; returns the value before.
     @inline(__always) @discardableResult
     func addOrdered(_ delta: Int64) -> Int64 { me_atomic_int64_add_ordered(UnsafeMutablePointer(storage), delta) }
+
+    /// Stores `value` with acquire-release ordering; returns the value before.
+    @inline(__always) @discardableResult
+    func exchange(_ value: Int64) -> Int64 { me_atomic_int64_exchange(UnsafeMutablePointer(storage), value) }
 
     @inline(__always)
     func compareExchange(expected: Int64, desired: Int64) -> Bool {

@@ -66,6 +66,17 @@ extension EventAggregator {
         /// most this much later; ``EventAggregator/waitUntilDelivered()`` does not wait for it.
         /// Zero wakes the queue at once.
         public var deliveryCoalescing: TimeInterval = 0.002
+        /// The most events posted and not yet delivered (asynchronous delivery). A post beyond
+        /// it is dropped (the newest event, not the ones already waiting), counted in
+        /// ``Diagnostics/droppedInFlight``, and the first drop of an episode is reported as
+        /// ``Problem/inFlightLimitReached(limit:)``; the episode ends when the backlog is under
+        /// half the limit.
+        ///
+        /// The default, 10,000, is never reached by an app posting at human rates (a few events
+        /// a second; delivery takes a few microseconds each): only a tracker stalled for
+        /// minutes or a posting loop reaches it, and it bounds the memory they can take to a
+        /// few megabytes.
+        public var maximumInFlightEvents = 10_000
         /// Called, outside the aggregator's lock, for each malformed notification, tracker
         /// failure, dropped held event and identity store failure. Everything reported is also
         /// counted in ``Diagnostics``. It may post, but an event posted for every dropped held

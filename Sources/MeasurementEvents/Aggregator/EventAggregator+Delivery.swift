@@ -13,19 +13,22 @@ extension EventAggregator {
         }
     }
 
-    /// Delivers everything pending, in order, applying controls (identity changes, background
+    /// Delivers everything posted, in order, applying controls (identity changes, background
     /// moves) between the events they were posted between.
     func drain() {
-        var batch: [Pending] = []
-        var controls: [Control] = []
         while true {
-            state.withLock { state in
-                swap(&batch, &state.pending)
-                swap(&controls, &state.controls)
-                if batch.isEmpty && controls.isEmpty { state.drainScheduled = false }
+            // Cleared before the buffers are swapped: a post appended after the swap sets it
+            // again and schedules another drain.
+            posting.drainRequested.exchange(0)
+            var rejected: [MalformedEventError] = []
+            var (batch, controls) = posting.buffers.nextRound(rejected: &rejected)
+            for error in rejected { reject(error, alreadyCounted: true) }
+            if batch.isEmpty && controls.isEmpty {
+                if rejected.isEmpty { return }
+                finishInFlight(rejected.count)
+                continue
             }
-            if batch.isEmpty && controls.isEmpty { return }
-            completeArgs(&batch, shifting: &controls)
+            let events = batch.count + rejected.count
             var start = 0
             for control in controls {
                 deliverSegment(&batch, start..<control.position)
@@ -33,40 +36,8 @@ extension EventAggregator {
                 start = control.position
             }
             deliverSegment(&batch, start..<batch.count)
-            batch.removeAll(keepingCapacity: true)
-            controls.removeAll(keepingCapacity: true)
+            finishInFlight(events)
         }
-    }
-
-    /// Converts the args that fast-path posts left as they were posted; rejects (and counts)
-    /// the events whose args turn out not to be valid, keeping the others in order and the
-    /// controls between the same events.
-    func completeArgs(_ batch: inout [Pending], shifting controls: inout [Control]) {
-        guard batch.contains(where: { $0.postedArgs != nil }) else { return }
-        var kept = 0
-        var nextControl = 0
-        var rejected: [MalformedEventError] = []
-        for index in batch.indices {
-            while nextControl < controls.count, controls[nextControl].position <= index {
-                controls[nextControl].position = kept
-                nextControl += 1
-            }
-            var pending = batch[index]
-            if let args = pending.postedArgs {
-                do {
-                    pending.event.args = try NotificationKeys.readPostedArgs(args, notificationName: .measurementEvent)
-                    pending.postedArgs = nil
-                } catch {
-                    rejected.append(error)
-                    continue
-                }
-            }
-            batch[kept] = pending
-            kept += 1
-        }
-        for index in nextControl..<controls.count { controls[index].position = kept }
-        batch.removeLast(batch.count - kept)
-        for error in rejected { reject(error, alreadyCounted: true) }
     }
 
     /// Stamps the events of `range` with identity, session and context, adds session events
@@ -83,7 +54,7 @@ extension EventAggregator {
                 if expanded == nil { expanded = Array(batch[range.lowerBound..<index]) }
                 let consent = batch[index].consentAtPost
                 expanded!.append(contentsOf: sessionEvents(for: transition).map {
-                    Pending(event: $0, needsID: true, postedArgs: nil, consentAtPost: consent)
+                    Pending(event: $0, needsID: true, consentAtPost: consent)
                 })
             }
             expanded?.append(batch[index])

@@ -15,6 +15,10 @@ extension EventAggregator {
         case identityStoreFailed(IdentityStoreError)
         /// An allow- or deny-list entry that matches nothing (`cart*`); reported at ``EventAggregator/start()``.
         case invalidPattern(EventPatternError)
+        /// ``Configuration/maximumInFlightEvents`` events were waiting for delivery: newer
+        /// posts are dropped (and counted) until the delivery queue catches up. Reported once
+        /// per episode, on the posting thread.
+        case inFlightLimitReached(limit: Int)
 
         /// The problem, in a sentence for a log.
         public var description: String {
@@ -27,6 +31,8 @@ extension EventAggregator {
                 return "held event \(name) dropped: more than the held-event limit were waiting"
             case .identityStoreFailed(let error): return error.description
             case .invalidPattern(let error): return error.description
+            case .inFlightLimitReached(let limit):
+                return "\(limit) events were waiting for delivery: newer events are dropped until delivery catches up (counted in droppedInFlight)"
             }
         }
     }
@@ -45,6 +51,9 @@ extension EventAggregator {
         public var dropped = 0
         /// Events discarded by a processor (sampling, for instance) or for lack of consent.
         public var discarded = 0
+        /// Events dropped at posting because ``Configuration/maximumInFlightEvents`` were
+        /// waiting for delivery.
+        public var droppedInFlight = 0
         /// Tracker calls that threw.
         public var trackerFailures = 0
         /// Events held right now, waiting for ``markReady()`` or consent.

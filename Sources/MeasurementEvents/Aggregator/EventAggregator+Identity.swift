@@ -27,12 +27,10 @@ extension EventAggregator {
         let timestamp = now()
         switch configuration.delivery {
         case .asynchronous:
-            let schedule = state.withLock { state -> Bool in
-                state.controls.append(Control(
-                    position: state.pending.count, action: action, timestamp: timestamp, consentAtPost: state.consent))
-                return state.claimDrain()
-            }
-            if schedule { scheduleDrain() }
+            postingSlot().buffer.append(
+                Control(position: 0, action: action, timestamp: timestamp, consentAtPost: posting.consent),
+                numberedBy: posting.buffers.sequence)
+            requestDrain()
         case .synchronous:
             let consent = self.consent
             synchronousDelivery.lock()
@@ -58,7 +56,7 @@ extension EventAggregator {
             if let problem { reportStoreProblem(problem) }
             if let ended, configuration.sessions.emitsEvents {
                 var events = sessionEvents(for: SessionTimeline.Transition(ended: ended)).map {
-                    Pending(event: $0, needsID: true, postedArgs: nil, consentAtPost: control.consentAtPost)
+                    Pending(event: $0, needsID: true, consentAtPost: control.consentAtPost)
                 }
                 deliverAll(&events, 0..<events.count)
             }
@@ -142,6 +140,7 @@ extension EventAggregator {
         onDeliveryContext {
             let (trackers, discards) = self.state.withLock { state -> ([any EventTracker], Bool) in
                 state.consent = consent
+                self.posting.publish(consent)
                 if consent.discards {
                     state.diagnostics.discarded += state.held.count
                     state.held.removeAll()

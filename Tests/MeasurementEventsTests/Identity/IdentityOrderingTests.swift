@@ -60,6 +60,54 @@ final class IdentityOrderingTests: XCTestCase {
         }
     }
 
+    /// Thread A resets, then signals; thread B waits, then posts: B's event comes after the
+    /// reset (happens-before), so it carries the new anonymous id, although the two went
+    /// through different posting buffers.
+    func testAnEventPostedAfterAResetOnAnotherThreadCarriesTheNewAnonymousID() {
+        let center = NotificationCenter()
+        let tracker = OrderedTracker()
+        let aggregator = makeAggregator(center, tracker: tracker)
+        let rounds = 300
+        let resetDone = DispatchSemaphore(value: 0)
+        let beforePosted = DispatchSemaphore(value: 0)
+        let finished = DispatchGroup()
+        finished.enter()
+        Thread {
+            for _ in 0..<rounds {
+                beforePosted.wait()
+                MeasurementIdentity.reset(to: center)
+                resetDone.signal()
+            }
+            finished.leave()
+        }.start()
+        finished.enter()
+        Thread {
+            for round in 0..<rounds {
+                MeasurementEvent.post("app/before", args: ["round": round], to: center)
+                beforePosted.signal()
+                resetDone.wait()
+                MeasurementEvent.post("app/after", args: ["round": round], to: center)
+            }
+            finished.leave()
+        }.start()
+        finished.wait()
+        aggregator.waitUntilDelivered()
+
+        let events = tracker.events
+        XCTAssertEqual(events.count, 2 * rounds)
+        var fresh = 0
+        var anonymousIDs: Set<String> = []
+        for pair in stride(from: 0, to: events.count - 1, by: 2) {
+            let (before, after) = (events[pair], events[pair + 1])
+            if before.name == "app/before", after.name == "app/after", let anonymous = after.anonymousID,
+                anonymous != before.anonymousID, anonymousIDs.insert(anonymous).inserted
+            {
+                fresh += 1
+            }
+        }
+        XCTAssertEqual(fresh, rounds, "events posted after another thread's reset carry a fresh anonymous id")
+    }
+
     private func checkSignOutRounds(_ events: [MeasurementEvent], rounds: Int, thread: Int?, delivery: String) {
         XCTAssertEqual(events.count, 2 * rounds, delivery)
         var carried = 0

@@ -1,0 +1,75 @@
+import Foundation
+
+/// What waits between posting and delivery.
+extension EventAggregator {
+    struct Pending {
+        var event: MeasurementEvent
+        var needsID: Bool
+        /// Consent as it was when the event was posted: an event posted without consent is
+        /// never sent, even if consent arrives before it is delivered.
+        var consentAtPost: Consent
+        /// The place in the aggregator's sequence (asynchronous delivery), set by its buffer.
+        var sequence: Int64 = 0
+    }
+
+    /// A fast-path post as its buffer keeps it: the posted fields, made into a ``Pending`` event
+    /// by the drain. Cheaper to make and move on the posting thread than an event.
+    struct PostedEvent {
+        var name: EventName
+        var type: EventType
+        var category: String?
+        var args: [String: any EventValueConvertible]
+        var timestamp: Date
+        var consentAtPost: Consent
+        var sequence: Int64 = 0
+
+        /// The event, its args converted; an error when one of them is not a valid value.
+        func makePending() throws(MalformedEventError) -> Pending {
+            var event = MeasurementEvent(posted: name, type: type, category: category, timestamp: timestamp)
+            event.args = try NotificationKeys.readPostedArgs(args, notificationName: .measurementEvent)
+            return Pending(event: event, needsID: true, consentAtPost: consentAtPost, sequence: sequence)
+        }
+    }
+
+    /// Something applied between two pending events, in posting order: an identity change or a
+    /// move to or from the background. Kept apart from `pending` so that events cost nothing more.
+    struct Control {
+        enum Action {
+            case identity(IdentityChange)
+            case enterBackground
+            case enterForeground
+            case refreshContext
+        }
+
+        /// Applied before `pending[position]`.
+        var position: Int
+        var action: Action
+        var timestamp: Date
+        var consentAtPost: Consent
+        /// The place in the aggregator's sequence (asynchronous delivery), set by its buffer.
+        var sequence: Int64 = 0
+    }
+
+    /// What waits while consent is pending or the trackers are not ready.
+    enum Held {
+        case event(MeasurementEvent)
+        case identity(IdentityEvent)
+    }
+}
+
+extension MeasurementEvent {
+    /// The event of a fast-path post: no args yet (they are converted on the delivery queue)
+    /// and the placeholder id. Sets every field itself: going through the public initialiser
+    /// made the optimiser build the event twice, copy one and destroy the other, on every post.
+    @inline(__always)
+    init(posted name: EventName, type: EventType, category: String?, timestamp: Date) {
+        id = Self.placeholderID
+        self.name = name
+        args = EventArgs()
+        self.type = type
+        self.category = category
+        label = nil
+        self.timestamp = timestamp
+        attributionStorage = nil
+    }
+}

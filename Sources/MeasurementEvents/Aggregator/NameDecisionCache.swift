@@ -1,0 +1,69 @@
+/// What the filter and the name rules said about a name, remembered per posting thread.
+///
+/// A module posts a few hundred constant names, so the same `String` (same bytes: the same
+/// literal's storage, or the same small-string contents) comes back again and again. A
+/// direct-mapped table indexed by a hash of the `String` value's own bytes answers in a few
+/// instructions, without hashing the characters; `==` on a hit confirms it (immediate when the
+/// storage is identical, and still correct when a freed string's address was reused).
+/// Entries are valid for one filter generation; any filter change makes them all misses.
+struct NameDecisionCache: ~Copyable {
+    // Not Sendable: each instance belongs to one posting thread. Non-copyable rather than a
+    // class: used in place, with no reference counting per post.
+    /// Two flags, no reference: reading one from the cache retains nothing.
+    struct Decision {
+        var allowed: Bool
+        /// Whether the bus accepts the name (``EventName/validationFailure`` is nil); the
+        /// reason is worked out again for the rare name it rejects.
+        var isValid: Bool
+    }
+
+    private struct Entry {
+        var name: String
+        var generation: Int64
+        var decision: Decision
+    }
+
+    private static let indexBits = 6
+    private static let capacity = 1 << indexBits
+    private let entries: UnsafeMutablePointer<Entry>
+
+    init() {
+        entries = .allocate(capacity: Self.capacity)
+        // Generation -1 never matches: generations start at 0.
+        entries.initialize(
+            repeating: Entry(name: "", generation: -1, decision: Decision(allowed: false, isValid: false)), count: Self.capacity)
+    }
+
+    deinit {
+        entries.deinitialize(count: Self.capacity)
+        entries.deallocate()
+    }
+
+    @inline(__always)
+    func decision(for name: String, generation: Int64) -> Decision? {
+        let entry = entries + Self.slot(of: name)
+        guard entry.pointee.generation == generation, entry.pointee.name == name else { return nil }
+        return entry.pointee.decision
+    }
+
+    func remember(_ decision: Decision, for name: String, generation: Int64) {
+        entries[Self.slot(of: name)] = Entry(name: name, generation: generation, decision: decision)
+    }
+
+    /// A hash of the `String` value's bytes (its size differs between platforms: 16 bytes on
+    /// 64-bit, 12 on 32-bit watchOS), not of its characters.
+    @inline(__always)
+    private static func slot(of name: String) -> Int {
+        withUnsafeBytes(of: name) { bytes -> Int in
+            let multiplier = UInt(truncatingIfNeeded: 0x9E37_79B9_7F4A_7C15 as UInt64)
+            var hash: UInt = 0
+            var offset = 0
+            while offset + MemoryLayout<UInt>.size <= bytes.count {
+                hash = (hash ^ bytes.loadUnaligned(fromByteOffset: offset, as: UInt.self)) &* multiplier
+                offset += MemoryLayout<UInt>.size
+            }
+            // The top bits are the ones every word was mixed into.
+            return Int(truncatingIfNeeded: hash >> UInt(UInt.bitWidth - indexBits))
+        }
+    }
+}

@@ -1,0 +1,117 @@
+/// An aggregator's posting buffers (one per posting thread), and the drain's merge of them
+/// into one sequence.
+///
+/// Every item carries a number from one counter, taken inside its buffer's lock. A round swaps
+/// every buffer out twice: `M`, the largest number seen by the end of the first pass (carry-over
+/// included), is such that every item numbered `M` or less was inside its buffer's lock before
+/// the first pass ended, so the second pass has it. The round hands out, merged by number,
+/// every item up to `M`, and keeps the rest for the next round. An item posted after (in the
+/// happens-before sense) another item, on any thread, has a larger number: cross-thread order
+/// between an identity change and an event is kept.
+final class PostingBufferRegistry: @unchecked Sendable {
+    // @unchecked: `buffers` is behind its lock; `carry` is used by the drain only, which runs
+    // in the delivery context, one at a time.
+    let sequence = AtomicCounter()
+    private let buffers = LockedValue<[PostingBuffer]>([])
+    private var carry = PostingBuffer.Contents()
+    /// Emptied event arrays, kept with their capacity so that buffers do not regrow every round.
+    private var spares: [[EventAggregator.PostedEvent]] = []
+
+    func register(_ buffer: PostingBuffer) {
+        buffers.withLock { $0.append(buffer) }
+    }
+
+    /// At the aggregator's end: threads may forget its buffers.
+    func close() {
+        for buffer in buffers.withLock({ $0 }) { buffer.markAggregatorGone() }
+    }
+
+    /// The next events in sequence order, and the controls with their positions among them;
+    /// both empty when nothing is waiting. Posts whose args are not valid are left out, and
+    /// their errors added to `rejected`.
+    func nextRound(
+        rejected: inout [MalformedEventError]
+    ) -> (events: [EventAggregator.Pending], controls: [EventAggregator.Control]) {
+        let buffers = self.buffers.withLock { $0 }
+        var sources: [PostingBuffer.Contents] = []
+        if !carry.isEmpty {
+            sources.append(carry)
+            carry = PostingBuffer.Contents()
+        }
+        var finished: [ObjectIdentifier] = []
+        takeAll(from: buffers, into: &sources, finished: &finished)
+        let limit = sources.reduce(Int64.min) { max($0, $1.lastSequence) }
+        takeAll(from: buffers, into: &sources, finished: &finished)
+        if !finished.isEmpty {
+            self.buffers.withLock { $0.removeAll { finished.contains(ObjectIdentifier($0)) } }
+        }
+        guard !sources.isEmpty else { return ([], []) }
+        for index in sources.indices { makeEvents(of: &sources[index], rejected: &rejected) }
+        // One source (one posting thread, the usual case) is in order already.
+        var events = sources.count == 1 ? sources[0].events : sources.flatMap(\.events)
+        var controls = sources.count == 1 ? sources[0].controls : sources.flatMap(\.controls)
+        if sources.count > 1 {
+            events.sort { $0.sequence < $1.sequence }
+            controls.sort { $0.sequence < $1.sequence }
+        }
+        // Only the second pass has numbers above the limit, and they sort last.
+        if let last = events.last, last.sequence > limit,
+            let cut = events.firstIndex(where: { $0.sequence > limit })
+        {
+            carry.events = Array(events[cut...])
+            events.removeSubrange(cut...)
+        }
+        if let last = controls.last, last.sequence > limit,
+            let cut = controls.firstIndex(where: { $0.sequence > limit })
+        {
+            carry.controls = Array(controls[cut...])
+            controls.removeSubrange(cut...)
+        }
+        var position = 0
+        for index in controls.indices {
+            while position < events.count, events[position].sequence < controls[index].sequence { position += 1 }
+            controls[index].position = position
+        }
+        return (events, controls)
+    }
+
+    /// Turns a source's fast-path posts into events, in sequence with its other events; the
+    /// ones whose args are not valid go to `rejected` instead.
+    private func makeEvents(of source: inout PostingBuffer.Contents, rejected: inout [MalformedEventError]) {
+        guard !source.posted.isEmpty else { return }
+        let hadEvents = !source.events.isEmpty
+        source.events.reserveCapacity(source.events.count + source.posted.count)
+        for posted in source.posted {
+            do {
+                source.events.append(try posted.makePending())
+            } catch {
+                rejected.append(error)
+            }
+        }
+        recycle(&source.posted)
+        if hadEvents { source.events.sort { $0.sequence < $1.sequence } }
+    }
+
+    /// Takes back an emptied array of posts, for its capacity.
+    func recycle(_ events: inout [EventAggregator.PostedEvent]) {
+        events.removeAll(keepingCapacity: true)
+        // A few arrays, none larger than a busy round needs: a burst's capacity is let go.
+        if spares.count < 4, events.capacity <= 4_096 { spares.append(events) }
+        events = []
+    }
+
+    private func takeAll(
+        from buffers: [PostingBuffer], into sources: inout [PostingBuffer.Contents], finished: inout [ObjectIdentifier]
+    ) {
+        for buffer in buffers {
+            var contents = PostingBuffer.Contents(posted: spares.popLast() ?? [])
+            if buffer.take(into: &contents) {
+                finished.append(ObjectIdentifier(buffer))
+            } else if !contents.isEmpty {
+                sources.append(contents)
+                continue
+            }
+            recycle(&contents.posted)
+        }
+    }
+}

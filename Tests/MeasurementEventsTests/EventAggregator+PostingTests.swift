@@ -1,0 +1,93 @@
+import Foundation
+import MeasurementEvents
+import MeasurementEventsTesting
+import XCTest
+
+/// The posting path: per-thread buffers and decision caches, and the in-flight bound.
+final class EventAggregatorPostingTests: XCTestCase {
+    func testAFilterChangeAppliesToANameThisThreadAlreadyPosted() {
+        let center = NotificationCenter()
+        let tracker = RecordingTracker()
+        let aggregator = EventAggregator(center: center, filter: .denyAll, trackers: [tracker])
+        aggregator.start()
+        MeasurementEvent.post("feed/item_tapped", to: center)
+        aggregator.setFilter(.allowAll)
+        MeasurementEvent.post("feed/item_tapped", to: center)
+        aggregator.setFilter(.denyAll)
+        MeasurementEvent.post("feed/item_tapped", to: center)
+        aggregator.waitUntilDelivered()
+
+        XCTAssertEqual(tracker.events.count, 1)
+        XCTAssertEqual(aggregator.diagnostics.filteredOut, 2)
+    }
+
+    func testAnInvalidNameIsRejectedEveryTimeItIsPosted() {
+        let center = NotificationCenter()
+        let tracker = RecordingTracker()
+        let aggregator = EventAggregator(center: center, filter: .allowAll, trackers: [tracker])
+        aggregator.start()
+        for _ in 0..<3 { MeasurementEvent.post("feed//tapped", to: center) }
+        aggregator.waitUntilDelivered()
+
+        XCTAssertEqual(tracker.events.count, 0)
+        XCTAssertEqual(aggregator.diagnostics.malformed, 3)
+        XCTAssertEqual(aggregator.diagnostics.received, 3)
+    }
+
+    func testEventsOfAThreadThatExitedAreDelivered() {
+        let center = NotificationCenter()
+        let tracker = RecordingTracker()
+        let aggregator = EventAggregator(center: center, filter: .allowAll, trackers: [tracker])
+        aggregator.start()
+        for round in 0..<20 {
+            let exited = DispatchSemaphore(value: 0)
+            let thread = Thread {
+                MeasurementEvent.post("load/tick", args: ["round": round], to: center)
+                exited.signal()
+            }
+            thread.start()
+            exited.wait()
+        }
+        aggregator.waitUntilDelivered()
+
+        XCTAssertEqual(tracker.events.compactMap { $0.args["round"]?.intValue }, Array(0..<20))
+    }
+
+    func testPostsBeyondTheInFlightLimitAreDroppedCountedAndReportedOnce() {
+        let center = NotificationCenter()
+        let release = DispatchSemaphore(value: 0)
+        let delivered = LockedValue(0)
+        // Blocks the delivery queue on its first event: nothing is delivered until released.
+        let tracker = ClosureTracker { _ in
+            if delivered.withLock({ count -> Bool in
+                count += 1
+                return count == 1
+            }) {
+                release.wait()
+            }
+        }
+        let problems = LockedValue<[String]>([])
+        var configuration = EventAggregator.Configuration()
+        configuration.maximumInFlightEvents = 10
+        configuration.problemHandler = { problem in problems.withLock { $0.append(problem.description) } }
+        let aggregator = EventAggregator(center: center, filter: .allowAll, trackers: [tracker], configuration: configuration)
+        aggregator.start()
+
+        for index in 0..<31 { MeasurementEvent.post("load/tick", args: ["index": index], to: center) }
+        release.signal()
+        aggregator.waitUntilDelivered()
+
+        let diagnostics = aggregator.diagnostics
+        XCTAssertEqual(delivered.withLock { $0 }, 10)
+        XCTAssertEqual(diagnostics.droppedInFlight, 21)
+        XCTAssertEqual(diagnostics.received, diagnostics.forwarded + diagnostics.droppedInFlight)
+        XCTAssertEqual(problems.withLock { $0 }.count, 1)
+        XCTAssertTrue(problems.withLock { $0 }.first?.contains("10 events were waiting") == true)
+
+        // Caught up: the next post is delivered, and a later overflow is a new episode.
+        MeasurementEvent.post("load/tick", to: center)
+        aggregator.waitUntilDelivered()
+        XCTAssertEqual(delivered.withLock { $0 }, 11)
+        XCTAssertEqual(aggregator.diagnostics.droppedInFlight, 21)
+    }
+}
