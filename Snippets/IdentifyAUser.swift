@@ -4,9 +4,11 @@ import MeasurementEvents
 
 let aggregator = EventAggregator(
     filter: EventFilter(allow: ["account/*", "feed/*"]),
-    trackers: [ClosureTracker { event in
-        print(event.name, "user:", event.userID ?? "none", "session:", event.sessionID ?? 0)
-    }])
+    trackers: [
+        ClosureTracker { event in
+            print(event.name, "user:", event.userID ?? "none", "session:", event.sessionID ?? 0)
+        }
+    ])
 aggregator.start()
 
 // snippet.show

@@ -13,7 +13,9 @@ struct GenerateMeasurementEvents: CommandPlugin {
     func performCommand(context: PluginContext, arguments: [String]) async throws {
         let tool = try context.tool(named: "measurement-events")
         let root = context.package.directoryURL
-        print("measurement-events: generating from \(root.path)/Events into \(root.path)/Sources/<Module>/ (the generated files are committed sources)")
+        print(
+            "measurement-events: generating from \(root.path)/Events into \(root.path)/Sources/<Module>/ (the generated files are committed sources)"
+        )
         let process = Process()
         process.executableURL = tool.url
         process.arguments = ["generate", "--package-path", root.path] + arguments

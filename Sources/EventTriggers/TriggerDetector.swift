@@ -128,7 +128,8 @@ public final class TriggerDetector: @unchecked Sendable {
         let traceHandler = traceHandler
         let run: @Sendable () -> Void = {
             for event in fired {
-                let firing = TriggerFiring(timestamp: timestamp, trigger: trigger, eventID: event.id, trace: event.trace)
+                let firing = TriggerFiring(
+                    timestamp: timestamp, trigger: trigger, eventID: event.id, trace: event.trace)
                 if let traceHandler, let trace = event.trace {
                     traceHandler("\(trigger) fired \"\(trace)\" (id \(event.id.uuidString))")
                 }

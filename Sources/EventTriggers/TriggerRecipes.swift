@@ -170,8 +170,9 @@ extension TriggerDetector {
         center: NotificationCenter = .default
     ) -> UUID {
         attach(
-            .posting(name, type: type, category: category, args: args, on: trigger, trace: trace,
-                     firesOnce: firesOnce, to: center),
+            .posting(
+                name, type: type, category: category, args: args, on: trigger, trace: trace,
+                firesOnce: firesOnce, to: center),
             to: object)
     }
 

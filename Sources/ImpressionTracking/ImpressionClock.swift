@@ -3,13 +3,13 @@ import Foundation
 import MeasurementEvents
 
 #if canImport(Darwin)
-import Darwin
+    import Darwin
 #elseif canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Android)
-import Android
+    import Android
 #endif
 
 /// Where the impression engine reads the time: monotonic seconds, plus a way to turn such an
@@ -70,25 +70,25 @@ public struct SystemImpressionClock: ImpressionClock {
     /// Seconds since an arbitrary point, counting sleep.
     static func secondsIncludingSleep() -> TimeInterval {
         #if canImport(Darwin)
-        // mach_continuous_time counts sleep, mach_absolute_time (Dispatch's uptime) does not;
-        // both macOS 10.12, iOS 10, tvOS 10, watchOS 3.
-        return TimeInterval(mach_continuous_time()) * nanosecondsPerTick / 1_000_000_000
+            // mach_continuous_time counts sleep, mach_absolute_time (Dispatch's uptime) does not;
+            // both macOS 10.12, iOS 10, tvOS 10, watchOS 3.
+            return TimeInterval(mach_continuous_time()) * nanosecondsPerTick / 1_000_000_000
         #elseif os(Linux) || os(Android)
-        // CLOCK_BOOTTIME counts suspend; CLOCK_MONOTONIC (Dispatch's uptime) does not.
-        var time = timespec()
-        guard clock_gettime(CLOCK_BOOTTIME, &time) == 0 else { return uptime() }
-        return TimeInterval(time.tv_sec) + TimeInterval(time.tv_nsec) / 1_000_000_000
+            // CLOCK_BOOTTIME counts suspend; CLOCK_MONOTONIC (Dispatch's uptime) does not.
+            var time = timespec()
+            guard clock_gettime(CLOCK_BOOTTIME, &time) == 0 else { return uptime() }
+            return TimeInterval(time.tv_sec) + TimeInterval(time.tv_nsec) / 1_000_000_000
         #else
-        return uptime()
+            return uptime()
         #endif
     }
 
     #if canImport(Darwin)
-    private static let nanosecondsPerTick: Double = {
-        var timebase = mach_timebase_info_data_t()
-        guard mach_timebase_info(&timebase) == KERN_SUCCESS, timebase.denom != 0 else { return 1 }
-        return Double(timebase.numer) / Double(timebase.denom)
-    }()
+        private static let nanosecondsPerTick: Double = {
+            var timebase = mach_timebase_info_data_t()
+            guard mach_timebase_info(&timebase) == KERN_SUCCESS, timebase.denom != 0 else { return 1 }
+            return Double(timebase.numer) / Double(timebase.denom)
+        }()
     #endif
 
     private static func uptime() -> TimeInterval {

@@ -43,20 +43,24 @@ public struct ImpressionConfiguration: Sendable {
     public func validate() throws {
         var problems: [ImpressionConfigurationError.Problem] = []
         if !(minimumVisibleFraction > 0 && minimumVisibleFraction <= 1) {
-            problems.append(.init(
-                setting: "minimumVisibleFraction", found: "\(minimumVisibleFraction)",
-                expected: "a share of the item's area greater than 0 and at most 1"))
+            problems.append(
+                .init(
+                    setting: "minimumVisibleFraction", found: "\(minimumVisibleFraction)",
+                    expected: "a share of the item's area greater than 0 and at most 1"))
         }
         if !(minimumVisibleDuration.isFinite && minimumVisibleDuration >= 0) {
-            problems.append(.init(
-                setting: "minimumVisibleDuration", found: "\(minimumVisibleDuration) s",
-                expected: "a finite number of seconds, 0 or more"))
+            problems.append(
+                .init(
+                    setting: "minimumVisibleDuration", found: "\(minimumVisibleDuration) s",
+                    expected: "a finite number of seconds, 0 or more"))
         }
         if !(commitInterval.isFinite && commitInterval > minimumVisibleDuration) {
-            problems.append(.init(
-                setting: "commitInterval", found: "\(commitInterval) s",
-                expected: "a finite interval strictly greater than minimumVisibleDuration "
-                    + "(\(minimumVisibleDuration) s), so that an item can complete an impression between two cycles"))
+            problems.append(
+                .init(
+                    setting: "commitInterval", found: "\(commitInterval) s",
+                    expected: "a finite interval strictly greater than minimumVisibleDuration "
+                        + "(\(minimumVisibleDuration) s), so that an item can complete an impression between two cycles"
+                ))
         }
         if batchSize < 1 {
             problems.append(.init(setting: "batchSize", found: "\(batchSize)", expected: "1 or more"))

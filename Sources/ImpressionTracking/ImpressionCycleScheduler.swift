@@ -42,7 +42,9 @@ public struct DispatchCycleScheduler: ImpressionCycleScheduler {
         self.queue = queue
     }
 
-    public func scheduleRepeating(every interval: TimeInterval, _ tick: @escaping @Sendable () -> Void) -> ScheduledCycle {
+    public func scheduleRepeating(every interval: TimeInterval, _ tick: @escaping @Sendable () -> Void)
+        -> ScheduledCycle
+    {
         let timer = TimerBox(DispatchSource.makeTimerSource(queue: queue))
         let (period, leeway) = Self.period(of: interval)
         timer.source.schedule(deadline: .now() + period, repeating: period, leeway: leeway)
@@ -98,7 +100,9 @@ public final class ManualCycleScheduler: ImpressionCycleScheduler {
     /// Makes a scheduler with no schedule.
     public init() {}
 
-    public func scheduleRepeating(every interval: TimeInterval, _ tick: @escaping @Sendable () -> Void) -> ScheduledCycle {
+    public func scheduleRepeating(every interval: TimeInterval, _ tick: @escaping @Sendable () -> Void)
+        -> ScheduledCycle
+    {
         let id = state.withLock { state -> Int in
             defer { state.nextID += 1 }
             state.ticks[state.nextID] = tick

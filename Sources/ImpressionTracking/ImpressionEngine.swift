@@ -236,14 +236,18 @@ public final class ImpressionEngine<ItemID: Hashable & Sendable>: Sendable {
             switch delivery.deliver(batch) {
             case .sent:
                 sent += batch.count
-                pushCounters.withLock { $0.pushed += batch.count; $0.batchesSent += 1 }
+                pushCounters.withLock {
+                    $0.pushed += batch.count; $0.batchesSent += 1
+                }
             case .encodingFailed(let error):
                 pushCounters.withLock { $0.droppedOnEncodingFailure += batch.count }
                 configuration.problemHandler?(.encodingFailed(impressions: batch.count, error: "\(error)"))
             case .sendFailed(let error):
                 let unsent = Array(impressions[start...])
                 let dropped = store.putBack(unsent)
-                pushCounters.withLock { $0.sendFailures += 1; $0.droppedOnOverflow += dropped }
+                pushCounters.withLock {
+                    $0.sendFailures += 1; $0.droppedOnOverflow += dropped
+                }
                 configuration.problemHandler?(.sendFailed(impressions: unsent.count, error: "\(error)"))
                 if dropped > 0 { configuration.problemHandler?(.storeOverflow(dropped: dropped)) }
                 return sent

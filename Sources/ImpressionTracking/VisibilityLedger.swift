@@ -243,13 +243,16 @@ struct ImpressionBook<ItemID: Hashable & Sendable> {
             counters.repeatsSuppressed += 1
             return
         }
-        finished.append(Impression(
-            itemID: id, start: item.visitStart, end: end, visibleDuration: duration,
-            maxVisibleFraction: item.visitMaxFraction, context: item.context))
+        finished.append(
+            Impression(
+                itemID: id, start: item.visitStart, end: end, visibleDuration: duration,
+                maxVisibleFraction: item.visitMaxFraction, context: item.context))
     }
 
     @inlinable
-    mutating func discardIfNeeded(_ id: ItemID, _ item: TrackedItem, at time: TimeInterval) -> ImpressionDiscard<ItemID>? {
+    mutating func discardIfNeeded(_ id: ItemID, _ item: TrackedItem, at time: TimeInterval) -> ImpressionDiscard<
+        ItemID
+    >? {
         guard !item.qualifiedThisAppearance else { return nil }
         let reason: ImpressionDiscard<ItemID>.Reason
         if item.reachedArea {

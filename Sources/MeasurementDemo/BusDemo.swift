@@ -19,9 +19,11 @@ final class DemoAppAggregator: EventAggregator, @unchecked Sendable {
     /// a name no module declares rejects it.
     static func bundledPlan() throws -> TrackingPlan {
         guard let url = Bundle.module.url(forResource: "tracking-plan", withExtension: "json") else {
-            throw TrackingPlanError(problems: [TrackingPlanProblem(
-                file: "tracking-plan.json", path: "$", line: nil, column: nil,
-                message: "found no such resource, expected it in the MeasurementDemo bundle")])
+            throw TrackingPlanError(problems: [
+                TrackingPlanProblem(
+                    file: "tracking-plan.json", path: "$", line: nil, column: nil,
+                    message: "found no such resource, expected it in the MeasurementDemo bundle")
+            ])
         }
         return try TrackingPlan(contentsOf: url, catalog: declaredEvents, strictness: .strict)
     }
@@ -47,7 +49,8 @@ func runBusDemo() throws {
     aggregator.flush()
 
     let counters = aggregator.diagnostics
-    print("""
+    print(
+        """
         received \(counters.received), forwarded \(counters.forwarded), filtered out \(counters.filteredOut), \
         malformed \(counters.malformed), dropped \(counters.dropped)
         filtered out by name: \(counters.filteredOutNames.map { "\($0.key) ×\($0.value)" }.sorted().joined(separator: ", "))

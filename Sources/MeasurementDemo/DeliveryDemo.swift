@@ -9,7 +9,7 @@ import MeasurementEventsHTTP
 func runDeliveryDemo() throws {
     print("== delivery: aggregator → HTTP tracker → local collector ==")
     let collector = LoopbackCollector()
-    collector.script([.status(503)])   // the first upload fails, to show the retry
+    collector.script([.status(503)])  // the first upload fails, to show the retry
     try collector.start()
     defer { collector.stop() }
     print("collector listening on \(collector.baseURL.absoluteString)")
@@ -39,11 +39,13 @@ func runDeliveryDemo() throws {
     let delivered = tracker.waitUntilDelivered(timeout: 10)
 
     for (index, request) in collector.requests.enumerated() {
-        print("request \(index + 1): \(request.method) \(request.target) auth=\(request.headers["authorization"] ?? "-")")
+        print(
+            "request \(index + 1): \(request.method) \(request.target) auth=\(request.headers["authorization"] ?? "-")")
         print("  \(request.bodyText)")
     }
     let diagnostics = tracker.diagnostics
-    print("delivered \(diagnostics.delivered) events in \(diagnostics.requests) requests "
-          + "(\(diagnostics.retries) retried)\(delivered ? "" : " — not everything was delivered")")
+    print(
+        "delivered \(diagnostics.delivered) events in \(diagnostics.requests) requests "
+            + "(\(diagnostics.retries) retried)\(delivered ? "" : " — not everything was delivered")")
     try? FileManager.default.removeItem(at: directory)
 }

@@ -59,6 +59,8 @@ func runIdentityDemo() throws {
 
 /// One line of sorted JSON.
 private func compact(_ value: Any) -> String {
-    guard let data = try? JSONSerialization.data(withJSONObject: value, options: [.sortedKeys]) else { return "\(value)" }
+    guard let data = try? JSONSerialization.data(withJSONObject: value, options: [.sortedKeys]) else {
+        return "\(value)"
+    }
     return String(decoding: data, as: UTF8.self)
 }

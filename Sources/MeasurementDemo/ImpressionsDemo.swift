@@ -6,7 +6,8 @@ import MeasurementEvents
 /// a trip to background, and a final pause. Simulated time: runs in milliseconds.
 func runImpressionsDemo() throws {
     let feed = SimulatedFeed(itemCount: 200, itemHeight: 160, viewportHeight: 800)
-    print("""
+    print(
+        """
         == Impressions: a feed of \(feed.itemCount) items of \(feed.itemHeight) pt in a \
         \(feed.viewportHeight) pt viewport, on a simulated clock ==
         an item counts after ≥50% of it stayed visible for 1 continuous second
@@ -18,9 +19,11 @@ func runImpressionsDemo() throws {
     aggregatorConfiguration.delivery = .synchronous
     let aggregator = EventAggregator(
         center: center, filter: EventFilter(allow: ["impression/*"]),
-        trackers: [ClosureTracker { event in
-            if let id = event.args["item_id"]?.stringValue.flatMap(Int.init) { counted.withLock { $0.append(id) } }
-        }],
+        trackers: [
+            ClosureTracker { event in
+                if let id = event.args["item_id"]?.stringValue.flatMap(Int.init) { counted.withLock { $0.append(id) } }
+            }
+        ],
         configuration: aggregatorConfiguration)
     aggregator.start()
 
@@ -51,7 +54,8 @@ func runImpressionsDemo() throws {
     let diagnostics = engine.diagnostics
     let countedIDs = counted.withLock { $0 }
     let tooShortIDs = tooShort.withLock { $0 }
-    print("""
+    print(
+        """
         counted (\(countedIDs.count)): \(ranges(countedIDs))
         discarded as too short (\(tooShortIDs.count)): \(ranges(tooShortIDs))
         never 50% visible: \(diagnostics.discardedNeverViewable); impressions committed \(diagnostics.committed), \
@@ -95,7 +99,10 @@ private struct VisibilitySampler {
 
     static let frame: TimeInterval = 0.01
 
-    init(feed: SimulatedFeed, engine: ImpressionEngine<Int>, clock: ManualImpressionClock, scheduler: ManualCycleScheduler) {
+    init(
+        feed: SimulatedFeed, engine: ImpressionEngine<Int>, clock: ManualImpressionClock,
+        scheduler: ManualCycleScheduler
+    ) {
         self.feed = feed
         self.engine = engine
         self.clock = clock
@@ -119,15 +126,19 @@ private struct VisibilitySampler {
             }
         }
         let after = engine.diagnostics
-        print(String(
-            format: "%6.2f s  %@ items %3d–%3d on screen; too-short discards so far %3d",
-            start, label.padding(toLength: 34, withPad: " ", startingAt: 0), onScreen.keys.min() ?? 0,
-            onScreen.keys.max() ?? 0, after.discardedTooShort)
-            + (after.committed > before.committed ? ", \(after.committed - before.committed) committed" : ""))
+        print(
+            String(
+                format: "%6.2f s  %@ items %3d–%3d on screen; too-short discards so far %3d",
+                start, label.padding(toLength: 34, withPad: " ", startingAt: 0), onScreen.keys.min() ?? 0,
+                onScreen.keys.max() ?? 0, after.discardedTooShort)
+                + (after.committed > before.committed ? ", \(after.committed - before.committed) committed" : ""))
     }
 
     mutating func background(for seconds: TimeInterval) {
-        print(String(format: "%6.2f s  background for %.0f s (running visits end now; commit and push)", clock.now(), seconds))
+        print(
+            String(
+                format: "%6.2f s  background for %.0f s (running visits end now; commit and push)", clock.now(), seconds
+            ))
         engine.enteredBackground()
         clock.advance(by: seconds)
         nextCycle = clock.now() + engine.configuration.commitInterval
@@ -162,9 +173,13 @@ private func ranges(_ ids: [Int]) -> String {
             run = (current.first, id)
             continue
         }
-        if let current = run { parts.append(current.first == current.last ? "\(current.first)" : "\(current.first)–\(current.last)") }
+        if let current = run {
+            parts.append(current.first == current.last ? "\(current.first)" : "\(current.first)–\(current.last)")
+        }
         run = (id, id)
     }
-    if let current = run { parts.append(current.first == current.last ? "\(current.first)" : "\(current.first)–\(current.last)") }
+    if let current = run {
+        parts.append(current.first == current.last ? "\(current.first)" : "\(current.first)–\(current.last)")
+    }
     return parts.isEmpty ? "none" : parts.joined(separator: ", ")
 }

@@ -14,7 +14,8 @@ do {
     for name in names {
         guard let run = sections.first(where: { $0.key == name })?.value else {
             let known = sections.map(\.key).joined(separator: "|")
-            FileHandle.standardError.write(Data("error: unknown section '\(name)'\nusage: measurement-demo [all|\(known)]…\n".utf8))
+            FileHandle.standardError.write(
+                Data("error: unknown section '\(name)'\nusage: measurement-demo [all|\(known)]…\n".utf8))
             exit(64)
         }
         try run()

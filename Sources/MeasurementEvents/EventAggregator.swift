@@ -98,10 +98,11 @@ open class EventAggregator: @unchecked Sendable {
         posting = PostingState(consent: consent)
         var diagnostics = Diagnostics()
         if restored.problem != nil { diagnostics.identityStoreFailures = 1 }
-        state = LockedValue(State(
-            filter: filter, trackers: trackers, processors: processors,
-            ready: !configuration.holdsEventsUntilReady, consent: consent,
-            diagnostics: diagnostics))
+        state = LockedValue(
+            State(
+                filter: filter, trackers: trackers, processors: processors,
+                ready: !configuration.holdsEventsUntilReady, consent: consent,
+                diagnostics: diagnostics))
         queue.setSpecific(key: queueKey, value: ObjectIdentifier(self))
         if let problem = restored.problem { configuration.problemHandler?(.identityStoreFailed(problem)) }
     }
@@ -149,9 +150,10 @@ open class EventAggregator: @unchecked Sendable {
                 posting.filterGeneration.add(1)
             }
             state.observers.append(observe(.measurementEvent, keys: .standard))
-            state.observers.append(center.addObserver(forName: .measurementIdentity, object: nil, queue: nil) {
-                [weak self] notification in self?.receiveIdentity(notification)
-            })
+            state.observers.append(
+                center.addObserver(forName: .measurementIdentity, object: nil, queue: nil) {
+                    [weak self] notification in self?.receiveIdentity(notification)
+                })
             if configuration.acceptsLegacyAQSNotifications {
                 state.observers.append(observe(.legacyAQSEvent, keys: .legacyAQS))
             }

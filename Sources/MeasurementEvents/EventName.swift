@@ -89,7 +89,9 @@ public struct EventName: RawRepresentable, Hashable, Comparable, Sendable, Codab
             return "the name has an empty component (a leading, trailing or double slash)"
         }
         // Unicode properties cost far more than the byte scan: only names with non-ASCII pay.
-        if hasNonASCII, let scalar = String(decoding: utf8, as: UTF8.self).unicodeScalars.first(where: \.isForbiddenInEventNames) {
+        if hasNonASCII,
+            let scalar = String(decoding: utf8, as: UTF8.self).unicodeScalars.first(where: \.isForbiddenInEventNames)
+        {
             return "the name contains whitespace or an invisible character (U+\(scalar.hexCode))"
         }
         return nil

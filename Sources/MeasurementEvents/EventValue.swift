@@ -187,12 +187,12 @@ extension EventValue {
 
     private static func isBoolean(_ number: NSNumber) -> Bool {
         #if canImport(Darwin)
-        return CFGetTypeID(number) == CFBooleanGetTypeID()
+            return CFGetTypeID(number) == CFBooleanGetTypeID()
         #else
-        // swift-corelibs-foundation stores booleans as `char`; an explicit Int8 NSNumber
-        // therefore reads as a Bool here, which no Swift poster produces.
-        let code = UInt8(bitPattern: number.objCType.pointee)
-        return code == UInt8(ascii: "c") || code == UInt8(ascii: "B")
+            // swift-corelibs-foundation stores booleans as `char`; an explicit Int8 NSNumber
+            // therefore reads as a Bool here, which no Swift poster produces.
+            let code = UInt8(bitPattern: number.objCType.pointee)
+            return code == UInt8(ascii: "c") || code == UInt8(ascii: "B")
         #endif
     }
 

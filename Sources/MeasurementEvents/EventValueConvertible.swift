@@ -63,7 +63,9 @@ extension Int64: EventValueConvertible {
     /// value instead, through ``checkedEventValue``.
     public var eventValue: EventValue { Self.eventValue(self, limit: .native) }
 
-    public var checkedEventValue: Result<EventValue, EventValue.ValueRejection> { EventValue.integer(self, limit: .native) }
+    public var checkedEventValue: Result<EventValue, EventValue.ValueRejection> {
+        EventValue.integer(self, limit: .native)
+    }
 
     static func eventValue(_ value: Self, limit: IntRange) -> EventValue {
         checkedInt(value, limit: limit).map(EventValue.int) ?? .string(String(value))
@@ -86,7 +88,9 @@ extension UInt32: EventValueConvertible {
     /// value instead, through ``checkedEventValue``.
     public var eventValue: EventValue { Self.eventValue(self, limit: .native) }
 
-    public var checkedEventValue: Result<EventValue, EventValue.ValueRejection> { EventValue.integer(self, limit: .native) }
+    public var checkedEventValue: Result<EventValue, EventValue.ValueRejection> {
+        EventValue.integer(self, limit: .native)
+    }
 
     static func eventValue(_ value: Self, limit: IntRange) -> EventValue {
         checkedInt(value, limit: limit).map(EventValue.int) ?? .string(String(value))

@@ -1,13 +1,13 @@
 import Foundation
 
 #if canImport(Darwin)
-import Darwin
+    import Darwin
 #elseif canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Android)
-import Android
+    import Android
 #endif
 
 /// Writes every byte of `bytes` to `descriptor`, retrying short writes and `EINTR`.
@@ -36,7 +36,7 @@ package func writeAll(_ bytes: some ContiguousBytes, to descriptor: Int32) -> In
 /// volumes, FAT) refuse `F_FULLFSYNC`, so `fsync` is the fallback there.
 package func synchronizeToStorage(_ descriptor: Int32) -> Int32? {
     #if canImport(Darwin)
-    if fcntl(descriptor, F_FULLFSYNC) != -1 { return nil }
+        if fcntl(descriptor, F_FULLFSYNC) != -1 { return nil }
     #endif
     return fsync(descriptor) == 0 ? nil : errno
 }

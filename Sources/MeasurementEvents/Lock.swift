@@ -1,11 +1,11 @@
 #if canImport(Darwin)
-import Darwin
+    import Darwin
 #elseif canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Android)
-import Android
+    import Android
 #endif
 
 /// A value behind a lock: the one synchronisation primitive of the package.
@@ -18,9 +18,9 @@ public final class LockedValue<Value>: @unchecked Sendable {
     // as much as the lock itself on the posting path.
     @exclusivity(unchecked) private var value: Value
     #if canImport(Darwin)
-    private let lockPointer: UnsafeMutablePointer<os_unfair_lock>
+        private let lockPointer: UnsafeMutablePointer<os_unfair_lock>
     #else
-    private let lockPointer: UnsafeMutablePointer<pthread_mutex_t>
+        private let lockPointer: UnsafeMutablePointer<pthread_mutex_t>
     #endif
 
     /// A lock around `value`.
@@ -29,18 +29,18 @@ public final class LockedValue<Value>: @unchecked Sendable {
     public init(_ value: Value) {
         self.value = value
         #if canImport(Darwin)
-        lockPointer = .allocate(capacity: 1)
-        lockPointer.initialize(to: os_unfair_lock())
+            lockPointer = .allocate(capacity: 1)
+            lockPointer.initialize(to: os_unfair_lock())
         #else
-        lockPointer = .allocate(capacity: 1)
-        lockPointer.initialize(to: pthread_mutex_t())
-        pthread_mutex_init(lockPointer, nil)
+            lockPointer = .allocate(capacity: 1)
+            lockPointer.initialize(to: pthread_mutex_t())
+            pthread_mutex_init(lockPointer, nil)
         #endif
     }
 
     deinit {
         #if !canImport(Darwin)
-        pthread_mutex_destroy(lockPointer)
+            pthread_mutex_destroy(lockPointer)
         #endif
         lockPointer.deinitialize(count: 1)
         lockPointer.deallocate()
@@ -54,11 +54,11 @@ public final class LockedValue<Value>: @unchecked Sendable {
     @inline(__always)
     public func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
         #if canImport(Darwin)
-        os_unfair_lock_lock(lockPointer)
-        defer { os_unfair_lock_unlock(lockPointer) }
+            os_unfair_lock_lock(lockPointer)
+            defer { os_unfair_lock_unlock(lockPointer) }
         #else
-        pthread_mutex_lock(lockPointer)
-        defer { pthread_mutex_unlock(lockPointer) }
+            pthread_mutex_lock(lockPointer)
+            defer { pthread_mutex_unlock(lockPointer) }
         #endif
         return try body(&value)
     }

@@ -24,7 +24,8 @@ extension String {
             case "\n": result += "\\n"
             case "\r": result += "\\r"
             case "\t": result += "\\t"
-            case _ where scalar.isInvisibleInMessages: result += "\\u{\(String(scalar.value, radix: 16, uppercase: true))}"
+            case _ where scalar.isInvisibleInMessages:
+                result += "\\u{\(String(scalar.value, radix: 16, uppercase: true))}"
             default: result.unicodeScalars.append(scalar)
             }
         }

@@ -51,14 +51,16 @@ public struct MalformedEventError: Error, Hashable, Sendable, CustomStringConver
         case .missingName: what = "userInfo has no event name"
         case .nameNotString(let type): what = "the event name is a \(type), expected a String"
         case .invalidName(let name, let problem):
-            what = "the event name \(quotedInFull(name.count > 80 ? name.prefix(80) + "…" : name)) is invalid: \(problem)"
+            what =
+                "the event name \(quotedInFull(name.count > 80 ? name.prefix(80) + "…" : name)) is invalid: \(problem)"
         case .argsNotDictionary(let type): what = "args is a \(type), expected a [String: Any] dictionary"
         case .argKeyNotString(let type): what = "an arg key is a \(type), expected a String"
         case .argValueRejected(let key, let rejection): what = "arg \(quotedInFull(key)) is \(rejection)"
         case .invalidType(let found): what = "the event type \(quotedInFull(found)) is not one of ac, cl, im, rd, ua"
         case .categoryNotString(let type): what = "the category is a \(type), expected a String"
         case .invalidID(let found): what = "the id \(quotedInFull(found)) is not a UUID"
-        case .invalidTimestamp(let found): what = "the timestamp \(found) is not a number of seconds since 1970 between years 1 and 9999"
+        case .invalidTimestamp(let found):
+            what = "the timestamp \(found) is not a number of seconds since 1970 between years 1 and 9999"
         }
         return "malformed measurement event notification (\(notificationName)): \(what)"
     }
@@ -92,7 +94,8 @@ extension MeasurementEvent {
         var category: String?
         if let raw = fields.category {
             guard let string = raw as? String else {
-                throw MalformedEventError(.categoryNotString(foundType: typeName(raw)), notificationName: notificationName)
+                throw MalformedEventError(
+                    .categoryNotString(foundType: typeName(raw)), notificationName: notificationName)
             }
             category = string
         }
@@ -180,7 +183,8 @@ struct NotificationKeys: Sendable {
         } else if let typed = raw as? [AnyHashable: Any] {
             return try convertArgs(typed, notificationName: notificationName) { key throws(MalformedEventError) in
                 guard let key = key.base as? String else {
-                    throw MalformedEventError(.argKeyNotString(foundType: typeName(key.base)), notificationName: notificationName)
+                    throw MalformedEventError(
+                        .argKeyNotString(foundType: typeName(key.base)), notificationName: notificationName)
                 }
                 return key
             }
@@ -209,7 +213,8 @@ struct NotificationKeys: Sendable {
         // Rare: find which arg it was, for the error.
         for (key, value) in args {
             if case .failure(let rejection) = checked(value) {
-                throw MalformedEventError(.argValueRejected(key: key, rejection: rejection), notificationName: notificationName)
+                throw MalformedEventError(
+                    .argValueRejected(key: key, rejection: rejection), notificationName: notificationName)
             }
         }
         return converted
@@ -234,7 +239,8 @@ struct NotificationKeys: Sendable {
             switch EventValue.converting(value) {
             case .success(let scalar): result[key] = scalar
             case .failure(let rejection):
-                throw MalformedEventError(.argValueRejected(key: key, rejection: rejection), notificationName: notificationName)
+                throw MalformedEventError(
+                    .argValueRejected(key: key, rejection: rejection), notificationName: notificationName)
             }
         }
         return result

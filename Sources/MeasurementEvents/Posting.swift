@@ -52,10 +52,13 @@ extension MeasurementEvent {
         // so that every observer and the aggregator see the same values.
         // A value that cannot be an argument here (an Int64 beyond a 32-bit Int) travels as it
         // is, so that the bus rejects the event with the reason instead of a trap or a change.
-        let args = allPlain(args) ? args : args.mapValues { value -> any EventValueConvertible in
-            guard case .success(let scalar) = value.checkedEventValue else { return value }
-            return scalar.plainConvertible
-        }
+        let args =
+            allPlain(args)
+            ? args
+            : args.mapValues { value -> any EventValueConvertible in
+                guard case .success(let scalar) = value.checkedEventValue else { return value }
+                return scalar.plainConvertible
+            }
         var info: [AnyHashable: Any] = [UserInfoKey.name: name.rawValue, UserInfoKey.args: args]
         if type != .default { info[UserInfoKey.type] = type.rawValue }
         if let category { info[UserInfoKey.category] = category }
@@ -79,8 +82,9 @@ extension MeasurementEvent {
     private static func allPlain(_ args: [String: any EventValueConvertible]) -> Bool {
         for value in args.values {
             let type = ObjectIdentifier(Swift.type(of: value))
-            guard type == ObjectIdentifier(String.self) || type == ObjectIdentifier(Int.self)
-                || type == ObjectIdentifier(Double.self) || type == ObjectIdentifier(Bool.self)
+            guard
+                type == ObjectIdentifier(String.self) || type == ObjectIdentifier(Int.self)
+                    || type == ObjectIdentifier(Double.self) || type == ObjectIdentifier(Bool.self)
             else { return false }
         }
         return true
@@ -107,7 +111,9 @@ extension MeasurementEvent {
     public static func userInfo(
         name: EventName, type: EventType = .default, category: String? = nil, args: EventArgs = [:]
     ) -> [AnyHashable: Any] {
-        var info: [AnyHashable: Any] = [UserInfoKey.name: name.rawValue, UserInfoKey.args: args.mapValues(\.plainValue)]
+        var info: [AnyHashable: Any] = [
+            UserInfoKey.name: name.rawValue, UserInfoKey.args: args.mapValues(\.plainValue),
+        ]
         if type != .default { info[UserInfoKey.type] = type.rawValue }
         if let category { info[UserInfoKey.category] = category }
         return info

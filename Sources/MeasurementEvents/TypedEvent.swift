@@ -30,7 +30,8 @@ extension TypedMeasurementEvent {
     ///
     /// - Parameter center: where to post; `.default` unless a test isolates it.
     public func post(to center: NotificationCenter = .default) {
-        MeasurementEvent.post(Self.eventName, type: Self.eventType, category: Self.eventCategory, args: args, to: center)
+        MeasurementEvent.post(
+            Self.eventName, type: Self.eventType, category: Self.eventCategory, args: args, to: center)
     }
 
     /// The typed form of a received notification, or `nil` when it is not this event.

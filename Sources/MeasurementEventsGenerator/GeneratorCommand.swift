@@ -89,7 +89,9 @@ public struct GeneratorCommand: Hashable, Sendable {
                 remaining = []
             default:
                 if argument.hasPrefix("-") && argument.count > 1 {
-                    throw UsageError("unknown option '\(argument)'", suggestion: closestMatch(to: option, among: ["--package-path", "--format", "--help"]))
+                    throw UsageError(
+                        "unknown option '\(argument)'",
+                        suggestion: closestMatch(to: option, among: ["--package-path", "--format", "--help"]))
                 }
                 positionals.append(argument)
             }
@@ -122,9 +124,13 @@ public struct GeneratorCommand: Hashable, Sendable {
         return (String(argument[..<equals]), String(argument[argument.index(after: equals)...]))
     }
 
-    private static func value(_ inline: String?, _ remaining: inout ArraySlice<String>, for option: String) throws(UsageError) -> String {
+    private static func value(_ inline: String?, _ remaining: inout ArraySlice<String>, for option: String)
+        throws(UsageError) -> String
+    {
         if let inline { return inline }
-        guard let next = remaining.popFirst(), !next.hasPrefix("--") else { throw UsageError("missing value for '\(option)'") }
+        guard let next = remaining.popFirst(), !next.hasPrefix("--") else {
+            throw UsageError("missing value for '\(option)'")
+        }
         return next
     }
 
@@ -141,7 +147,10 @@ public struct GeneratorCommand: Hashable, Sendable {
     ///   - output: receives the results, a line or a block at a time.
     ///   - errorOutput: receives the problems.
     /// - Returns: ``exitSuccess``, ``exitFailure`` or ``exitUsage``.
-    public func run(currentDirectory: URL = URL(fileURLWithPath: FileManager.default.currentDirectoryPath), output: (String) -> Void, errorOutput: (String) -> Void) -> Int32 {
+    public func run(
+        currentDirectory: URL = URL(fileURLWithPath: FileManager.default.currentDirectoryPath),
+        output: (String) -> Void, errorOutput: (String) -> Void
+    ) -> Int32 {
         let root = URL(fileURLWithPath: packagePath, relativeTo: currentDirectory).standardizedFileURL
         let generator = PackageGenerator(packageRoot: root)
         do {
@@ -152,14 +161,20 @@ public struct GeneratorCommand: Hashable, Sendable {
                 let report = try generator.generate(modules: modules)
                 for path in report.written { output("wrote \(path)") }
                 for path in report.removed { output("removed \(path) (its catalog is gone)") }
-                output("\(report.written.count + report.unchanged.count) generated files: \(report.written.count) written, \(report.unchanged.count) unchanged")
+                output(
+                    "\(report.written.count + report.unchanged.count) generated files: \(report.written.count) written, \(report.unchanged.count) unchanged"
+                )
             case .check:
                 let report = try generator.check()
                 for path in report.stale { errorOutput("stale: \(path) differs from what generate would write") }
                 for path in report.missing { errorOutput("missing: \(path)") }
-                for path in report.orphaned { errorOutput("orphaned: \(path) was generated from a catalog that no longer exists") }
+                for path in report.orphaned {
+                    errorOutput("orphaned: \(path) was generated from a catalog that no longer exists")
+                }
                 guard report.isUpToDate else {
-                    errorOutput("\(report.outdated.count) generated file\(report.outdated.count == 1 ? " is" : "s are") out of date; run: swift run measurement-events generate")
+                    errorOutput(
+                        "\(report.outdated.count) generated file\(report.outdated.count == 1 ? " is" : "s are") out of date; run: swift run measurement-events generate"
+                    )
                     return Self.exitFailure
                 }
                 output("\(report.upToDate.count) generated files are up to date")
@@ -171,13 +186,18 @@ public struct GeneratorCommand: Hashable, Sendable {
             switch error {
             case .invalidCatalogs:
                 // Diagnostics are already in the compilers' `file:line:column: error:` form.
-                errorOutput(error.description.split(separator: "\n").map { $0.contains(": error: ") ? String($0) : "error: \($0)" }.joined(separator: "\n"))
+                errorOutput(
+                    error.description.split(separator: "\n").map {
+                        $0.contains(": error: ") ? String($0) : "error: \($0)"
+                    }.joined(separator: "\n"))
                 return Self.exitFailure
             case .unknownCatalog(let name, let known):
                 let list = known.isEmpty ? "none" : known.joined(separator: ", ")
-                errorOutput(UsageError(
-                    "found no catalog '\(name)', expected one of the package's catalogs (\(list))",
-                    suggestion: closestMatch(to: moduleName(fromPath: name), among: known)).description)
+                errorOutput(
+                    UsageError(
+                        "found no catalog '\(name)', expected one of the package's catalogs (\(list))",
+                        suggestion: closestMatch(to: moduleName(fromPath: name), among: known)
+                    ).description)
                 return Self.exitUsage
             case .environment(let problem):
                 errorOutput("error: \(problem)")

@@ -72,7 +72,8 @@ public struct PackageGenerator: Sendable {
             do {
                 try contents.write(to: url, options: .atomic)
             } catch {
-                throw .environment(GeneratorError("cannot write \(catalog.generatedFilePath): \(error.localizedDescription)"))
+                throw .environment(
+                    GeneratorError("cannot write \(catalog.generatedFilePath): \(error.localizedDescription)"))
             }
             report.written.append(catalog.generatedFilePath)
         }
@@ -169,11 +170,13 @@ public enum GeneratorFailure: Error, Hashable, Sendable, CustomStringConvertible
         case .invalidCatalogs(let diagnostics):
             let files = Set(diagnostics.map(\.file)).count
             let lines = diagnostics.map(\.description)
-            return (lines + [
-                "\(diagnostics.count) problem\(diagnostics.count == 1 ? "" : "s") in \(files) catalog\(files == 1 ? "" : "s"); no file was written"
-            ]).joined(separator: "\n")
+            return
+                (lines + [
+                    "\(diagnostics.count) problem\(diagnostics.count == 1 ? "" : "s") in \(files) catalog\(files == 1 ? "" : "s"); no file was written"
+                ]).joined(separator: "\n")
         case .unknownCatalog(let name, let known):
-            let hint = closestMatch(to: moduleName(fromPath: name), among: known).map { " (did you mean '\($0)'?)" } ?? ""
+            let hint =
+                closestMatch(to: moduleName(fromPath: name), among: known).map { " (did you mean '\($0)'?)" } ?? ""
             let list = known.isEmpty ? "none" : known.joined(separator: ", ")
             return "found no catalog '\(name)', expected one of the package's catalogs (\(list))\(hint)"
         case .environment(let error):

@@ -29,7 +29,8 @@ func didYouMean(_ text: String, _ candidates: [String]) -> String {
 
 /// Levenshtein distance over characters.
 func editDistance(_ lhs: String, _ rhs: String) -> Int {
-    let a = Array(lhs), b = Array(rhs)
+    let a = Array(lhs)
+    let b = Array(rhs)
     if a.isEmpty { return b.count }
     var previous = Array(0...b.count)
     var current = previous

@@ -2,13 +2,13 @@ import Foundation
 import MeasurementEvents
 
 #if canImport(Darwin)
-import Darwin
+    import Darwin
 #elseif canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Android)
-import Android
+    import Android
 #endif
 
 /// Delivers events to a vendor's HTTP API in batches, through a durable queue on disk.
@@ -211,8 +211,9 @@ public final class HTTPTracker: EventTracker, @unchecked Sendable {
             identity: EventIdentity(anonymousID: legacyAnonymousID ?? UUID().uuidString.lowercased()))
         let log = configuration.logHandler
         if Self.isInAppGroupContainer(directory) {
-            log("\(directory.path) is in an App Group container: iOS kills a suspended app that holds a file "
-                + "lock there (0xdead10cc), and this tracker holds one; use a directory in the app's own container")
+            log(
+                "\(directory.path) is in an App Group container: iOS kills a suspended app that holds a file "
+                    + "lock there (0xdead10cc), and this tracker holds one; use a directory in the app's own container")
         }
         queue = try DiskQueue(
             directory: directory.appendingPathComponent("queue"),

@@ -94,9 +94,10 @@ public final class AppLifecycleObserver: @unchecked Sendable {
             for name in signal.notificationNames {
                 // `object: nil` and no `queue:`: on Linux a queue makes the poster wait for it to
                 // drain, and the moves must happen before the platform suspends the app.
-                added.append(center.addObserver(forName: name, object: nil, queue: nil) { _ in
-                    self.handle(signal)
-                })
+                added.append(
+                    center.addObserver(forName: name, object: nil, queue: nil) { _ in
+                        self.handle(signal)
+                    })
             }
         }
         observers.withLock { $0 = added }

@@ -173,7 +173,8 @@ public final class EventRecorder: @unchecked Sendable {
             if let event = recorded.first(where: expectation.isSatisfied(by:)) { return event }
             if !condition.wait(until: deadline) {
                 if let event = recorded.first(where: expectation.isSatisfied(by:)) { return event }
-                throw EventRecorderTimeout(expected: expectation, timeout: timeout, posted: recorded, malformed: rejected)
+                throw EventRecorderTimeout(
+                    expected: expectation, timeout: timeout, posted: recorded, malformed: rejected)
             }
         }
     }

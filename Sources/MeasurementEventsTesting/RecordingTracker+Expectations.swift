@@ -122,7 +122,8 @@ public struct TrackerExpectationError: Error, CustomStringConvertible {
         if !identityEvents.isEmpty {
             text += "\nidentity changes (\(identityEvents.count)):"
             for event in identityEvents {
-                text += "\n  - \(Self.describe(event.change)) -> user id \(Self.quote(event.attribution.identity.userID))"
+                text +=
+                    "\n  - \(Self.describe(event.change)) -> user id \(Self.quote(event.attribution.identity.userID))"
             }
         }
         return text

@@ -77,7 +77,8 @@ final class AttachmentLifetimeTests: XCTestCase {
         let fired = Collected<String>()
         let gate = DispatchSemaphore(value: 0)
         weak var released: ScreenObject?
-        detector.attach(TriggeredEvent(.didEndTouch) { _ in gate.wait() }, to: ScreenObject("blocker"))  // released at once
+        // The blocker is released at once.
+        detector.attach(TriggeredEvent(.didEndTouch) { _ in gate.wait() }, to: ScreenObject("blocker"))
         do {
             let object = ScreenObject()
             released = object

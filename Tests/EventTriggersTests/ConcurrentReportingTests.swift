@@ -17,13 +17,14 @@ final class ConcurrentReportingTests: XCTestCase {
         // Each thread's object carries a counter; its action records the sequence it fired at.
         for (thread, object) in objects.enumerated() {
             let counter = LockedValue(0)
-            detector.attach(TriggeredEvent(.didEndTouch) { _ in
-                let sequence = counter.withLock { value -> Int in
-                    defer { value += 1 }
-                    return value
-                }
-                fired.append(Firing(thread: thread, sequence: sequence))
-            }, to: object)
+            detector.attach(
+                TriggeredEvent(.didEndTouch) { _ in
+                    let sequence = counter.withLock { value -> Int in
+                        defer { value += 1 }
+                        return value
+                    }
+                    fired.append(Firing(thread: thread, sequence: sequence))
+                }, to: object)
         }
         // A shared object fired by every thread too, to contend on the same entry.
         let shared = ScreenObject("shared")

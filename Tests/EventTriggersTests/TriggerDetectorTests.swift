@@ -5,7 +5,8 @@ import XCTest
 
 final class TriggerDetectorTests: XCTestCase {
     /// Calls the entry point dedicated to `trigger`, for one object.
-    private func reportThroughEntryPoint(_ trigger: Trigger, _ object: AnyObject, on detector: TriggerDetector) -> Bool {
+    private func reportThroughEntryPoint(_ trigger: Trigger, _ object: AnyObject, on detector: TriggerDetector) -> Bool
+    {
         switch trigger {
         case .none: return detector.report(.none, for: [object])
         case .didAppear: return detector.reportDidAppear(object)
@@ -72,10 +73,11 @@ final class TriggerDetectorTests: XCTestCase {
         let object = ScreenObject()
         let fired = Collected<String>()
         detector.attach(TriggeredEvent(.didAppear) { _ in fired.append("first") }, to: object)
-        detector.attach([
-            TriggeredEvent(.didEndTouch) { _ in fired.append("touch") },
-            TriggeredEvent(.didAppear) { _ in fired.append("second") },
-        ], to: object)
+        detector.attach(
+            [
+                TriggeredEvent(.didEndTouch) { _ in fired.append("touch") },
+                TriggeredEvent(.didAppear) { _ in fired.append("second") },
+            ], to: object)
         detector.attach(TriggeredEvent(.didAppear) { _ in fired.append("third") }, to: object)
         XCTAssertEqual(detector.events(attachedTo: object).count, 4)
 
@@ -98,10 +100,16 @@ final class TriggerDetectorTests: XCTestCase {
         detector.reportDidEndTouch(object)
         detector.flush()
 
-        XCTAssertEqual(firings.all, [
-            TriggerFiring(timestamp: Date(timeIntervalSince1970: 5_002.5), trigger: .didEndTouch, eventID: id, trace: "buy button"),
-            TriggerFiring(timestamp: Date(timeIntervalSince1970: 5_002.5), trigger: .didEndTouch, eventID: untraced, trace: nil),
-        ])
+        XCTAssertEqual(
+            firings.all,
+            [
+                TriggerFiring(
+                    timestamp: Date(timeIntervalSince1970: 5_002.5), trigger: .didEndTouch, eventID: id,
+                    trace: "buy button"),
+                TriggerFiring(
+                    timestamp: Date(timeIntervalSince1970: 5_002.5), trigger: .didEndTouch, eventID: untraced,
+                    trace: nil),
+            ])
         XCTAssertEqual(traces.all, ["didEndTouch fired \"buy button\" (id \(id.uuidString))"])
     }
 
@@ -126,7 +134,10 @@ final class TriggerDetectorTests: XCTestCase {
         let object = ScreenObject()
         let fired = Collected<String>()
         let gate = DispatchSemaphore(value: 0)
-        detector.attach(TriggeredEvent(.didAppear) { _ in gate.wait(); fired.append("appear") }, to: object)
+        detector.attach(
+            TriggeredEvent(.didAppear) { _ in
+                gate.wait(); fired.append("appear")
+            }, to: object)
         detector.attach(TriggeredEvent(.didEndTouch) { _ in fired.append("touch") }, to: object)
 
         detector.reportDidAppear(object)  // queued, blocked on the gate
@@ -139,11 +150,12 @@ final class TriggerDetectorTests: XCTestCase {
         let detector = TriggerDetector()
         let object = ScreenObject()
         let fired = Collected<String>()
-        detector.attach(TriggeredEvent(.didAppear) { [weak object] _ in
-            fired.append("appear")
-            if let object { detector.reportDidEndTouch(object, synchronously: true) }
-            detector.flush()
-        }, to: object)
+        detector.attach(
+            TriggeredEvent(.didAppear) { [weak object] _ in
+                fired.append("appear")
+                if let object { detector.reportDidEndTouch(object, synchronously: true) }
+                detector.flush()
+            }, to: object)
         detector.attach(TriggeredEvent(.didEndTouch) { _ in fired.append("touch") }, to: object)
         detector.reportDidAppear(object)
         detector.flush()

@@ -59,6 +59,7 @@ case "aggregator-async", "aggregator-async-paced", "aggregator-sync":
     aggregator.flush()
     tracker.waitUntilDelivered(timeout: 30)
 default:
-    FileHandle.standardError.write(Data("unknown mode \(mode): expected track, aggregator-async or aggregator-sync\n".utf8))
+    FileHandle.standardError.write(
+        Data("unknown mode \(mode): expected track, aggregator-async or aggregator-sync\n".utf8))
     exit(64)
 }

@@ -1,7 +1,8 @@
 import Foundation
-@testable import ImpressionTracking
 import MeasurementEvents
 import XCTest
+
+@testable import ImpressionTracking
 
 final class ImpressionClockTests: XCTestCase {
     func testManualClockAddsStepsExactly() {
@@ -43,7 +44,8 @@ final class ImpressionClockTests: XCTestCase {
         // The source counts sleep, as mach_continuous_time and CLOCK_BOOTTIME do: an hour asleep
         // moves it by an hour, so dates after the sleep match the wall clock.
         let seconds = LockedValue<TimeInterval>(500)
-        let clock = SystemImpressionClock(readSeconds: { seconds.withLock { $0 } }, wallClock: Date(timeIntervalSince1970: 1_000))
+        let clock = SystemImpressionClock(
+            readSeconds: { seconds.withLock { $0 } }, wallClock: Date(timeIntervalSince1970: 1_000))
         let beforeSleep = clock.now()
         seconds.withLock { $0 += 2 }
         seconds.withLock { $0 += 3_600 }  // asleep
@@ -55,18 +57,18 @@ final class ImpressionClockTests: XCTestCase {
     }
 
     #if os(Linux)
-    func testSystemClockReadsTheClockThatCountsSuspendOnLinux() {
-        // Dispatch's uptime is CLOCK_MONOTONIC, which stops while the machine is suspended.
-        func boottime() -> TimeInterval {
-            var time = timespec()
-            clock_gettime(CLOCK_BOOTTIME, &time)
-            return TimeInterval(time.tv_sec) + TimeInterval(time.tv_nsec) / 1_000_000_000
+        func testSystemClockReadsTheClockThatCountsSuspendOnLinux() {
+            // Dispatch's uptime is CLOCK_MONOTONIC, which stops while the machine is suspended.
+            func boottime() -> TimeInterval {
+                var time = timespec()
+                clock_gettime(CLOCK_BOOTTIME, &time)
+                return TimeInterval(time.tv_sec) + TimeInterval(time.tv_nsec) / 1_000_000_000
+            }
+            let before = boottime()
+            let now = SystemImpressionClock().now()
+            let after = boottime()
+            XCTAssertGreaterThanOrEqual(now, before)
+            XCTAssertLessThanOrEqual(now, after)
         }
-        let before = boottime()
-        let now = SystemImpressionClock().now()
-        let after = boottime()
-        XCTAssertGreaterThanOrEqual(now, before)
-        XCTAssertLessThanOrEqual(now, after)
-    }
     #endif
 }

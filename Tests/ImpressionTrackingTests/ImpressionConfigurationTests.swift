@@ -13,10 +13,12 @@ final class ImpressionConfigurationTests: XCTestCase {
         for interval in [1.0, 0.5, 0, -1, .nan, .infinity] {
             var configuration = ImpressionConfiguration()
             configuration.commitInterval = interval
-            XCTAssertThrowsError(try ImpressionEngine<Int>(configuration: configuration), "interval \(interval)") { error in
+            XCTAssertThrowsError(try ImpressionEngine<Int>(configuration: configuration), "interval \(interval)") {
+                error in
                 let error = error as? ImpressionConfigurationError
                 XCTAssertEqual(error?.problems.map(\.setting), ["commitInterval"], "interval \(interval)")
-                XCTAssertTrue(error?.description.contains("strictly greater than minimumVisibleDuration (1.0 s)") == true)
+                XCTAssertTrue(
+                    error?.description.contains("strictly greater than minimumVisibleDuration (1.0 s)") == true)
             }
         }
     }

@@ -1,14 +1,19 @@
 import Foundation
-@testable import ImpressionTracking
 import MeasurementEvents
 import XCTest
+
+@testable import ImpressionTracking
 
 final class ImpressionCycleSchedulerTests: XCTestCase {
     func testDispatchSchedulerTicksUntilCancelled() {
         let ticks = LockedValue(0)
         let ticked = expectation(description: "three ticks")
         let cycle = DispatchCycleScheduler().scheduleRepeating(every: 0.01) {
-            if ticks.withLock({ $0 += 1; return $0 }) == 3 { ticked.fulfill() }
+            if ticks.withLock({
+                $0 += 1; return $0
+            }) == 3 {
+                ticked.fulfill()
+            }
         }
         wait(for: [ticked], timeout: 10)
         cycle.cancel()
@@ -39,11 +44,11 @@ final class DispatchCycleSchedulerPeriodTests: XCTestCase {
     }
 
     #if arch(x86_64) || arch(arm64)
-    func testFiveSecondsAreNanosecondsWhereIntHas64Bits() {
-        let (period, leeway) = DispatchCycleScheduler.period(of: 5)
-        XCTAssertEqual(period, .nanoseconds(5_000_000_000))
-        XCTAssertEqual(leeway, .nanoseconds(500_000_000))
-    }
+        func testFiveSecondsAreNanosecondsWhereIntHas64Bits() {
+            let (period, leeway) = DispatchCycleScheduler.period(of: 5)
+            XCTAssertEqual(period, .nanoseconds(5_000_000_000))
+            XCTAssertEqual(leeway, .nanoseconds(500_000_000))
+        }
     #endif
 
     func testADayFitsA32BitIntInMilliseconds() {

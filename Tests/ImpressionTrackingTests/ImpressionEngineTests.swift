@@ -5,7 +5,9 @@ import XCTest
 
 /// Commit, push, batching, failures and the cycle.
 final class ImpressionEngineTests: XCTestCase {
-    private func show(_ ids: Range<Int>, on engine: ImpressionEngine<Int>, from start: TimeInterval, for seconds: TimeInterval) {
+    private func show(
+        _ ids: Range<Int>, on engine: ImpressionEngine<Int>, from start: TimeInterval, for seconds: TimeInterval
+    ) {
         for id in ids { engine.appeared(id, at: start) }
         for id in ids { engine.disappeared(id, at: start + seconds) }
     }
@@ -49,7 +51,9 @@ final class ImpressionEngineTests: XCTestCase {
         XCTAssertEqual(harness.engine.push(), 1)
         XCTAssertEqual(harness.pushed.map(\.itemID), Array(0..<25) + [99])
         XCTAssertEqual(harness.engine.diagnostics.sendFailures, 1)
-        XCTAssertEqual(problems.withLock { $0 }, ["sending 1 impressions failed, they will be retried at the next push: Unavailable()"])
+        XCTAssertEqual(
+            problems.withLock { $0 },
+            ["sending 1 impressions failed, they will be retried at the next push: Unavailable()"])
     }
 
     func testSendFailureMidwayKeepsTheUnsentBatchesInOrder() throws {
@@ -81,7 +85,8 @@ final class ImpressionEngineTests: XCTestCase {
         engine.runCycle(at: 2)
         XCTAssertEqual(service.impressions.map(\.itemID), [2, 3])
         XCTAssertEqual(engine.diagnostics.droppedOnEncodingFailure, 2)
-        XCTAssertEqual(problems.withLock { $0 }, ["encoding 2 impressions failed, they were dropped: item 1 cannot be encoded"])
+        XCTAssertEqual(
+            problems.withLock { $0 }, ["encoding 2 impressions failed, they were dropped: item 1 cannot be encoded"])
     }
 
     func testFullStoreDropsTheOldestAndCountsThem() throws {
@@ -94,7 +99,8 @@ final class ImpressionEngineTests: XCTestCase {
         harness.engine.runCycle(at: 2)
         XCTAssertEqual(harness.pushed.map(\.itemID), [3, 4, 5, 6, 7])
         XCTAssertEqual(harness.engine.diagnostics.droppedOnOverflow, 3)
-        XCTAssertEqual(problems.withLock { $0 }, ["the impression store was full; the 3 oldest impressions were dropped"])
+        XCTAssertEqual(
+            problems.withLock { $0 }, ["the impression store was full; the 3 oldest impressions were dropped"])
     }
 
     func testEnteringBackgroundCommitsAndPushes() throws {
@@ -162,7 +168,11 @@ private final class FailingOnSecondBatchService: ImpressionTrackingService {
     private let calls = LockedValue(0)
 
     func send(_ payload: [Impression<Int>]) throws {
-        if calls.withLock({ $0 += 1; return $0 }) == 2 { throw RecordingService<Int>.Unavailable() }
+        if calls.withLock({
+            $0 += 1; return $0
+        }) == 2 {
+            throw RecordingService<Int>.Unavailable()
+        }
         sent.withLock { $0.append(contentsOf: payload.map(\.itemID)) }
     }
 }

@@ -1,7 +1,8 @@
 import Foundation
-@testable import ImpressionTracking
 import MeasurementEvents
 import XCTest
+
+@testable import ImpressionTracking
 
 final class ImpressionEventServiceTests: XCTestCase {
     private func makeAggregator(center: NotificationCenter) -> (EventAggregator, LockedValue<[MeasurementEvent]>) {
@@ -34,14 +35,18 @@ final class ImpressionEventServiceTests: XCTestCase {
         XCTAssertEqual(events.map(\.name), ["impression/item_viewed", "impression/item_viewed"])
         XCTAssertEqual(events.map(\.type), [.impression, .impression])
         XCTAssertEqual(events.map(\.category), ["impression", "impression"])
-        XCTAssertEqual(events.first?.args, [
-            "item_id": "42", "duration_ms": 1500, "max_visible_fraction": 0.75, "still_visible": false,
-            "started_at": 1_010.0, "ended_at": 1_011.5, "position": 3, "feed": "home",
-        ])
-        XCTAssertEqual(events.last?.args, [
-            "item_id": "43", "duration_ms": 2000, "max_visible_fraction": 1.0, "still_visible": true,
-            "started_at": 1_011.5,
-        ])
+        XCTAssertEqual(
+            events.first?.args,
+            [
+                "item_id": "42", "duration_ms": 1500, "max_visible_fraction": 0.75, "still_visible": false,
+                "started_at": 1_010.0, "ended_at": 1_011.5, "position": 3, "feed": "home",
+            ])
+        XCTAssertEqual(
+            events.last?.args,
+            [
+                "item_id": "43", "duration_ms": 2000, "max_visible_fraction": 1.0, "still_visible": true,
+                "started_at": 1_011.5,
+            ])
         XCTAssertEqual(aggregator.diagnostics.malformed, 0)
         // The generated typed event reads what the encoder wrote.
         XCTAssertEqual(
@@ -53,14 +58,18 @@ final class ImpressionEventServiceTests: XCTestCase {
 
     func testEngineKeysWinOverContextKeys() throws {
         let events = ImpressionEventEncoder<String>().encode(
-            [Impression(
-                itemID: "a", start: 0, end: nil, visibleDuration: 1, maxVisibleFraction: 1,
-                context: ["item_id": "spoofed", "ended_at": 5.0, "duration_ms": 1, "source": "push"])],
+            [
+                Impression(
+                    itemID: "a", start: 0, end: nil, visibleDuration: 1, maxVisibleFraction: 1,
+                    context: ["item_id": "spoofed", "ended_at": 5.0, "duration_ms": 1, "source": "push"])
+            ],
             clock: ManualImpressionClock(epoch: Date(timeIntervalSince1970: 0)))
-        XCTAssertEqual(events.first?.args, [
-            "item_id": "a", "duration_ms": 1000, "max_visible_fraction": 1.0, "still_visible": true,
-            "started_at": 0.0, "source": "push",
-        ])
+        XCTAssertEqual(
+            events.first?.args,
+            [
+                "item_id": "a", "duration_ms": 1000, "max_visible_fraction": 1.0, "still_visible": true,
+                "started_at": 0.0, "source": "push",
+            ])
     }
 
     func testItemIDTextIsConfigurable() {

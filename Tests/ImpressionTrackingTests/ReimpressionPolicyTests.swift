@@ -3,9 +3,13 @@ import XCTest
 
 final class ReimpressionPolicyTests: XCTestCase {
     /// Two appearances of item 1, each long enough.
-    private let twoAppearances: [Step] = [.appear(1, at: 0), .disappear(1, at: 2), .appear(1, at: 3), .disappear(1, at: 5)]
+    private let twoAppearances: [Step] = [
+        .appear(1, at: 0), .disappear(1, at: 2), .appear(1, at: 3), .disappear(1, at: 5),
+    ]
     /// Item 1 counted while visible, a stay in background, then visible again for 2 s.
-    private let backgroundAndBack: [Step] = [.appear(1, at: 0), .commit(at: 2), .background(at: 3), .active(at: 4), .commit(at: 6)]
+    private let backgroundAndBack: [Step] = [
+        .appear(1, at: 0), .commit(at: 2), .background(at: 3), .active(at: 4), .commit(at: 6),
+    ]
     /// Item 1 counted while visible, a content reload, then visible for 2 s more.
     private let reloadWhileVisible: [Step] = [.appear(1, at: 0), .commit(at: 2), .reload(at: 3), .commit(at: 5)]
 
@@ -42,7 +46,9 @@ final class ReimpressionPolicyTests: XCTestCase {
         try [
             Scenario(
                 name: "background and back", policy: .afterReturnFromBackground, steps: backgroundAndBack,
-                impressions: [.init(id: 1, start: 0, end: nil, duration: 2), .init(id: 1, start: 4, end: nil, duration: 2)]),
+                impressions: [
+                    .init(id: 1, start: 0, end: nil, duration: 2), .init(id: 1, start: 4, end: nil, duration: 2),
+                ]),
             Scenario(
                 name: "two appearances without background", policy: .afterReturnFromBackground, steps: twoAppearances,
                 impressions: [.init(id: 1, start: 0, end: 2, duration: 2)]),
@@ -53,7 +59,9 @@ final class ReimpressionPolicyTests: XCTestCase {
         try [
             Scenario(
                 name: "reload", policy: .afterContentReload, steps: reloadWhileVisible,
-                impressions: [.init(id: 1, start: 0, end: nil, duration: 2), .init(id: 1, start: 3, end: nil, duration: 2)]),
+                impressions: [
+                    .init(id: 1, start: 0, end: nil, duration: 2), .init(id: 1, start: 3, end: nil, duration: 2),
+                ]),
             Scenario(
                 name: "reload ends a qualified visit that was not committed yet", policy: .afterContentReload,
                 steps: [.appear(1, at: 0), .reload(at: 1.5), .disappear(1, at: 2)],

@@ -24,7 +24,8 @@ enum Step {
     func apply(to engine: ImpressionEngine<Int>) {
         switch self {
         case .appear(let id, let fraction, let time): engine.appeared(id, visibleFraction: fraction, at: time)
-        case .fraction(let id, let fraction, let time): engine.visibilityChanged(id, visibleFraction: fraction, at: time)
+        case .fraction(let id, let fraction, let time):
+            engine.visibilityChanged(id, visibleFraction: fraction, at: time)
         case .disappear(let id, let time): engine.disappeared(id, at: time)
         case .background(let time): engine.enteredBackground(at: time)
         case .active(let time): engine.becameActive(at: time)
@@ -42,7 +43,9 @@ struct ExpectedImpression: CustomStringConvertible {
     var duration: TimeInterval
     var maxFraction: Double = 1
 
-    var description: String { "#\(id) \(start)…\(end.map { "\($0)" } ?? "still visible") \(duration) s max \(maxFraction)" }
+    var description: String {
+        "#\(id) \(start)…\(end.map { "\($0)" } ?? "still visible") \(duration) s max \(maxFraction)"
+    }
 
     func matches(_ impression: Impression<Int>) -> Bool {
         func close(_ a: Double, _ b: Double) -> Bool { abs(a - b) < 1e-9 }
@@ -91,7 +94,9 @@ struct Scenario {
             XCTFail("\(name): expected \(expected), got \(actual)", file: file, line: line)
         }
         XCTAssertEqual(diagnostics.discardedTooShort, tooShort, "\(name): too-short discards", file: file, line: line)
-        XCTAssertEqual(diagnostics.discardedNeverViewable, neverViewable, "\(name): never-viewable discards", file: file, line: line)
+        XCTAssertEqual(
+            diagnostics.discardedNeverViewable, neverViewable, "\(name): never-viewable discards", file: file,
+            line: line)
     }
 }
 
@@ -142,11 +147,15 @@ final class VisibilityLedgerTests: XCTestCase {
         try [
             Scenario(
                 name: "0.7 s, dip, 0.9 s",
-                steps: [.appear(1, at: 0), .fraction(1, 0.3, at: 0.7), .fraction(1, 0.8, at: 0.9), .disappear(1, at: 1.8)],
+                steps: [
+                    .appear(1, at: 0), .fraction(1, 0.3, at: 0.7), .fraction(1, 0.8, at: 0.9), .disappear(1, at: 1.8),
+                ],
                 impressions: [], tooShort: 1),
             Scenario(
                 name: "0.7 s, dip, 1.0 s counts from the recovery",
-                steps: [.appear(1, at: 0), .fraction(1, 0.3, at: 0.7), .fraction(1, 0.8, at: 0.9), .disappear(1, at: 1.9)],
+                steps: [
+                    .appear(1, at: 0), .fraction(1, 0.3, at: 0.7), .fraction(1, 0.8, at: 0.9), .disappear(1, at: 1.9),
+                ],
                 impressions: [.init(id: 1, start: 0.9, end: 1.9, duration: 1, maxFraction: 0.8)]),
             Scenario(
                 name: "a dip after qualifying ends the visit at the dip",
@@ -183,7 +192,10 @@ final class VisibilityLedgerTests: XCTestCase {
     func testRecordsTheHighestVisibleFractionOfTheVisit() throws {
         try Scenario(
             name: "0.6 → 0.9 → 0.7",
-            steps: [.appear(1, fraction: 0.6, at: 0), .fraction(1, 0.9, at: 0.5), .fraction(1, 0.7, at: 0.8), .disappear(1, at: 2)],
+            steps: [
+                .appear(1, fraction: 0.6, at: 0), .fraction(1, 0.9, at: 0.5), .fraction(1, 0.7, at: 0.8),
+                .disappear(1, at: 2),
+            ],
             impressions: [.init(id: 1, start: 0, end: 2, duration: 2, maxFraction: 0.9)]
         ).run()
     }
@@ -199,7 +211,9 @@ final class VisibilityLedgerTests: XCTestCase {
     func testSamplerReportsWithoutAppearCallsStartVisits() throws {
         try Scenario(
             name: "fractions only",
-            steps: [.fraction(1, 0.8, at: 0), .fraction(1, 1, at: 0.5), .fraction(2, 0, at: 0.5), .disappear(1, at: 1.2)],
+            steps: [
+                .fraction(1, 0.8, at: 0), .fraction(1, 1, at: 0.5), .fraction(2, 0, at: 0.5), .disappear(1, at: 1.2),
+            ],
             impressions: [.init(id: 1, start: 0, end: 1.2, duration: 1.2)]
         ).run()
     }
@@ -267,9 +281,12 @@ final class VisibilityLedgerTests: XCTestCase {
         harness.engine.visibilityChanged(4, visibleFraction: 0.1, at: 10.3)
         harness.engine.visibilityChanged(4, visibleFraction: 1, at: 10.5)
         harness.engine.disappeared(4, at: 11)
-        XCTAssertEqual(harness.discards.withLock { $0 }, [
-            ImpressionDiscard(itemID: 4, reason: .tooShort, longestVisibleDuration: 0.5, appeared: 10, disappeared: 11),
-        ])
+        XCTAssertEqual(
+            harness.discards.withLock { $0 },
+            [
+                ImpressionDiscard(
+                    itemID: 4, reason: .tooShort, longestVisibleDuration: 0.5, appeared: 10, disappeared: 11)
+            ])
     }
 
     func testInputsWithoutATimeReadTheClock() throws {

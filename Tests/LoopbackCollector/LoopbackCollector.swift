@@ -1,11 +1,11 @@
 import Foundation
 
 #if canImport(Darwin)
-import Darwin
+    import Darwin
 #elseif canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #endif
 
 /// A small HTTP/1.1 server on 127.0.0.1 (BSD sockets, one thread per connection) that records
@@ -134,9 +134,9 @@ public final class LoopbackCollector: @unchecked Sendable {
 
     public func start() throws {
         #if canImport(Darwin)
-        let listener = socket(AF_INET, SOCK_STREAM, 0)
+            let listener = socket(AF_INET, SOCK_STREAM, 0)
         #else
-        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         #endif
         guard listener >= 0 else { throw SocketError(call: "socket", code: errno) }
         var yes: Int32 = 1
@@ -146,7 +146,9 @@ public final class LoopbackCollector: @unchecked Sendable {
         address.sin_port = port.bigEndian
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(listener, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
         }
         guard bound == 0, listen(listener, 64) == 0 else {
             let code = errno
@@ -196,8 +198,8 @@ public final class LoopbackCollector: @unchecked Sendable {
                 return
             }
             #if canImport(Darwin)
-            var yes: Int32 = 1
-            setsockopt(client, SOL_SOCKET, SO_NOSIGPIPE, &yes, socklen_t(MemoryLayout<Int32>.size))
+                var yes: Int32 = 1
+                setsockopt(client, SOL_SOCKET, SO_NOSIGPIPE, &yes, socklen_t(MemoryLayout<Int32>.size))
             #endif
             let accepted = withState { state -> Bool in
                 guard state.listener == listener else { return false }
@@ -225,9 +227,11 @@ public final class LoopbackCollector: @unchecked Sendable {
                 state.requests.append(request)
                 return (state.responder, state.dropsConnectionsAfter)
             }
-            let reply = responder?(request) ?? withState { state -> Reply in
-                state.script.isEmpty ? state.defaultReply : state.script.removeFirst()
-            }
+            let reply =
+                responder?(request)
+                ?? withState { state -> Reply in
+                    state.script.isEmpty ? state.defaultReply : state.script.removeFirst()
+                }
             lock.broadcast()
             if reply.delay > 0 { Thread.sleep(forTimeInterval: reply.delay) }
             // As HTTP/1.1 servers must: a client that asks for `Connection: close` gets it.
@@ -259,7 +263,8 @@ public final class LoopbackCollector: @unchecked Sendable {
         var headers: [String: String] = [:]
         for line in lines {
             guard let colon = line.firstIndex(of: ":") else { continue }
-            headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+            headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(
+                in: .whitespaces)
         }
         if headers["expect"]?.lowercased() == "100-continue" {
             _ = sendAll(Array("HTTP/1.1 100 Continue\r\n\r\n".utf8), to: client)
@@ -271,7 +276,8 @@ public final class LoopbackCollector: @unchecked Sendable {
                     guard receive(client, into: &buffer) else { return nil }
                 }
                 let lineEnd = find(Array("\r\n".utf8), in: buffer)!
-                let size = Int(String(decoding: buffer[..<lineEnd], as: UTF8.self).split(separator: ";")[0], radix: 16) ?? 0
+                let size =
+                    Int(String(decoding: buffer[..<lineEnd], as: UTF8.self).split(separator: ";")[0], radix: 16) ?? 0
                 buffer.removeSubrange(..<(lineEnd + 2))
                 while buffer.count < size + 2 {
                     guard receive(client, into: &buffer) else { return nil }
@@ -316,9 +322,11 @@ public final class LoopbackCollector: @unchecked Sendable {
         var offset = 0
         while offset < bytes.count {
             #if canImport(Darwin)
-            let sent = bytes[offset...].withUnsafeBytes { send(client, $0.baseAddress, $0.count, 0) }
+                let sent = bytes[offset...].withUnsafeBytes { send(client, $0.baseAddress, $0.count, 0) }
             #else
-            let sent = bytes[offset...].withUnsafeBytes { send(client, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+                let sent = bytes[offset...].withUnsafeBytes {
+                    send(client, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
+                }
             #endif
             if sent < 0 && errno == EINTR { continue }
             guard sent > 0 else { return false }

@@ -52,8 +52,12 @@ final class GeneratedEventsTests: XCTestCase {
             Viewed(MeasurementEvent("shop/product_viewed", args: ["product_id": "p1", "price": 3])),
             Viewed(productID: "p1", price: 3.0), "an int is accepted for a double; optionals may be absent")
         XCTAssertNil(Viewed(MeasurementEvent("shop/product_viewed", args: ["price": 3.5])), "missing required arg")
-        XCTAssertNil(Viewed(MeasurementEvent("shop/product_viewed", args: ["product_id": 1, "price": 3.5])), "mistyped required arg")
-        XCTAssertNil(Viewed(MeasurementEvent("shop/product_viewed", args: ["product_id": "p1", "price": 3.5, "position": "1"])), "mistyped optional arg")
+        XCTAssertNil(
+            Viewed(MeasurementEvent("shop/product_viewed", args: ["product_id": 1, "price": 3.5])),
+            "mistyped required arg")
+        XCTAssertNil(
+            Viewed(MeasurementEvent("shop/product_viewed", args: ["product_id": "p1", "price": 3.5, "position": "1"])),
+            "mistyped optional arg")
     }
 
     func testTypedEventCarriesItsCatalogTypeCategoryAndOptionalArgs() throws {
@@ -93,6 +97,8 @@ final class GeneratedEventsTests: XCTestCase {
             name: .measurementEvent, object: nil,
             userInfo: MeasurementEvent.userInfo(name: "feed/opened", type: .activity, args: ["source": "tab"]))
         XCTAssertEqual(DemoFeedEvents.FeedOpened(notification: note)?.source, "tab")
-        XCTAssertNil(DemoFeedEvents.FeedOpened(notification: Notification(name: .measurementEvent)), "malformed: nil, not a crash")
+        XCTAssertNil(
+            DemoFeedEvents.FeedOpened(notification: Notification(name: .measurementEvent)),
+            "malformed: nil, not a crash")
     }
 }

@@ -27,7 +27,9 @@ final class GoldenFileTests: XCTestCase {
         try assertMatchesGolden(TrackingPlanWriter.plan(catalogs, format: .json), at: "plan.json")
     }
 
-    private func assertMatchesGolden(_ actual: String, at relativePath: String, file: StaticString = #filePath, line: UInt = #line) throws {
+    private func assertMatchesGolden(
+        _ actual: String, at relativePath: String, file: StaticString = #filePath, line: UInt = #line
+    ) throws {
         let url = Repository.golden.appendingPathComponent(relativePath)
         if recording {
             try Data(actual.utf8).write(to: url)
@@ -37,7 +39,9 @@ final class GoldenFileTests: XCTestCase {
         guard actual != expected else { return }
         let actualLines = actual.split(separator: "\n", omittingEmptySubsequences: false)
         let expectedLines = expected.split(separator: "\n", omittingEmptySubsequences: false)
-        let index = Array(zip(actualLines, expectedLines)).firstIndex { $0 != $1 } ?? min(actualLines.count, expectedLines.count)
+        let index =
+            Array(zip(actualLines, expectedLines)).firstIndex { $0 != $1 }
+            ?? min(actualLines.count, expectedLines.count)
         let got = index < actualLines.count ? String(actualLines[index]) : "<end of output>"
         let want = index < expectedLines.count ? String(expectedLines[index]) : "<end of golden>"
         XCTFail(

@@ -56,46 +56,65 @@ final class MalformedCatalogTests: XCTestCase {
 
     func testUnknownArgTypeNamesThePathTheValueAndTheTypes() throws {
         try assertRejected(
-            ["Events/Feed.json": event(#"{"name": "feed/item_tapped", "description": "Tapped.", "args": {"position": {"type": "integer", "description": "Where."}}}"#)],
+            [
+                "Events/Feed.json": event(
+                    #"{"name": "feed/item_tapped", "description": "Tapped.", "args": {"position": {"type": "integer", "description": "Where."}}}"#
+                )
+            ],
             modules: ["Feed"],
-            messages: [#"Events/Feed.json:4:90: error: events[0].args.position.type: found "integer", expected one of "string", "int", "double", "bool""#])
+            messages: [
+                #"Events/Feed.json:4:90: error: events[0].args.position.type: found "integer", expected one of "string", "int", "double", "bool""#
+            ])
     }
 
     func testUnknownEventTypeSuggestsTheClosestType() throws {
         try assertRejected(
             ["Events/Feed.json": event(#"{"name": "feed/item_tapped", "description": "Tapped.", "type": "clik"}"#)],
             modules: ["Feed"],
-            messages: [#"Events/Feed.json:4:68: error: events[0].type: found "clik", expected one of "activity", "click", "impression", "redirect", "user_action" (did you mean "click"?)"#])
+            messages: [
+                #"Events/Feed.json:4:68: error: events[0].type: found "clik", expected one of "activity", "click", "impression", "redirect", "user_action" (did you mean "click"?)"#
+            ])
     }
 
     func testDuplicateEventNameWithinACatalogNamesBothPlaces() throws {
         try assertRejected(
-            ["Events/Feed.json": event(#"""
-                {"name": "feed/opened", "description": "Opened."},
-                    {"name": "feed/opened", "description": "Opened again."}
-                """#)],
+            [
+                "Events/Feed.json": event(
+                    #"""
+                    {"name": "feed/opened", "description": "Opened."},
+                        {"name": "feed/opened", "description": "Opened again."}
+                    """#)
+            ],
             modules: ["Feed"],
-            messages: [#"Events/Feed.json:5:14: error: events[1].name: found "feed/opened" again, expected each event declared once (it is first declared at Events/Feed.json:4:14)"#])
+            messages: [
+                #"Events/Feed.json:5:14: error: events[1].name: found "feed/opened" again, expected each event declared once (it is first declared at Events/Feed.json:4:14)"#
+            ])
     }
 
     func testDuplicateEventNameAcrossCatalogsNamesBothFiles() throws {
         try assertRejected(
             [
                 "Events/Feed.json": event(#"{"name": "app/opened", "description": "Opened."}"#),
-                "Events/Settings.json": #"{"module": "Settings", "events": [{"name": "app/opened", "description": "Also opened."}]}"#,
+                "Events/Settings.json":
+                    #"{"module": "Settings", "events": [{"name": "app/opened", "description": "Also opened."}]}"#,
             ],
             modules: ["Feed", "Settings"],
-            messages: [#"Events/Settings.json:1:44: error: events[0].name: found "app/opened", which Events/Feed.json:4:14 (events[0].name) declares too, expected each event declared in one catalog only"#])
+            messages: [
+                #"Events/Settings.json:1:44: error: events[0].name: found "app/opened", which Events/Feed.json:4:14 (events[0].name) declares too, expected each event declared in one catalog only"#
+            ])
     }
 
     func testEmptyAndNonNamespacedNamesAreAllReported() throws {
         try assertRejected(
-            ["Events/Feed.json": event(#"""
-                {"name": "", "description": "Empty."},
-                    {"name": "opened", "description": "One part."},
-                    {"name": "Feed/ItemTapped", "description": "Upper case."},
-                    {"name": "feed//tapped", "description": "Empty part."}
-                """#)],
+            [
+                "Events/Feed.json": event(
+                    #"""
+                    {"name": "", "description": "Empty."},
+                        {"name": "opened", "description": "One part."},
+                        {"name": "Feed/ItemTapped", "description": "Upper case."},
+                        {"name": "feed//tapped", "description": "Empty part."}
+                    """#)
+            ],
             modules: ["Feed"],
             messages: [
                 #"Events/Feed.json:4:14: error: events[0].name: found "", expected a lowercase slash-namespaced name like "feed/item_tapped" (^[a-z][a-z0-9_]*(/[a-z][a-z0-9_]*)+$, at most 256 bytes)"#,
@@ -107,7 +126,11 @@ final class MalformedCatalogTests: XCTestCase {
 
     func testArgNameThatCannotBecomeASwiftIdentifier() throws {
         try assertRejected(
-            ["Events/Feed.json": event(#"{"name": "feed/item_tapped", "description": "Tapped.", "args": {"item-id": {"type": "string", "description": "Id."}, "2nd": {"type": "int", "description": "Second."}}}"#)],
+            [
+                "Events/Feed.json": event(
+                    #"{"name": "feed/item_tapped", "description": "Tapped.", "args": {"item-id": {"type": "string", "description": "Id."}, "2nd": {"type": "int", "description": "Second."}}}"#
+                )
+            ],
             modules: ["Feed"],
             messages: [
                 #"Events/Feed.json:4:69: error: events[0].args["item-id"]: found the arg name "item-id", expected letters, digits and underscores starting with a letter (^[A-Za-z][A-Za-z0-9_]*$), so that it can become a Swift identifier"#,
@@ -117,38 +140,47 @@ final class MalformedCatalogTests: XCTestCase {
 
     func testSyntaxErrorHasLineAndColumn() throws {
         try assertRejected(
-            ["Events/Feed.json": """
+            [
+                "Events/Feed.json": """
                 {
                   "module": "Feed"
                   "events": []
                 }
-                """],
+                """
+            ],
             modules: ["Feed"],
             messages: [#"Events/Feed.json:3:3: error: JSON syntax: found the string "events", expected "," or "}""#])
     }
 
     func testTruncatedJSONSaysWhatIsStillOpen() throws {
         try assertRejected(
-            ["Events/Feed.json": """
+            [
+                "Events/Feed.json": """
                 {
                   "module": "Feed",
                   "events": [
                     {"name": "feed/opened", "description": "Opened."}
-                """],
+                """
+            ],
             modules: ["Feed"],
-            messages: [#"Events/Feed.json:4:54: error: JSON syntax: found the end of the file, expected "," or "]" (the array opened at 3:13 is never closed)"#])
+            messages: [
+                #"Events/Feed.json:4:54: error: JSON syntax: found the end of the file, expected "," or "]" (the array opened at 3:13 is never closed)"#
+            ])
     }
 
     func testWrongTopLevelType() throws {
         try assertRejected(
             ["Events/Feed.json": #"[{"name": "feed/opened", "description": "Opened."}]"#],
             modules: ["Feed"],
-            messages: [#"Events/Feed.json:1:1: error: (top level): found an array, expected an object with "module" and "events""#])
+            messages: [
+                #"Events/Feed.json:1:1: error: (top level): found an array, expected an object with "module" and "events""#
+            ])
     }
 
     func testUnknownKeysAreReportedWithASuggestion() throws {
         try assertRejected(
-            ["Events/Feed.json": #"""
+            [
+                "Events/Feed.json": #"""
                 {
                   "module": "Feed",
                   "owner": "feed team",
@@ -157,7 +189,8 @@ final class MalformedCatalogTests: XCTestCase {
                      "args": {"source": {"type": "string", "description": "From.", "required": true}}}
                   ]
                 }
-                """#],
+                """#
+            ],
             modules: ["Feed"],
             messages: [
                 #"Events/Feed.json:3:3: error: owner: found an unknown key "owner", expected one of "module", "description", "events""#,
@@ -176,19 +209,27 @@ final class MalformedCatalogTests: XCTestCase {
     func testModuleWithoutASourcesFolder() throws {
         try assertRejected(
             ["Events/Feed.json": #"{"module": "Feed", "events": []}"#],
-            messages: [#"Events/Feed.json:1:12: error: module: found "Feed", but the package has no folder Sources/Feed/, expected a module with a Sources/Feed/ folder to write events_Feed.swift into"#])
+            messages: [
+                #"Events/Feed.json:1:12: error: module: found "Feed", but the package has no folder Sources/Feed/, expected a module with a Sources/Feed/ folder to write events_Feed.swift into"#
+            ])
     }
 
     func testDuplicateKeysInAnObject() throws {
         try assertRejected(
             ["Events/Feed.json": event(#"{"name": "feed/opened", "description": "Opened.", "description": "Again."}"#)],
             modules: ["Feed"],
-            messages: [#"Events/Feed.json:4:55: error: events[0].description: found a second "description" key, expected each key once (the first is at 4:29)"#])
+            messages: [
+                #"Events/Feed.json:4:55: error: events[0].description: found a second "description" key, expected each key once (the first is at 4:29)"#
+            ])
     }
 
     func testWrongValueKindsAndMissingKeys() throws {
         try assertRejected(
-            ["Events/Feed.json": event(#"{"name": "feed/opened", "args": {"source": {"type": "string", "description": "From.", "optional": "yes", "pii": 1}, "tab": {"description": "Which."}}}"#)],
+            [
+                "Events/Feed.json": event(
+                    #"{"name": "feed/opened", "args": {"source": {"type": "string", "description": "From.", "optional": "yes", "pii": 1}, "tab": {"description": "Which."}}}"#
+                )
+            ],
             modules: ["Feed"],
             messages: [
                 #"Events/Feed.json:4:5: error: events[0]: found no "description" key, expected a "description" key saying what the event records"#,
@@ -200,11 +241,14 @@ final class MalformedCatalogTests: XCTestCase {
 
     func testNamesWhoseSwiftIdentifiersCollide() throws {
         try assertRejected(
-            ["Events/Feed.json": event(#"""
-                {"name": "feed/item_tapped", "description": "Tapped.", "args": {"item_id": {"type": "string", "description": "Id."}, "itemID": {"type": "string", "description": "Id again."}, "args": {"type": "int", "description": "Reserved."}}},
-                    {"name": "feed/item/tapped", "description": "Tapped, nested."},
-                    {"name": "event/name", "description": "Hides EventName."}
-                """#)],
+            [
+                "Events/Feed.json": event(
+                    #"""
+                    {"name": "feed/item_tapped", "description": "Tapped.", "args": {"item_id": {"type": "string", "description": "Id."}, "itemID": {"type": "string", "description": "Id again."}, "args": {"type": "int", "description": "Reserved."}}},
+                        {"name": "feed/item/tapped", "description": "Tapped, nested."},
+                        {"name": "event/name", "description": "Hides EventName."}
+                    """#)
+            ],
             modules: ["Feed"],
             messages: [
                 #"Events/Feed.json:4:122: error: events[0].args.itemID: found the arg name "itemID", whose Swift name itemID is already used by "item_id", expected arg names that give distinct Swift identifiers"#,
@@ -217,34 +261,43 @@ final class MalformedCatalogTests: XCTestCase {
 
     func testNamesThatGiveTheSameTypeAndHelperNameBothEventsAndTheirPlaces() throws {
         try assertRejected(
-            ["Events/Feed.json": event(#"""
-                {"name": "ui/shown", "description": "Shown."},
-                    {"name": "u_i/shown", "description": "Shown, split."}
-                """#)],
+            [
+                "Events/Feed.json": event(
+                    #"""
+                    {"name": "ui/shown", "description": "Shown."},
+                        {"name": "u_i/shown", "description": "Shown, split."}
+                    """#)
+            ],
             modules: ["Feed"],
             messages: [
-                #"Events/Feed.json:5:14: error: events[1].name: found "u_i/shown", whose type UIShown and helper postUIShown are already those of "ui/shown" (Events/Feed.json:4:14), expected names that give distinct Swift identifiers"#,
+                #"Events/Feed.json:5:14: error: events[1].name: found "u_i/shown", whose type UIShown and helper postUIShown are already those of "ui/shown" (Events/Feed.json:4:14), expected names that give distinct Swift identifiers"#
             ])
     }
 
     func testAConstantThatIsAnotherEventsHelperIsRejected() throws {
         try assertRejected(
-            ["Events/Feed.json": event(#"""
-                {"name": "feed/shown", "description": "Shown."},
-                    {"name": "post/feed_shown", "description": "A post was shown."}
-                """#)],
+            [
+                "Events/Feed.json": event(
+                    #"""
+                    {"name": "feed/shown", "description": "Shown."},
+                        {"name": "post/feed_shown", "description": "A post was shown."}
+                    """#)
+            ],
             modules: ["Feed"],
             messages: [
-                #"Events/Feed.json:5:14: error: events[1].name: found "post/feed_shown", whose constant postFeedShown is already the helper of "feed/shown" (Events/Feed.json:4:14), expected names that give distinct Swift identifiers"#,
+                #"Events/Feed.json:5:14: error: events[1].name: found "post/feed_shown", whose constant postFeedShown is already the helper of "feed/shown" (Events/Feed.json:4:14), expected names that give distinct Swift identifiers"#
             ])
     }
 
     func testAModuleNamedLikeAnotherModulesEnumIsRejected() throws {
         try assertRejected(
-            ["Events/Feed.json": #"{"module": "Feed", "events": []}"#, "Events/FeedEvents.json": #"{"module": "FeedEvents", "events": []}"#],
+            [
+                "Events/Feed.json": #"{"module": "Feed", "events": []}"#,
+                "Events/FeedEvents.json": #"{"module": "FeedEvents", "events": []}"#,
+            ],
             modules: ["Feed", "FeedEvents"],
             messages: [
-                #"Events/Feed.json:1:12: error: module: found "Feed", whose enum FeedEvents has the name of the module FeedEvents (Events/FeedEvents.json), expected module names that differ from every module's <Module>Events enum"#,
+                #"Events/Feed.json:1:12: error: module: found "Feed", whose enum FeedEvents has the name of the module FeedEvents (Events/FeedEvents.json), expected module names that differ from every module's <Module>Events enum"#
             ])
     }
 
@@ -252,8 +305,10 @@ final class MalformedCatalogTests: XCTestCase {
         try assertRejected(
             [
                 "Events/Feed.json": event(#"{"name": "feed/opened", "description": "Opened.", "type": "tap"}"#),
-                "Events/Settings.json": #"{"module": "Settings", "events": [{"name": "settings", "description": "One part."}"#,
-                "Events/Profile.json": #"{"module": "Profile", "events": [{"name": "profile/opened", "description": ""}]}"#,
+                "Events/Settings.json":
+                    #"{"module": "Settings", "events": [{"name": "settings", "description": "One part."}"#,
+                "Events/Profile.json":
+                    #"{"module": "Profile", "events": [{"name": "profile/opened", "description": ""}]}"#,
             ],
             modules: ["Feed", "Profile", "Settings"],
             messages: [
@@ -269,8 +324,10 @@ final class MalformedCatalogTests: XCTestCase {
         var bytes = Array(#"{"module": "Feed", "events": [{"name": "feed/opened", "description": "Op"#.utf8)
         bytes += [0xFF, 0xFE] + Array(#"ned."}]}"#.utf8)
         let result = CatalogReader.read(path: "Events/Feed.json", bytes: bytes)
-        XCTAssertEqual(result.diagnostics.map(\.description), [
-            #"Events/Feed.json:1:73: error: JSON syntax: found bytes that are not UTF-8, expected a UTF-8 text file"#
-        ])
+        XCTAssertEqual(
+            result.diagnostics.map(\.description),
+            [
+                #"Events/Feed.json:1:73: error: JSON syntax: found bytes that are not UTF-8, expected a UTF-8 text file"#
+            ])
     }
 }

@@ -17,12 +17,18 @@ final class PackageGeneratorTests: XCTestCase {
     func testCheckPassesOnTheCommittedGoldenPackage() throws {
         let report = try generator.check()
         XCTAssertTrue(report.isUpToDate)
-        XCTAssertEqual(report.upToDate, ["Sources/Empty/events_Empty.swift", "Sources/Minimal/events_Minimal.swift", "Sources/Shop/events_Shop.swift"])
+        XCTAssertEqual(
+            report.upToDate,
+            [
+                "Sources/Empty/events_Empty.swift", "Sources/Minimal/events_Minimal.swift",
+                "Sources/Shop/events_Shop.swift",
+            ])
     }
 
     func testCheckFailsOnAHandEditedGeneratedFileAndPassesAfterGenerate() throws {
         let path = "Sources/Shop/events_Shop.swift"
-        try package.write(path, try XCTUnwrap(package.read(path)).replacingOccurrences(of: "shop/opened", with: "shop/opend"))
+        try package.write(
+            path, try XCTUnwrap(package.read(path)).replacingOccurrences(of: "shop/opened", with: "shop/opend"))
         let before = try package.snapshot()
 
         let report = try generator.check()
@@ -36,7 +42,9 @@ final class PackageGeneratorTests: XCTestCase {
 
     func testCheckFailsOnACatalogChangedWithoutRegenerating() throws {
         let catalog = try XCTUnwrap(package.read("Events/Minimal.json"))
-        try package.write("Events/Minimal.json", catalog.replacingOccurrences(of: "A deep link was opened.", with: "A universal link was opened."))
+        try package.write(
+            "Events/Minimal.json",
+            catalog.replacingOccurrences(of: "A deep link was opened.", with: "A universal link was opened."))
         XCTAssertEqual(try generator.check().stale, ["Sources/Minimal/events_Minimal.swift"])
         _ = try generator.generate()
         XCTAssertTrue(try generator.check().isUpToDate)
@@ -97,7 +105,8 @@ final class PackageGeneratorTests: XCTestCase {
         XCTAssertThrowsError(try generator.check()) { error in
             XCTAssertEqual(
                 (error as? GeneratorFailure)?.description,
-                "found no Events/ folder in \(package.root.path), expected catalogs as Events/<Module>.json (is --package-path the package root?)")
+                "found no Events/ folder in \(package.root.path), expected catalogs as Events/<Module>.json (is --package-path the package root?)"
+            )
         }
     }
 

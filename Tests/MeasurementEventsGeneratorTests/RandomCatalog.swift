@@ -26,21 +26,27 @@ struct SeededRandom: RandomNumberGenerator {
 struct RandomCatalog {
     /// Words of event names (lowercase) and arg names; digits only after the first word.
     static let words = [
-        "ui", "u", "i", "id", "ids", "ds", "url", "urls", "ur", "l", "json", "http", "https", "api", "uuid", "sdk", "xml",
+        "ui", "u", "i", "id", "ids", "ds", "url", "urls", "ur", "l", "json", "http", "https", "api", "uuid", "sdk",
+        "xml",
         "item", "feed", "shown", "tapped", "post", "all", "names", "personal", "data", "args", "event", "name", "type",
-        "value", "center", "to", "self", "default", "in", "inout", "for", "class", "init", "some", "any", "is", "as", "do",
+        "value", "center", "to", "self", "default", "in", "inout", "for", "class", "init", "some", "any", "is", "as",
+        "do",
         "v2", "x1", "a", "b", "string", "bool", "int", "optional", "set", "typed", "measurement",
     ]
     static let digitWords = ["2", "3d", "10", "0"]
     /// Arg names as people write them, beside the generated snake_case ones.
     static let argNames = [
-        "itemId", "itemID", "ItemCount", "URL", "Url", "iOS", "x", "X", "inout", "Self", "Type", "Any", "default", "var", "let",
+        "itemId", "itemID", "ItemCount", "URL", "Url", "iOS", "x", "X", "inout", "Self", "Type", "Any", "default",
+        "var", "let",
         "center", "to", "event", "value", "eventName", "eventType", "async", "await", "throws", "true", "nil",
     ]
     static let descriptions = [
-        "Plain.", "Café ☕️ 👩‍👩‍👧 ünïcödé", "Line one.\nLine two.", "Windows\r\nbreak", "Separator\u{2028}here", "NEL\u{85}here",
-        "Quote \" and backslash \\ and */ and /* open", "Tab\there", "Right-to-left \u{202E}override", "Zero\u{200B}width",
-        "Bell \u{7}, escape \u{1B}, delete \u{7F}", "NUL \u{0} inside", "Trailing backslash \\", "```swift\ncode\n```", "\"\"\"",
+        "Plain.", "Café ☕️ 👩‍👩‍👧 ünïcödé", "Line one.\nLine two.", "Windows\r\nbreak", "Separator\u{2028}here",
+        "NEL\u{85}here",
+        "Quote \" and backslash \\ and */ and /* open", "Tab\there", "Right-to-left \u{202E}override",
+        "Zero\u{200B}width",
+        "Bell \u{7}, escape \u{1B}, delete \u{7F}", "NUL \u{0} inside", "Trailing backslash \\", "```swift\ncode\n```",
+        "\"\"\"",
     ]
 
     private var random: SeededRandom
@@ -55,12 +61,17 @@ struct RandomCatalog {
         let count = chance(0.05) ? 0 : Int.random(in: 1...6, using: &random)
         var events: [String] = []
         for _ in 0..<count {
-            let name = names.isEmpty || !chance(0.25) ? eventName() : nearCollision(of: names.randomElement(using: &random)!)
+            let name =
+                names.isEmpty || !chance(0.25) ? eventName() : nearCollision(of: names.randomElement(using: &random)!)
             // Digit words can start a part after re-splitting (`feed_2` → `feed/2`): not a name at all.
             guard CatalogReader.isEventName(name), !names.contains(name) else { continue }
             names.append(name)
             var members = [#""name": \#(jsonString(name))"#, #""description": \#(jsonString(description()))"#]
-            if chance(0.3) { members.append(#""type": "\#(["click", "impression", "redirect", "activity", "user_action"].randomElement(using: &random)!)""#) }
+            if chance(0.3) {
+                members.append(
+                    #""type": "\#(["click", "impression", "redirect", "activity", "user_action"].randomElement(using: &random)!)""#
+                )
+            }
             if chance(0.3) { members.append(#""category": \#(jsonString(description()))"#) }
             let args = (0..<Int.random(in: 0...4, using: &random)).map { _ in argName() }
             if !args.isEmpty {
@@ -82,7 +93,9 @@ struct RandomCatalog {
         return jsonString(name) + ": {" + members.joined(separator: ", ") + "}"
     }
 
-    private mutating func chance(_ probability: Double) -> Bool { Double.random(in: 0..<1, using: &random) < probability }
+    private mutating func chance(_ probability: Double) -> Bool {
+        Double.random(in: 0..<1, using: &random) < probability
+    }
 
     private mutating func word(first: Bool) -> String {
         if !first, chance(0.1) { return Self.digitWords.randomElement(using: &random)! }
@@ -101,7 +114,8 @@ struct RandomCatalog {
     private mutating func nearCollision(of name: String) -> String {
         switch Int.random(in: 0..<5, using: &random) {
         case 0: return name.replacingFirst("_", with: "/")
-        case 1: return name.replacingFirst("/", with: "_").contains("/") ? name.replacingFirst("/", with: "_") : name + "/x"
+        case 1:
+            return name.replacingFirst("/", with: "_").contains("/") ? name.replacingFirst("/", with: "_") : name + "/x"
         case 2: return name.replacingFirst("ui", with: "u_i").replacingFirst("ids", with: "i_ds")
         case 3: return "post/" + name.replacingOccurrences(of: "/", with: "_")
         default: return name.replacingFirst("_", with: "__")

@@ -4,7 +4,8 @@ import XCTest
 final class SwiftNamingTests: XCTestCase {
     func testEventNamesBecomeLowerCamelCaseConstants() {
         XCTAssertEqual(SwiftNaming.lowerCamelCase("feed/item_tapped"), "feedItemTapped")
-        XCTAssertEqual(SwiftNaming.lowerCamelCase("app/permission/photo_library/granted"), "appPermissionPhotoLibraryGranted")
+        XCTAssertEqual(
+            SwiftNaming.lowerCamelCase("app/permission/photo_library/granted"), "appPermissionPhotoLibraryGranted")
         XCTAssertEqual(SwiftNaming.lowerCamelCase("feed/v2/item_3_shown"), "feedV2Item3Shown")
     }
 
@@ -20,7 +21,8 @@ final class SwiftNamingTests: XCTestCase {
         XCTAssertEqual(SwiftNaming.lowerCamelCase("url_opened"), "urlOpened")
         XCTAssertEqual(SwiftNaming.lowerCamelCase("id"), "id")
         XCTAssertEqual(SwiftNaming.lowerCamelCase("app/ui/json_http_uri"), "appUIJSONHTTPURI")
-        XCTAssertEqual(SwiftNaming.lowerCamelCase("identity_provider"), "identityProvider", "only whole words are acronyms")
+        XCTAssertEqual(
+            SwiftNaming.lowerCamelCase("identity_provider"), "identityProvider", "only whole words are acronyms")
     }
 
     func testMixedCaseArgNamesKeepTheirInnerCapitals() {

@@ -8,9 +8,11 @@ struct TemporaryPackage {
     init(modules: [String] = [], file: StaticString = #filePath, line: UInt = #line) throws {
         root = FileManager.default.temporaryDirectory
             .appendingPathComponent("measurement-events-tests-\(UUID().uuidString)", isDirectory: true)
-        try FileManager.default.createDirectory(at: root.appendingPathComponent("Events"), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            at: root.appendingPathComponent("Events"), withIntermediateDirectories: true)
         for module in modules {
-            try FileManager.default.createDirectory(at: root.appendingPathComponent("Sources/\(module)"), withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(
+                at: root.appendingPathComponent("Sources/\(module)"), withIntermediateDirectories: true)
         }
     }
 
@@ -20,7 +22,8 @@ struct TemporaryPackage {
             .appendingPathComponent("measurement-events-tests-\(UUID().uuidString)", isDirectory: true)
         try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
         for folder in ["Events", "Sources"] {
-            try FileManager.default.copyItem(at: source.appendingPathComponent(folder), to: root.appendingPathComponent(folder))
+            try FileManager.default.copyItem(
+                at: source.appendingPathComponent(folder), to: root.appendingPathComponent(folder))
         }
     }
 
@@ -31,7 +34,9 @@ struct TemporaryPackage {
     }
 
     func read(_ relativePath: String) -> String? {
-        FileManager.default.contents(atPath: root.appendingPathComponent(relativePath).path).map { String(decoding: $0, as: UTF8.self) }
+        FileManager.default.contents(atPath: root.appendingPathComponent(relativePath).path).map {
+            String(decoding: $0, as: UTF8.self)
+        }
     }
 
     /// Every file under the root with its bytes and modification date, to prove nothing was touched.
@@ -63,6 +68,7 @@ struct TemporaryPackage {
 
 /// The package this test file belongs to, and its golden fixture package.
 enum Repository {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
     static let golden = root.appendingPathComponent("Tests/MeasurementEventsGeneratorGolden")
 }

@@ -1,7 +1,8 @@
 import Foundation
 import MeasurementEvents
-@testable import MeasurementEventsHTTP
 import XCTest
+
+@testable import MeasurementEventsHTTP
 
 // Fields traced to Amplitude's documentation (amplitude.com/docs/apis/analytics):
 // - api_key, events; user_id, device_id, event_type, time, event_properties, insert_id,
@@ -14,15 +15,24 @@ final class AmplitudeEncoderTests: XCTestCase {
     private let fullEncoder = AmplitudeEncoder(apiKey: "AMP_KEY")
 
     func testTrackWithFullContext() {
-        XCTAssertEqual(EncoderSamples.body(fullEncoder, EncoderSamples.track), #"{"api_key":"AMP_KEY","events":[{"app_version":"2.4.1","device_id":"anon-1234","device_manufacturer":"Apple","device_model":"iPhone15,2","event_properties":{"category":"feed","event_type":"click","item_id":"42","position":3},"event_type":"Feed Item Tapped","groups":{"group":"acme"},"insert_id":"00000000-0000-4000-8000-000000000001","language":"en-US","os_name":"iOS","os_version":"17.2.1","platform":"iOS","session_id":1714566000000,"time":1714566600500,"user_id":"user-42"}]}"#)
+        XCTAssertEqual(
+            EncoderSamples.body(fullEncoder, EncoderSamples.track),
+            #"{"api_key":"AMP_KEY","events":[{"app_version":"2.4.1","device_id":"anon-1234","device_manufacturer":"Apple","device_model":"iPhone15,2","event_properties":{"category":"feed","event_type":"click","item_id":"42","position":3},"event_type":"Feed Item Tapped","groups":{"group":"acme"},"insert_id":"00000000-0000-4000-8000-000000000001","language":"en-US","os_name":"iOS","os_version":"17.2.1","platform":"iOS","session_id":1714566000000,"time":1714566600500,"user_id":"user-42"}]}"#
+        )
     }
 
     func testIdentifyWithFullContext() {
-        XCTAssertEqual(EncoderSamples.body(fullEncoder, EncoderSamples.identify), #"{"api_key":"AMP_KEY","events":[{"app_version":"2.4.1","device_id":"anon-1234","device_manufacturer":"Apple","device_model":"iPhone15,2","event_type":"$identify","groups":{"group":"acme"},"insert_id":"00000000-0000-4000-8000-000000000002","language":"en-US","os_name":"iOS","os_version":"17.2.1","platform":"iOS","session_id":1714566000000,"time":1714566601000,"user_id":"user-42","user_properties":{"$set":{"plan":"pro","seats":3}}}]}"#)
+        XCTAssertEqual(
+            EncoderSamples.body(fullEncoder, EncoderSamples.identify),
+            #"{"api_key":"AMP_KEY","events":[{"app_version":"2.4.1","device_id":"anon-1234","device_manufacturer":"Apple","device_model":"iPhone15,2","event_type":"$identify","groups":{"group":"acme"},"insert_id":"00000000-0000-4000-8000-000000000002","language":"en-US","os_name":"iOS","os_version":"17.2.1","platform":"iOS","session_id":1714566000000,"time":1714566601000,"user_id":"user-42","user_properties":{"$set":{"plan":"pro","seats":3}}}]}"#
+        )
     }
 
     func testGroupWithFullContext() {
-        XCTAssertEqual(EncoderSamples.body(fullEncoder, EncoderSamples.group), #"{"api_key":"AMP_KEY","events":[{"app_version":"2.4.1","device_id":"anon-1234","device_manufacturer":"Apple","device_model":"iPhone15,2","event_type":"$groupidentify","group_properties":{"$set":{"employees":120,"name":"Acme Inc"}},"groups":{"group":"acme"},"insert_id":"00000000-0000-4000-8000-000000000003","language":"en-US","os_name":"iOS","os_version":"17.2.1","platform":"iOS","session_id":1714566000000,"time":1714566602000,"user_id":"user-42"}]}"#)
+        XCTAssertEqual(
+            EncoderSamples.body(fullEncoder, EncoderSamples.group),
+            #"{"api_key":"AMP_KEY","events":[{"app_version":"2.4.1","device_id":"anon-1234","device_manufacturer":"Apple","device_model":"iPhone15,2","event_type":"$groupidentify","group_properties":{"$set":{"employees":120,"name":"Acme Inc"}},"groups":{"group":"acme"},"insert_id":"00000000-0000-4000-8000-000000000003","language":"en-US","os_name":"iOS","os_version":"17.2.1","platform":"iOS","session_id":1714566000000,"time":1714566602000,"user_id":"user-42"}]}"#
+        )
     }
 
     func testBatchCarriesAPIKeyInsertIDsAndDeviceID() throws {
@@ -30,7 +40,10 @@ final class AmplitudeEncoderTests: XCTestCase {
         let request = try XCTUnwrap(encoded.request)
         XCTAssertEqual(request.url.absoluteString, "https://api2.amplitude.com/2/httpapi")
         XCTAssertEqual(request.headers, ["Accept": "*/*", "Content-Type": "application/json"])
-        XCTAssertEqual(String(decoding: request.body, as: UTF8.self), #"{"api_key":"AMP_KEY","events":[{"device_id":"anon-1234","event_properties":{"category":"feed","email":"sha256:41278b42cbc7630764121402901b1f51d4f61e23539fb20bdda56058f4ce108f","event_type":"click","item_id":"42","position":3,"promoted":true,"ratio":0.5},"event_type":"Feed Item Tapped","insert_id":"00000000-0000-4000-8000-000000000001","session_id":-1,"time":1714566600500,"user_id":"user-42"},{"device_id":"anon-1234","event_properties":{"event_type":"impression"},"event_type":"feed/item_shown","insert_id":"00000000-0000-4000-8000-000000000002","session_id":-1,"time":1714566601250,"user_id":"user-42"},{"device_id":"anon-1234","event_properties":{"event_type":"activity"},"event_type":"app/launched","insert_id":"00000000-0000-4000-8000-000000000003","session_id":-1,"time":1714566602000,"user_id":"user-42"},{"device_id":"anon-1234","event_properties":{"event_type":"redirect"},"event_type":"web/redirected","insert_id":"00000000-0000-4000-8000-000000000004","session_id":-1,"time":1714566603000,"user_id":"user-42"},{"device_id":"anon-1234","event_properties":{"event_type":"user_action"},"event_type":"settings/saved","insert_id":"00000000-0000-4000-8000-000000000005","session_id":-1,"time":1714566604000,"user_id":"user-42"}]}"#)
+        XCTAssertEqual(
+            String(decoding: request.body, as: UTF8.self),
+            #"{"api_key":"AMP_KEY","events":[{"device_id":"anon-1234","event_properties":{"category":"feed","email":"sha256:41278b42cbc7630764121402901b1f51d4f61e23539fb20bdda56058f4ce108f","event_type":"click","item_id":"42","position":3,"promoted":true,"ratio":0.5},"event_type":"Feed Item Tapped","insert_id":"00000000-0000-4000-8000-000000000001","session_id":-1,"time":1714566600500,"user_id":"user-42"},{"device_id":"anon-1234","event_properties":{"event_type":"impression"},"event_type":"feed/item_shown","insert_id":"00000000-0000-4000-8000-000000000002","session_id":-1,"time":1714566601250,"user_id":"user-42"},{"device_id":"anon-1234","event_properties":{"event_type":"activity"},"event_type":"app/launched","insert_id":"00000000-0000-4000-8000-000000000003","session_id":-1,"time":1714566602000,"user_id":"user-42"},{"device_id":"anon-1234","event_properties":{"event_type":"redirect"},"event_type":"web/redirected","insert_id":"00000000-0000-4000-8000-000000000004","session_id":-1,"time":1714566603000,"user_id":"user-42"},{"device_id":"anon-1234","event_properties":{"event_type":"user_action"},"event_type":"settings/saved","insert_id":"00000000-0000-4000-8000-000000000005","session_id":-1,"time":1714566604000,"user_id":"user-42"}]}"#
+        )
         XCTAssertTrue(encoded.adaptations.isEmpty)
     }
 
@@ -42,18 +55,24 @@ final class AmplitudeEncoderTests: XCTestCase {
     }
 
     func testA400ThatNamesEventsGivesTheirPositions() {
-        let reply = HTTPResponse(status: 400, body: Array(#"""
-            {"code": 400, "error": "Request missing required field",
-             "events_with_invalid_fields": {"time": [3, 1], "device_id": [1]},
-             "events_with_missing_fields": {"event_type": [0]}}
-            """#.utf8))
+        let reply = HTTPResponse(
+            status: 400,
+            body: Array(
+                #"""
+                {"code": 400, "error": "Request missing required field",
+                 "events_with_invalid_fields": {"time": [3, 1], "device_id": [1]},
+                 "events_with_missing_fields": {"event_type": [0]}}
+                """#.utf8))
         XCTAssertEqual(AmplitudeEncoder(apiKey: "k").refusedEvents(in: reply, of: sampleBatch()), [0, 1, 3])
     }
 
     func testIndicesThatAreNotPositionsOfTheBatchAreIgnored() {
-        let reply = HTTPResponse(status: 400, body: Array(#"""
-            {"events_with_invalid_fields": {"time": [-1, 5, 1.5, true, "2", 99999999999999999999, 4]}}
-            """#.utf8))
+        let reply = HTTPResponse(
+            status: 400,
+            body: Array(
+                #"""
+                {"events_with_invalid_fields": {"time": [-1, 5, 1.5, true, "2", 99999999999999999999, 4]}}
+                """#.utf8))
         XCTAssertEqual(AmplitudeEncoder(apiKey: "k").refusedEvents(in: reply, of: sampleBatch()), [4])
     }
 
@@ -73,4 +92,3 @@ final class AmplitudeEncoderTests: XCTestCase {
         }
     }
 }
-

@@ -1,8 +1,9 @@
 import Foundation
 import LoopbackCollector
 import MeasurementEvents
-@testable import MeasurementEventsHTTP
 import XCTest
+
+@testable import MeasurementEventsHTTP
 
 /// Issue 15, "Relaunch": a new aggregator and tracker on the directories of a previous run
 /// restore who the user was and the consent they gave, and a tracker never uploads what the
@@ -89,7 +90,8 @@ final class ConsentGateTests: LoopbackTestCase {
         XCTAssertTrue(tracker.waitUntilDelivered(timeout: 30))
         XCTAssertEqual(aggregator.currentAttribution.identity, identity)
         let calls = segmentCalls(collector.requests)
-        XCTAssertEqual(calls.map { $0["type"] as? String }, ["identify", "group"] + Array(repeating: "track", count: 5))
+        XCTAssertEqual(
+            calls.map { $0["type"] as? String }, ["identify", "group"] + Array(repeating: "track", count: 5))
         XCTAssertEqual(Set(calls.compactMap { $0["userId"] as? String }), ["user-1"])
         XCTAssertEqual(Set(calls.compactMap { $0["anonymousId"] as? String }), [identity.anonymousID])
     }

@@ -1,8 +1,9 @@
 import Foundation
 import LoopbackCollector
 import MeasurementEvents
-@testable import MeasurementEventsHTTP
 import XCTest
+
+@testable import MeasurementEventsHTTP
 
 final class DiskQueueTests: XCTestCase {
     private var directory: URL!
@@ -13,12 +14,15 @@ final class DiskQueueTests: XCTestCase {
     private func makeQueue(eventsPerBatch: Int = 10, maximumEvents: Int = 1_000) throws -> DiskQueue {
         try DiskQueue(
             directory: directory,
-            limits: .init(eventsPerBatch: eventsPerBatch, bytesPerBatch: 1 << 20, maximumEvents: maximumEvents,
-                          maximumBytes: 1 << 30),
+            limits: .init(
+                eventsPerBatch: eventsPerBatch, bytesPerBatch: 1 << 20, maximumEvents: maximumEvents,
+                maximumBytes: 1 << 30),
             log: { _ in })
     }
 
-    private func indices(_ events: [QueuedEvent]?) -> [Int] { (events ?? []).compactMap { $0.event.args["index"]?.intValue } }
+    private func indices(_ events: [QueuedEvent]?) -> [Int] {
+        (events ?? []).compactMap { $0.event.args["index"]?.intValue }
+    }
 
     func testOpenSegmentLeftByACrashIsCutToItsLastCompleteRecordAndSent() throws {
         do {
@@ -76,7 +80,7 @@ final class DiskQueueTests: XCTestCase {
         let url = directory.appendingPathComponent(name)
         var bytes = [UInt8](try Data(contentsOf: url))
         let recordLength = bytes.count / 3
-        bytes[recordLength + 20] ^= 0xFF   // inside the second record's payload
+        bytes[recordLength + 20] ^= 0xFF  // inside the second record's payload
         try Data(bytes).write(to: url)
         let queue = try makeQueue()
         let batch = try XCTUnwrap(queue.nextBatch(sealingOpenSegmentWithAtLeast: 1))

@@ -1,7 +1,8 @@
 import Foundation
 import MeasurementEvents
-@testable import MeasurementEventsHTTP
 import XCTest
+
+@testable import MeasurementEventsHTTP
 
 /// One event of each type; the first carries every arg type and a personal arg, hashed.
 func sampleBatch() -> [QueuedEvent] {
@@ -13,10 +14,14 @@ func sampleBatch() -> [QueuedEvent] {
         label: "Feed Item Tapped", id: id(1), timestamp: Date(timeIntervalSince1970: 1_714_566_600.5))
     let events = [
         privacy.process(tapped)!,
-        MeasurementEvent("feed/item_shown", type: .impression, id: id(2), timestamp: Date(timeIntervalSince1970: 1_714_566_601.25)),
-        MeasurementEvent("app/launched", type: .activity, id: id(3), timestamp: Date(timeIntervalSince1970: 1_714_566_602)),
-        MeasurementEvent("web/redirected", type: .redirect, id: id(4), timestamp: Date(timeIntervalSince1970: 1_714_566_603)),
-        MeasurementEvent("settings/saved", type: .userAction, id: id(5), timestamp: Date(timeIntervalSince1970: 1_714_566_604)),
+        MeasurementEvent(
+            "feed/item_shown", type: .impression, id: id(2), timestamp: Date(timeIntervalSince1970: 1_714_566_601.25)),
+        MeasurementEvent(
+            "app/launched", type: .activity, id: id(3), timestamp: Date(timeIntervalSince1970: 1_714_566_602)),
+        MeasurementEvent(
+            "web/redirected", type: .redirect, id: id(4), timestamp: Date(timeIntervalSince1970: 1_714_566_603)),
+        MeasurementEvent(
+            "settings/saved", type: .userAction, id: id(5), timestamp: Date(timeIntervalSince1970: 1_714_566_604)),
     ]
     return events.map { event in
         var event = event
@@ -50,17 +55,19 @@ enum EncoderSamples {
         return QueuedEvent(event: event)
     }()
 
-    static let identify = QueuedEvent(IdentityEvent(
-        change: .identify(userID: "user-42", traits: ["plan": "pro", "seats": 3]),
-        id: UUID(uuidString: "00000000-0000-4000-8000-000000000002")!,
-        timestamp: Date(timeIntervalSince1970: 1_714_566_601), attribution: attribution,
-        previousIdentity: EventIdentity(anonymousID: "anon-1234")))!
+    static let identify = QueuedEvent(
+        IdentityEvent(
+            change: .identify(userID: "user-42", traits: ["plan": "pro", "seats": 3]),
+            id: UUID(uuidString: "00000000-0000-4000-8000-000000000002")!,
+            timestamp: Date(timeIntervalSince1970: 1_714_566_601), attribution: attribution,
+            previousIdentity: EventIdentity(anonymousID: "anon-1234")))!
 
-    static let group = QueuedEvent(IdentityEvent(
-        change: .group(groupID: "acme", traits: ["name": "Acme Inc", "employees": 120]),
-        id: UUID(uuidString: "00000000-0000-4000-8000-000000000003")!,
-        timestamp: Date(timeIntervalSince1970: 1_714_566_602), attribution: attribution,
-        previousIdentity: EventIdentity(userID: "user-42", anonymousID: "anon-1234")))!
+    static let group = QueuedEvent(
+        IdentityEvent(
+            change: .group(groupID: "acme", traits: ["name": "Acme Inc", "employees": 120]),
+            id: UUID(uuidString: "00000000-0000-4000-8000-000000000003")!,
+            timestamp: Date(timeIntervalSince1970: 1_714_566_602), attribution: attribution,
+            previousIdentity: EventIdentity(userID: "user-42", anonymousID: "anon-1234")))!
 
     static func body(_ encoder: any BatchEncoder, _ queued: QueuedEvent) -> String {
         String(decoding: encoder.encode([queued], context: EncoderTestContext.value).request?.body ?? [], as: UTF8.self)

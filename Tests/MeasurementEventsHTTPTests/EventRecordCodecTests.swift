@@ -1,7 +1,8 @@
 import Foundation
 import MeasurementEvents
-@testable import MeasurementEventsHTTP
 import XCTest
+
+@testable import MeasurementEventsHTTP
 
 final class EventRecordCodecTests: XCTestCase {
     private func roundTrip(_ queued: QueuedEvent) throws -> QueuedEvent {

@@ -1,7 +1,8 @@
 import Foundation
 import MeasurementEvents
-@testable import MeasurementEventsHTTP
 import XCTest
+
+@testable import MeasurementEventsHTTP
 
 // Fields traced to Google's documentation (developers.google.com/analytics/devguides/collection/
 // protocol/ga4): client_id, user_id, events[].name/params/timestamp_micros: sending-events,
@@ -13,15 +14,24 @@ final class GA4EncoderTests: XCTestCase {
     private let fullEncoder = GA4Encoder(measurementID: "G-TEST123", apiSecret: "SECRET")
 
     func testTrackWithFullContext() {
-        XCTAssertEqual(EncoderSamples.body(fullEncoder, EncoderSamples.track), #"{"client_id":"anon-1234","user_id":"user-42","user_properties":{"group_employees":{"value":120},"group_id":{"value":"acme"},"group_name":{"value":"Acme Inc"},"plan":{"value":"pro"},"seats":{"value":3}},"events":[{"name":"feed_item_tapped","params":{"category":"feed","engagement_time_msec":1,"event_type":"click","item_id":"42","position":3,"session_id":"1714566000000"},"timestamp_micros":1714566600500000}]}"#)
+        XCTAssertEqual(
+            EncoderSamples.body(fullEncoder, EncoderSamples.track),
+            #"{"client_id":"anon-1234","user_id":"user-42","user_properties":{"group_employees":{"value":120},"group_id":{"value":"acme"},"group_name":{"value":"Acme Inc"},"plan":{"value":"pro"},"seats":{"value":3}},"events":[{"name":"feed_item_tapped","params":{"category":"feed","engagement_time_msec":1,"event_type":"click","item_id":"42","position":3,"session_id":"1714566000000"},"timestamp_micros":1714566600500000}]}"#
+        )
     }
 
     func testIdentifyWithFullContext() {
-        XCTAssertEqual(EncoderSamples.body(fullEncoder, EncoderSamples.identify), #"{"client_id":"anon-1234","user_id":"user-42","user_properties":{"group_employees":{"value":120},"group_id":{"value":"acme"},"group_name":{"value":"Acme Inc"},"plan":{"value":"pro"},"seats":{"value":3}},"events":[]}"#)
+        XCTAssertEqual(
+            EncoderSamples.body(fullEncoder, EncoderSamples.identify),
+            #"{"client_id":"anon-1234","user_id":"user-42","user_properties":{"group_employees":{"value":120},"group_id":{"value":"acme"},"group_name":{"value":"Acme Inc"},"plan":{"value":"pro"},"seats":{"value":3}},"events":[]}"#
+        )
     }
 
     func testGroupWithFullContext() {
-        XCTAssertEqual(EncoderSamples.body(fullEncoder, EncoderSamples.group), #"{"client_id":"anon-1234","user_id":"user-42","user_properties":{"group_employees":{"value":120},"group_id":{"value":"acme"},"group_name":{"value":"Acme Inc"},"plan":{"value":"pro"},"seats":{"value":3}},"events":[]}"#)
+        XCTAssertEqual(
+            EncoderSamples.body(fullEncoder, EncoderSamples.group),
+            #"{"client_id":"anon-1234","user_id":"user-42","user_properties":{"group_employees":{"value":120},"group_id":{"value":"acme"},"group_name":{"value":"Acme Inc"},"plan":{"value":"pro"},"seats":{"value":3}},"events":[]}"#
+        )
     }
 
     private let encoder = GA4Encoder(measurementID: "G-TEST123", apiSecret: "SECRET")
@@ -33,7 +43,10 @@ final class GA4EncoderTests: XCTestCase {
             request.url.absoluteString,
             "https://www.google-analytics.com/mp/collect?measurement_id=G-TEST123&api_secret=SECRET")
         XCTAssertEqual(request.headers, ["Content-Type": "application/json"])
-        XCTAssertEqual(String(decoding: request.body, as: UTF8.self), #"{"client_id":"anon-1234","user_id":"user-42","events":[{"name":"feed_item_tapped","params":{"category":"feed","email":"sha256:41278b42cbc7630764121402901b1f51d4f61e23539fb20bdda56058f4ce108f","engagement_time_msec":1,"event_type":"click","item_id":"42","position":3,"promoted":"true","ratio":0.5},"timestamp_micros":1714566600500000},{"name":"feed_item_shown","params":{"engagement_time_msec":1,"event_type":"impression"},"timestamp_micros":1714566601250000},{"name":"app_launched","params":{"engagement_time_msec":1,"event_type":"activity"},"timestamp_micros":1714566602000000},{"name":"web_redirected","params":{"engagement_time_msec":1,"event_type":"redirect"},"timestamp_micros":1714566603000000},{"name":"settings_saved","params":{"engagement_time_msec":1,"event_type":"user_action"},"timestamp_micros":1714566604000000}]}"#)
+        XCTAssertEqual(
+            String(decoding: request.body, as: UTF8.self),
+            #"{"client_id":"anon-1234","user_id":"user-42","events":[{"name":"feed_item_tapped","params":{"category":"feed","email":"sha256:41278b42cbc7630764121402901b1f51d4f61e23539fb20bdda56058f4ce108f","engagement_time_msec":1,"event_type":"click","item_id":"42","position":3,"promoted":"true","ratio":0.5},"timestamp_micros":1714566600500000},{"name":"feed_item_shown","params":{"engagement_time_msec":1,"event_type":"impression"},"timestamp_micros":1714566601250000},{"name":"app_launched","params":{"engagement_time_msec":1,"event_type":"activity"},"timestamp_micros":1714566602000000},{"name":"web_redirected","params":{"engagement_time_msec":1,"event_type":"redirect"},"timestamp_micros":1714566603000000},{"name":"settings_saved","params":{"engagement_time_msec":1,"event_type":"user_action"},"timestamp_micros":1714566604000000}]}"#
+        )
         XCTAssertEqual(encoded.adaptations.filter { $0.reason.hasPrefix("sent to GA4 as") }.count, 5)
     }
 
@@ -78,7 +91,8 @@ final class GA4EncoderTests: XCTestCase {
     }
 
     func testNeverMoreThan25EventsPerRequest() {
-        let encoder = GA4Encoder(measurementID: "G", apiSecret: "s", limits: BatchLimits(maximumEvents: 100, maximumBytes: 1_000_000))
+        let encoder = GA4Encoder(
+            measurementID: "G", apiSecret: "s", limits: BatchLimits(maximumEvents: 100, maximumBytes: 1_000_000))
         XCTAssertEqual(encoder.limits, BatchLimits(maximumEvents: 25, maximumBytes: 130_000))
     }
 

@@ -1,8 +1,9 @@
 import Foundation
 import LoopbackCollector
 import MeasurementEvents
-@testable import MeasurementEventsHTTP
 import XCTest
+
+@testable import MeasurementEventsHTTP
 
 /// Delivery through a real HTTP server on loopback, in the normal case and under faults.
 final class HTTPTrackerDeliveryTests: LoopbackTestCase {
@@ -18,8 +19,9 @@ final class HTTPTrackerDeliveryTests: LoopbackTestCase {
 
     private func assertEachDeliveredAtLeastOnce(_ count: Int, file: StaticString = #filePath, line: UInt = #line) {
         let indices = receivedIndices(collector.requests)
-        XCTAssertEqual(Set(indices), Set(0..<count), "missing: \(Set(0..<count).subtracting(indices).sorted().prefix(10))",
-                       file: file, line: line)
+        XCTAssertEqual(
+            Set(indices), Set(0..<count), "missing: \(Set(0..<count).subtracting(indices).sorted().prefix(10))",
+            file: file, line: line)
     }
 
     func testEveryEventIsReceivedExactlyOnce() throws {
@@ -119,10 +121,14 @@ final class HTTPTrackerDeliveryTests: LoopbackTestCase {
     }
 
     func testAmplitudeRefusingSomeEventsDropsOnlyThoseAndSendsTheRestAgain() throws {
-        collector.script([.status(400, body: #"""
-            {"code":400,"error":"Invalid field values on some events",
-             "events_with_invalid_fields":{"time":[1,3]},"events_with_missing_fields":{"event_type":[3]}}
-            """#)])
+        collector.script([
+            .status(
+                400,
+                body: #"""
+                    {"code":400,"error":"Invalid field values on some events",
+                     "events_with_invalid_fields":{"time":[1,3]},"events_with_missing_fields":{"event_type":[3]}}
+                    """#)
+        ])
         let tracker = try HTTPTracker(
             encoder: AmplitudeEncoder(apiKey: "key", baseURL: collector.baseURL), directory: directory,
             configuration: testConfiguration())
@@ -188,9 +194,10 @@ final class HTTPTrackerDeliveryTests: LoopbackTestCase {
     }
 
     func testPlainHTTPIsRefusedExceptLoopback() {
-        XCTAssertThrowsError(try HTTPTracker(
-            encoder: SegmentEncoder(writeKey: "k", baseURL: URL(string: "http://collector.example.com")!),
-            directory: directory, configuration: testConfiguration()))
+        XCTAssertThrowsError(
+            try HTTPTracker(
+                encoder: SegmentEncoder(writeKey: "k", baseURL: URL(string: "http://collector.example.com")!),
+                directory: directory, configuration: testConfiguration()))
         XCTAssertTrue(HTTPTracker.isAllowedEndpoint(URL(string: "http://localhost:8080/x")!))
         XCTAssertTrue(HTTPTracker.isAllowedEndpoint(URL(string: "http://[::1]:8080/x")!))
         XCTAssertTrue(HTTPTracker.isAllowedEndpoint(URL(string: "https://api.segment.io")!))
@@ -200,7 +207,8 @@ final class HTTPTrackerDeliveryTests: LoopbackTestCase {
     func testASecondLiveTrackerOnTheSameDirectoryIsRefused() throws {
         var first: HTTPTracker? = try makeTracker()
         XCTAssertThrowsError(try makeTracker()) { error in
-            XCTAssertEqual("\(error)", "another HTTPTracker is using \(directory.path); give each tracker its own directory")
+            XCTAssertEqual(
+                "\(error)", "another HTTPTracker is using \(directory.path); give each tracker its own directory")
         }
         try first?.track(numbered(1)[0])
         XCTAssertTrue(first?.waitUntilDelivered(timeout: 30) == true)
@@ -247,8 +255,10 @@ final class HTTPTrackerDeliveryTests: LoopbackTestCase {
     }
 
     func testBatchesAreSplitWhereTheEncodersRequestKeyChangesAndOnlyThere() throws {
-        let events = [withUser("user-a", numbered(1)[0]), withUser("user-a", numbered(1, from: 1)[0]),
-                      withUser("user-b", numbered(1, from: 2)[0]), withUser(nil, numbered(1, from: 3)[0])]
+        let events = [
+            withUser("user-a", numbered(1)[0]), withUser("user-a", numbered(1, from: 1)[0]),
+            withUser("user-b", numbered(1, from: 2)[0]), withUser(nil, numbered(1, from: 3)[0]),
+        ]
         let ga4 = try HTTPTracker(
             encoder: GA4Encoder(measurementID: "G-1", apiSecret: "s", baseURL: collector.baseURL),
             directory: directory.appendingPathComponent("ga4"), configuration: testConfiguration())

@@ -1,7 +1,8 @@
 import Foundation
 import MeasurementEvents
-@testable import MeasurementEventsHTTP
 import XCTest
+
+@testable import MeasurementEventsHTTP
 
 final class HTTPTrackerDirectoryTests: XCTestCase {
     private func messages(makingATrackerIn directory: URL) throws -> [String] {
@@ -20,13 +21,16 @@ final class HTTPTrackerDirectoryTests: XCTestCase {
         defer { try? FileManager.default.removeItem(at: root) }
         let shared = root.appendingPathComponent("Shared/AppGroup/6C1D2F0E/analytics")
         let logged = try messages(makingATrackerIn: shared)
-        XCTAssertEqual(logged.filter { $0.contains("is in an App Group container") && $0.contains("0xdead10cc") }.count, 1, "\(logged)")
+        XCTAssertEqual(
+            logged.filter { $0.contains("is in an App Group container") && $0.contains("0xdead10cc") }.count, 1,
+            "\(logged)")
     }
 
     func testADirectoryInTheAppsOwnContainerIsNotLogged() throws {
         let root = makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(at: root) }
-        let logged = try messages(makingATrackerIn: root.appendingPathComponent("Library/Application Support/analytics"))
+        let logged = try messages(
+            makingATrackerIn: root.appendingPathComponent("Library/Application Support/analytics"))
         XCTAssertFalse(logged.contains { $0.contains("App Group") }, "\(logged)")
     }
 }

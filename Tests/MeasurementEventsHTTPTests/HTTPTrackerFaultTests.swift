@@ -1,8 +1,9 @@
 import Foundation
 import LoopbackCollector
 import MeasurementEvents
-@testable import MeasurementEventsHTTP
 import XCTest
+
+@testable import MeasurementEventsHTTP
 
 /// Faults around the tracker: a full disk, hostile endpoints, timeouts the platform cannot
 /// honour, dropped keep-alive connections, a server with a small request limit, a log handler
@@ -21,24 +22,24 @@ final class HTTPTrackerFaultTests: LoopbackTestCase {
     }
 
     #if os(Linux)
-    func testAFullDiskIsCountedAsFailedWritesWithOneLogLine() throws {
-        let logged = LockedValue<[String]>([])
-        var configuration = testConfiguration()
-        configuration.logHandler = { line in logged.withLock { $0.append(line) } }
-        let tracker = try makeTracker(configuration)
-        // The next segment the queue opens is /dev/full: every write fails with ENOSPC.
-        let segment = directory.appendingPathComponent("queue").appendingPathComponent(QueueFiles.openName(1))
-        try FileManager.default.createSymbolicLink(atPath: segment.path, withDestinationPath: "/dev/full")
-        var thrown = 0
-        for event in numbered(25) {
-            do { try tracker.track(event) } catch { thrown += 1 }
+        func testAFullDiskIsCountedAsFailedWritesWithOneLogLine() throws {
+            let logged = LockedValue<[String]>([])
+            var configuration = testConfiguration()
+            configuration.logHandler = { line in logged.withLock { $0.append(line) } }
+            let tracker = try makeTracker(configuration)
+            // The next segment the queue opens is /dev/full: every write fails with ENOSPC.
+            let segment = directory.appendingPathComponent("queue").appendingPathComponent(QueueFiles.openName(1))
+            try FileManager.default.createSymbolicLink(atPath: segment.path, withDestinationPath: "/dev/full")
+            var thrown = 0
+            for event in numbered(25) {
+                do { try tracker.track(event) } catch { thrown += 1 }
+            }
+            XCTAssertEqual(thrown, 25)
+            XCTAssertEqual(tracker.diagnostics.accepted, 0)
+            XCTAssertEqual(tracker.diagnostics.failedWrites, 25)
+            XCTAssertEqual(logged.withLock { $0.count }, 1)
+            XCTAssertTrue(logged.withLock { $0.first?.contains("No space left") == true })
         }
-        XCTAssertEqual(thrown, 25)
-        XCTAssertEqual(tracker.diagnostics.accepted, 0)
-        XCTAssertEqual(tracker.diagnostics.failedWrites, 25)
-        XCTAssertEqual(logged.withLock { $0.count }, 1)
-        XCTAssertTrue(logged.withLock { $0.first?.contains("No space left") == true })
-    }
     #endif
 
     func testPlainHTTPGoesOnlyToLoopbackAddressesParsedNotPrefixed() {
@@ -61,7 +62,7 @@ final class HTTPTrackerFaultTests: LoopbackTestCase {
         XCTAssertEqual(URLSessionTransport.honouredTimeout(-3), 1)
         XCTAssertEqual(URLSessionTransport.honouredTimeout(.nan), 1)
         #if canImport(FoundationNetworking)
-        XCTAssertEqual(URLSessionTransport.honouredTimeout(2.5), 3)
+            XCTAssertEqual(URLSessionTransport.honouredTimeout(2.5), 3)
         #endif
         var configuration = testConfiguration()
         configuration.requestTimeout = 0.5
@@ -96,7 +97,7 @@ final class HTTPTrackerFaultTests: LoopbackTestCase {
         XCTAssertEqual(receivedIndices(collector.requests.filter { segmentCalls([$0]).count <= 10 }), Array(0..<2_000))
         let requests = collector.requests.count
         print("413 test: \(requests) requests for 2,000 events, at most 10 per request")
-        XCTAssertLessThanOrEqual(requests, 215)   // 200 at 10 each, plus the search and a probe
+        XCTAssertLessThanOrEqual(requests, 215)  // 200 at 10 each, plus the search and a probe
     }
 
     func testTheSizeGrowsBackAfterManyAcceptedRequests() {
@@ -114,7 +115,7 @@ final class HTTPTrackerFaultTests: LoopbackTestCase {
         for _ in 0..<(RequestSizeLearner.probeAfter - 1) { learner.accepted(34) }
         XCTAssertEqual(learner.next, 34)
         learner.accepted(34)
-        XCTAssertEqual(learner.next, (34 + 52) / 2)   // probes up to half as much again as refused
+        XCTAssertEqual(learner.next, (34 + 52) / 2)  // probes up to half as much again as refused
     }
 
     /// Issue 12.4: no log handler runs under the queue's lock (a re-entrant lock deadlocks on

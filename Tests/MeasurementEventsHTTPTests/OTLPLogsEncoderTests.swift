@@ -1,7 +1,8 @@
 import Foundation
 import MeasurementEvents
-@testable import MeasurementEventsHTTP
 import XCTest
+
+@testable import MeasurementEventsHTTP
 
 // Fields traced to their definitions:
 // - ExportLogsServiceRequest.resourceLogs, ResourceLogs.resource/scopeLogs, ScopeLogs.scope/
@@ -28,15 +29,24 @@ final class OTLPLogsEncoderTests: XCTestCase {
     }
 
     func testTrackWithFullContext() {
-        XCTAssertEqual(EncoderSamples.body(encoder, EncoderSamples.track), #"{"resourceLogs":[{"resource":{"attributes":[{"key":"service.name","value":{"stringValue":"Shop"}},{"key":"service.version","value":{"stringValue":"2.4.1"}},{"key":"os.type","value":{"stringValue":"darwin"}},{"key":"os.name","value":{"stringValue":"iOS"}},{"key":"os.version","value":{"stringValue":"17.2.1"}},{"key":"device.model.identifier","value":{"stringValue":"iPhone15,2"}},{"key":"device.manufacturer","value":{"stringValue":"Apple"}},{"key":"telemetry.sdk.name","value":{"stringValue":"MeasurementEvents"}},{"key":"telemetry.sdk.version","value":{"stringValue":"1.1.0"}},{"key":"telemetry.sdk.language","value":{"stringValue":"swift"}},{"key":"screen_width","value":{"intValue":"390"}}]},"scopeLogs":[{"scope":{"name":"MeasurementEvents","version":"1.1.0"},"logRecords":[{"timeUnixNano":"1714566600500000000","observedTimeUnixNano":"1714566600500000000","severityNumber":9,"severityText":"INFO","eventName":"feed/item_tapped","attributes":[{"key":"category","value":{"stringValue":"feed"}},{"key":"event_type","value":{"stringValue":"click"}},{"key":"item_id","value":{"stringValue":"42"}},{"key":"position","value":{"intValue":"3"}},{"key":"event.name","value":{"stringValue":"feed/item_tapped"}},{"key":"user.id","value":{"stringValue":"user-42"}},{"key":"enduser.pseudo.id","value":{"stringValue":"anon-1234"}},{"key":"session.id","value":{"stringValue":"1714566000000"}},{"key":"group.id","value":{"stringValue":"acme"}}]}]}]}]}"#)
+        XCTAssertEqual(
+            EncoderSamples.body(encoder, EncoderSamples.track),
+            #"{"resourceLogs":[{"resource":{"attributes":[{"key":"service.name","value":{"stringValue":"Shop"}},{"key":"service.version","value":{"stringValue":"2.4.1"}},{"key":"os.type","value":{"stringValue":"darwin"}},{"key":"os.name","value":{"stringValue":"iOS"}},{"key":"os.version","value":{"stringValue":"17.2.1"}},{"key":"device.model.identifier","value":{"stringValue":"iPhone15,2"}},{"key":"device.manufacturer","value":{"stringValue":"Apple"}},{"key":"telemetry.sdk.name","value":{"stringValue":"MeasurementEvents"}},{"key":"telemetry.sdk.version","value":{"stringValue":"1.1.0"}},{"key":"telemetry.sdk.language","value":{"stringValue":"swift"}},{"key":"screen_width","value":{"intValue":"390"}}]},"scopeLogs":[{"scope":{"name":"MeasurementEvents","version":"1.1.0"},"logRecords":[{"timeUnixNano":"1714566600500000000","observedTimeUnixNano":"1714566600500000000","severityNumber":9,"severityText":"INFO","eventName":"feed/item_tapped","attributes":[{"key":"category","value":{"stringValue":"feed"}},{"key":"event_type","value":{"stringValue":"click"}},{"key":"item_id","value":{"stringValue":"42"}},{"key":"position","value":{"intValue":"3"}},{"key":"event.name","value":{"stringValue":"feed/item_tapped"}},{"key":"user.id","value":{"stringValue":"user-42"}},{"key":"enduser.pseudo.id","value":{"stringValue":"anon-1234"}},{"key":"session.id","value":{"stringValue":"1714566000000"}},{"key":"group.id","value":{"stringValue":"acme"}}]}]}]}]}"#
+        )
     }
 
     func testIdentifyWithFullContext() {
-        XCTAssertEqual(EncoderSamples.body(encoder, EncoderSamples.identify), #"{"resourceLogs":[{"resource":{"attributes":[{"key":"service.name","value":{"stringValue":"Shop"}},{"key":"service.version","value":{"stringValue":"2.4.1"}},{"key":"os.type","value":{"stringValue":"darwin"}},{"key":"os.name","value":{"stringValue":"iOS"}},{"key":"os.version","value":{"stringValue":"17.2.1"}},{"key":"device.model.identifier","value":{"stringValue":"iPhone15,2"}},{"key":"device.manufacturer","value":{"stringValue":"Apple"}},{"key":"telemetry.sdk.name","value":{"stringValue":"MeasurementEvents"}},{"key":"telemetry.sdk.version","value":{"stringValue":"1.1.0"}},{"key":"telemetry.sdk.language","value":{"stringValue":"swift"}},{"key":"screen_width","value":{"intValue":"390"}}]},"scopeLogs":[{"scope":{"name":"MeasurementEvents","version":"1.1.0"},"logRecords":[{"timeUnixNano":"1714566601000000000","observedTimeUnixNano":"1714566601000000000","severityNumber":9,"severityText":"INFO","eventName":"identify","attributes":[{"key":"user.trait.plan","value":{"stringValue":"pro"}},{"key":"user.trait.seats","value":{"intValue":"3"}},{"key":"event.name","value":{"stringValue":"identify"}},{"key":"user.id","value":{"stringValue":"user-42"}},{"key":"enduser.pseudo.id","value":{"stringValue":"anon-1234"}},{"key":"session.id","value":{"stringValue":"1714566000000"}},{"key":"group.id","value":{"stringValue":"acme"}}]}]}]}]}"#)
+        XCTAssertEqual(
+            EncoderSamples.body(encoder, EncoderSamples.identify),
+            #"{"resourceLogs":[{"resource":{"attributes":[{"key":"service.name","value":{"stringValue":"Shop"}},{"key":"service.version","value":{"stringValue":"2.4.1"}},{"key":"os.type","value":{"stringValue":"darwin"}},{"key":"os.name","value":{"stringValue":"iOS"}},{"key":"os.version","value":{"stringValue":"17.2.1"}},{"key":"device.model.identifier","value":{"stringValue":"iPhone15,2"}},{"key":"device.manufacturer","value":{"stringValue":"Apple"}},{"key":"telemetry.sdk.name","value":{"stringValue":"MeasurementEvents"}},{"key":"telemetry.sdk.version","value":{"stringValue":"1.1.0"}},{"key":"telemetry.sdk.language","value":{"stringValue":"swift"}},{"key":"screen_width","value":{"intValue":"390"}}]},"scopeLogs":[{"scope":{"name":"MeasurementEvents","version":"1.1.0"},"logRecords":[{"timeUnixNano":"1714566601000000000","observedTimeUnixNano":"1714566601000000000","severityNumber":9,"severityText":"INFO","eventName":"identify","attributes":[{"key":"user.trait.plan","value":{"stringValue":"pro"}},{"key":"user.trait.seats","value":{"intValue":"3"}},{"key":"event.name","value":{"stringValue":"identify"}},{"key":"user.id","value":{"stringValue":"user-42"}},{"key":"enduser.pseudo.id","value":{"stringValue":"anon-1234"}},{"key":"session.id","value":{"stringValue":"1714566000000"}},{"key":"group.id","value":{"stringValue":"acme"}}]}]}]}]}"#
+        )
     }
 
     func testGroupWithFullContext() {
-        XCTAssertEqual(EncoderSamples.body(encoder, EncoderSamples.group), #"{"resourceLogs":[{"resource":{"attributes":[{"key":"service.name","value":{"stringValue":"Shop"}},{"key":"service.version","value":{"stringValue":"2.4.1"}},{"key":"os.type","value":{"stringValue":"darwin"}},{"key":"os.name","value":{"stringValue":"iOS"}},{"key":"os.version","value":{"stringValue":"17.2.1"}},{"key":"device.model.identifier","value":{"stringValue":"iPhone15,2"}},{"key":"device.manufacturer","value":{"stringValue":"Apple"}},{"key":"telemetry.sdk.name","value":{"stringValue":"MeasurementEvents"}},{"key":"telemetry.sdk.version","value":{"stringValue":"1.1.0"}},{"key":"telemetry.sdk.language","value":{"stringValue":"swift"}},{"key":"screen_width","value":{"intValue":"390"}}]},"scopeLogs":[{"scope":{"name":"MeasurementEvents","version":"1.1.0"},"logRecords":[{"timeUnixNano":"1714566602000000000","observedTimeUnixNano":"1714566602000000000","severityNumber":9,"severityText":"INFO","eventName":"group","attributes":[{"key":"group.trait.employees","value":{"intValue":"120"}},{"key":"group.trait.name","value":{"stringValue":"Acme Inc"}},{"key":"event.name","value":{"stringValue":"group"}},{"key":"user.id","value":{"stringValue":"user-42"}},{"key":"enduser.pseudo.id","value":{"stringValue":"anon-1234"}},{"key":"session.id","value":{"stringValue":"1714566000000"}},{"key":"group.id","value":{"stringValue":"acme"}}]}]}]}]}"#)
+        XCTAssertEqual(
+            EncoderSamples.body(encoder, EncoderSamples.group),
+            #"{"resourceLogs":[{"resource":{"attributes":[{"key":"service.name","value":{"stringValue":"Shop"}},{"key":"service.version","value":{"stringValue":"2.4.1"}},{"key":"os.type","value":{"stringValue":"darwin"}},{"key":"os.name","value":{"stringValue":"iOS"}},{"key":"os.version","value":{"stringValue":"17.2.1"}},{"key":"device.model.identifier","value":{"stringValue":"iPhone15,2"}},{"key":"device.manufacturer","value":{"stringValue":"Apple"}},{"key":"telemetry.sdk.name","value":{"stringValue":"MeasurementEvents"}},{"key":"telemetry.sdk.version","value":{"stringValue":"1.1.0"}},{"key":"telemetry.sdk.language","value":{"stringValue":"swift"}},{"key":"screen_width","value":{"intValue":"390"}}]},"scopeLogs":[{"scope":{"name":"MeasurementEvents","version":"1.1.0"},"logRecords":[{"timeUnixNano":"1714566602000000000","observedTimeUnixNano":"1714566602000000000","severityNumber":9,"severityText":"INFO","eventName":"group","attributes":[{"key":"group.trait.employees","value":{"intValue":"120"}},{"key":"group.trait.name","value":{"stringValue":"Acme Inc"}},{"key":"event.name","value":{"stringValue":"group"}},{"key":"user.id","value":{"stringValue":"user-42"}},{"key":"enduser.pseudo.id","value":{"stringValue":"anon-1234"}},{"key":"session.id","value":{"stringValue":"1714566000000"}},{"key":"group.id","value":{"stringValue":"acme"}}]}]}]}]}"#
+        )
     }
 
     func testEventsOfDifferentContextsGoToResourceLogsOfTheirOwn() throws {
@@ -51,39 +61,42 @@ final class OTLPLogsEncoderTests: XCTestCase {
     }
 
     #if os(macOS) || os(Linux)
-    /// The official schema accepts the body: parsed by `opentelemetry-proto` with unknown
-    /// fields refused. Without python3 or the package the test is skipped with the reason, and
-    /// fails when `CI=true` (`.ci/run` installs the package first).
-    func testBodyParsesWithTheOfficialOpenTelemetryProtoDefinitions() throws {
-        var events = [EncoderSamples.track, EncoderSamples.identify, EncoderSamples.group]
-        events.append(QueuedEvent(event: MeasurementEvent(
-            "edge/values", args: ["nan": .double(.nan), "inf": .double(-.infinity), "big": .int(Int.max), "ok": true],
-            timestamp: Date(timeIntervalSince1970: 1_714_566_603))))
-        let body = EncoderSamples.bodyOf(encoder, events)
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("otlp-\(UUID().uuidString).json")
-        try Data(body.utf8).write(to: file)
-        defer { try? FileManager.default.removeItem(at: file) }
-        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("Scripts/check_otlp_logs.py")
-        let (status, output) = try run(["python3", script.path, file.path, "4"])
-        let missing = status == 3 || status == 127
-        if missing && ProcessInfo.processInfo.environment["CI"] != "true" {
-            throw XCTSkip("OTLP schema check not run: \(output)")
+        /// The official schema accepts the body: parsed by `opentelemetry-proto` with unknown
+        /// fields refused. Without python3 or the package the test is skipped with the reason, and
+        /// fails when `CI=true` (`.ci/run` installs the package first).
+        func testBodyParsesWithTheOfficialOpenTelemetryProtoDefinitions() throws {
+            var events = [EncoderSamples.track, EncoderSamples.identify, EncoderSamples.group]
+            events.append(
+                QueuedEvent(
+                    event: MeasurementEvent(
+                        "edge/values",
+                        args: ["nan": .double(.nan), "inf": .double(-.infinity), "big": .int(Int.max), "ok": true],
+                        timestamp: Date(timeIntervalSince1970: 1_714_566_603))))
+            let body = EncoderSamples.bodyOf(encoder, events)
+            let file = FileManager.default.temporaryDirectory.appendingPathComponent("otlp-\(UUID().uuidString).json")
+            try Data(body.utf8).write(to: file)
+            defer { try? FileManager.default.removeItem(at: file) }
+            let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+                .appendingPathComponent("Scripts/check_otlp_logs.py")
+            let (status, output) = try run(["python3", script.path, file.path, "4"])
+            let missing = status == 3 || status == 127
+            if missing && ProcessInfo.processInfo.environment["CI"] != "true" {
+                throw XCTSkip("OTLP schema check not run: \(output)")
+            }
+            XCTAssertEqual(status, 0, "check_otlp_logs.py: \(output)\nbody: \(body)")
         }
-        XCTAssertEqual(status, 0, "check_otlp_logs.py: \(output)\nbody: \(body)")
-    }
 
-    private func run(_ arguments: [String]) throws -> (Int32, String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let output = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: output, as: UTF8.self))
-    }
+        private func run(_ arguments: [String]) throws -> (Int32, String) {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            process.arguments = arguments
+            let pipe = Pipe()
+            process.standardOutput = pipe
+            process.standardError = pipe
+            try process.run()
+            let output = pipe.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            return (process.terminationStatus, String(decoding: output, as: UTF8.self))
+        }
     #endif
 }

@@ -1,14 +1,16 @@
 import Foundation
 import LoopbackCollector
 import MeasurementEvents
-@testable import MeasurementEventsHTTP
 import XCTest
+
+@testable import MeasurementEventsHTTP
 
 /// Consent and personal data, end to end: notification → aggregator → HTTP tracker → server.
 final class PrivacyThroughAggregatorTests: LoopbackTestCase {
     private func makeTracker(flushAt: Int = 20, directory: URL? = nil) throws -> HTTPTracker {
         try HTTPTracker(
-            encoder: SegmentEncoder(writeKey: "key", baseURL: collector.baseURL), directory: directory ?? self.directory,
+            encoder: SegmentEncoder(writeKey: "key", baseURL: collector.baseURL),
+            directory: directory ?? self.directory,
             configuration: testConfiguration(flushAt: flushAt))
     }
 

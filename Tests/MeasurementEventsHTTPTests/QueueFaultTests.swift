@@ -1,13 +1,14 @@
 import Foundation
 import LoopbackCollector
 import MeasurementEvents
-@testable import MeasurementEventsHTTP
 import XCTest
 
+@testable import MeasurementEventsHTTP
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Damaged queues and hostile file names, delivered through a real server on loopback: every
@@ -22,7 +23,8 @@ final class QueueFaultTests: LoopbackTestCase {
         let before = Set(queueFiles(directory))
         let queue = try DiskQueue(
             directory: queueDirectory,
-            limits: .init(eventsPerBatch: perBatch, bytesPerBatch: 1 << 20, maximumEvents: 1_000_000, maximumBytes: 1 << 30),
+            limits: .init(
+                eventsPerBatch: perBatch, bytesPerBatch: 1 << 20, maximumEvents: 1_000_000, maximumBytes: 1 << 30),
             log: { _ in })
         for event in numbered(count, from: first) { _ = try queue.append(QueuedEvent(event: event)) }
         queue.sealOpenSegment(durable: false)
@@ -69,7 +71,10 @@ final class QueueFaultTests: LoopbackTestCase {
         damagedBytes += payload.count
         // 3. A corrupted length.
         let lengthFrame = try frames(files[2])[4]
-        try damage(files[2]) { $0.replaceSubrange((lengthFrame.lowerBound + 2)..<(lengthFrame.lowerBound + 6), with: [0xFF, 0xFF, 0xFF, 0x7F]) }
+        try damage(files[2]) {
+            $0.replaceSubrange(
+                (lengthFrame.lowerBound + 2)..<(lengthFrame.lowerBound + 6), with: [0xFF, 0xFF, 0xFF, 0x7F])
+        }
         lost.insert(24)
         damagedBytes += lengthFrame.count
         // 4. A corrupted magic.
@@ -81,7 +86,8 @@ final class QueueFaultTests: LoopbackTestCase {
         let flipped = try frames(files[4])
         try damage(files[4]) { bytes in
             for record in [2, 7] {
-                bytes[Int.random(in: flipped[record], using: &generator)] ^= 1 << UInt8.random(in: 0..<8, using: &generator)
+                bytes[Int.random(in: flipped[record], using: &generator)] ^=
+                    1 << UInt8.random(in: 0..<8, using: &generator)
             }
         }
         lost.formUnion([42, 47])
@@ -102,7 +108,8 @@ final class QueueFaultTests: LoopbackTestCase {
         try FileManager.default.removeItem(at: url(files[8]))
         XCTAssertEqual(mkfifo(url(files[8]).path, 0o600), 0)
         try FileManager.default.createSymbolicLink(
-            atPath: url("000000000090-10.batch").path, withDestinationPath: directory.appendingPathComponent("gone").path)
+            atPath: url("000000000090-10.batch").path,
+            withDestinationPath: directory.appendingPathComponent("gone").path)
         lost.formUnion(80..<90)
 
         let tracker = try makeTracker()
@@ -112,7 +119,7 @@ final class QueueFaultTests: LoopbackTestCase {
         XCTAssertEqual(diagnostics.tornRecordsRepaired, 1)
         XCTAssertEqual(diagnostics.corruptRecords, 5)
         XCTAssertEqual(diagnostics.damagedBytes, damagedBytes)
-        XCTAssertEqual(diagnostics.unreadableFiles, 4)   // garbage, directory, FIFO, link
+        XCTAssertEqual(diagnostics.unreadableFiles, 4)  // garbage, directory, FIFO, link
         XCTAssertEqual(diagnostics.emptyFilesRemoved, 1)
         XCTAssertEqual(diagnostics.queued, 0)
         // What cannot be read stays on disk for the next start.
@@ -140,12 +147,12 @@ final class QueueFaultTests: LoopbackTestCase {
     func testHostileNamesNeitherCrashNorDropRealEvents() throws {
         try leaveBatches(30)
         let hostile = [
-            "000000000100-9223372036854775807.batch",   // an absurd count: overflowed the sum
-            "000000000101--5.batch",                    // a negative count
-            "000000000102-10000000.batch",              // a count over the cap: made it drop real batches
-            "000000000103-1x.batch",                    // non-digits in the count
-            "00000000abc4-10.batch",                    // non-digits in the sequence
-            "18446744073709551615-1.batch",             // the largest sequence: overflowed the next one
+            "000000000100-9223372036854775807.batch",  // an absurd count: overflowed the sum
+            "000000000101--5.batch",  // a negative count
+            "000000000102-10000000.batch",  // a count over the cap: made it drop real batches
+            "000000000103-1x.batch",  // non-digits in the count
+            "00000000abc4-10.batch",  // non-digits in the sequence
+            "18446744073709551615-1.batch",  // the largest sequence: overflowed the next one
             // 300 characters cannot be a name on Linux or APFS (at most 255 bytes): the longest
             // possible name instead.
             "000000000105-" + String(repeating: "9", count: 255 - 19) + ".batch",
@@ -153,7 +160,8 @@ final class QueueFaultTests: LoopbackTestCase {
         // Three empty; the others hold a few bytes that are not records.
         let empty: Set = [hostile[0], hostile[4], hostile[6]]
         for name in hostile {
-            try Data(empty.contains(name) ? [] : [0x4D, 0x45, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]).write(to: url(name))
+            try Data(empty.contains(name) ? [] : [0x4D, 0x45, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]).write(
+                to: url(name))
         }
         var configuration = testConfiguration()
         configuration.maximumQueuedEvents = 100

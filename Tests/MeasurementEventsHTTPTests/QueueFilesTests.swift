@@ -1,5 +1,6 @@
-@testable import MeasurementEventsHTTP
 import XCTest
+
+@testable import MeasurementEventsHTTP
 
 /// Names in the queue directory: only the ones the queue writes, with numbers in range.
 final class QueueFilesTests: XCTestCase {
@@ -9,14 +10,18 @@ final class QueueFilesTests: XCTestCase {
     }
 
     func testACountThatIsNoPlainNumberInRangeIsLeftToTheContent() {
-        for count in ["9223372036854775807", "-5", "", "1x", "10000000000", " 7", "+3", String(repeating: "9", count: 240)] {
+        for count in [
+            "9223372036854775807", "-5", "", "1x", "10000000000", " 7", "+3", String(repeating: "9", count: 240),
+        ] {
             XCTAssertEqual(QueueFiles.parse("000000000001-\(count).batch"), .batch(sequence: 1, count: nil), count)
         }
     }
 
     func testASequenceOutOfRangeOrNotDigitsIsNotAQueueFile() {
-        for name in ["18446744073709551615-1.batch", "1000000000000000-1.batch", "00000000abc1-10.batch",
-                     "-1.batch", "+1-1.batch", "1.open.tmp", "notes.txt", "99999999999999999999.open"] {
+        for name in [
+            "18446744073709551615-1.batch", "1000000000000000-1.batch", "00000000abc1-10.batch",
+            "-1.batch", "+1-1.batch", "1.open.tmp", "notes.txt", "99999999999999999999.open",
+        ] {
             XCTAssertNil(QueueFiles.parse(name), name)
         }
     }

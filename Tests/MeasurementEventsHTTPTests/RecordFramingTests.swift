@@ -1,7 +1,8 @@
 import Foundation
 import MeasurementEvents
-@testable import MeasurementEventsHTTP
 import XCTest
+
+@testable import MeasurementEventsHTTP
 
 /// The reader finds every good record whatever damage sits before it, and says how much it lost.
 final class RecordFramingTests: XCTestCase {

@@ -1,7 +1,8 @@
 import Foundation
 import MeasurementEvents
-@testable import MeasurementEventsHTTP
 import XCTest
+
+@testable import MeasurementEventsHTTP
 
 // Fields traced to Segment's documentation (twilio.com/docs/segment):
 // - anonymousId, userId, messageId, timestamp, type, context: connections/spec/common, "Structure".
@@ -16,15 +17,24 @@ final class SegmentEncoderTests: XCTestCase {
     private let fullEncoder = SegmentEncoder(writeKey: "WRITE_KEY")
 
     func testTrackWithFullContext() {
-        XCTAssertEqual(EncoderSamples.body(fullEncoder, EncoderSamples.track), #"{"batch":[{"anonymousId":"anon-1234","context":{"app":{"name":"Shop","version":"2.4.1","build":"812","namespace":"com.example.shop"},"device":{"model":"iPhone15,2","manufacturer":"Apple"},"library":{"name":"MeasurementEvents","version":"1.1.0"},"locale":"en-US","os":{"name":"iOS","version":"17.2.1"},"timezone":"Europe/Berlin"},"event":"Feed Item Tapped","messageId":"00000000-0000-4000-8000-000000000001","properties":{"category":"feed","event_type":"click","item_id":"42","position":3},"timestamp":"2024-05-01T12:30:00.500Z","type":"track","userId":"user-42"}],"sentAt":"2024-05-01T12:30:10.000Z"}"#)
+        XCTAssertEqual(
+            EncoderSamples.body(fullEncoder, EncoderSamples.track),
+            #"{"batch":[{"anonymousId":"anon-1234","context":{"app":{"name":"Shop","version":"2.4.1","build":"812","namespace":"com.example.shop"},"device":{"model":"iPhone15,2","manufacturer":"Apple"},"library":{"name":"MeasurementEvents","version":"1.1.0"},"locale":"en-US","os":{"name":"iOS","version":"17.2.1"},"timezone":"Europe/Berlin"},"event":"Feed Item Tapped","messageId":"00000000-0000-4000-8000-000000000001","properties":{"category":"feed","event_type":"click","item_id":"42","position":3},"timestamp":"2024-05-01T12:30:00.500Z","type":"track","userId":"user-42"}],"sentAt":"2024-05-01T12:30:10.000Z"}"#
+        )
     }
 
     func testIdentifyWithFullContext() {
-        XCTAssertEqual(EncoderSamples.body(fullEncoder, EncoderSamples.identify), #"{"batch":[{"anonymousId":"anon-1234","context":{"app":{"name":"Shop","version":"2.4.1","build":"812","namespace":"com.example.shop"},"device":{"model":"iPhone15,2","manufacturer":"Apple"},"library":{"name":"MeasurementEvents","version":"1.1.0"},"locale":"en-US","os":{"name":"iOS","version":"17.2.1"},"timezone":"Europe/Berlin"},"messageId":"00000000-0000-4000-8000-000000000002","timestamp":"2024-05-01T12:30:01.000Z","traits":{"plan":"pro","seats":3},"type":"identify","userId":"user-42"}],"sentAt":"2024-05-01T12:30:10.000Z"}"#)
+        XCTAssertEqual(
+            EncoderSamples.body(fullEncoder, EncoderSamples.identify),
+            #"{"batch":[{"anonymousId":"anon-1234","context":{"app":{"name":"Shop","version":"2.4.1","build":"812","namespace":"com.example.shop"},"device":{"model":"iPhone15,2","manufacturer":"Apple"},"library":{"name":"MeasurementEvents","version":"1.1.0"},"locale":"en-US","os":{"name":"iOS","version":"17.2.1"},"timezone":"Europe/Berlin"},"messageId":"00000000-0000-4000-8000-000000000002","timestamp":"2024-05-01T12:30:01.000Z","traits":{"plan":"pro","seats":3},"type":"identify","userId":"user-42"}],"sentAt":"2024-05-01T12:30:10.000Z"}"#
+        )
     }
 
     func testGroupWithFullContext() {
-        XCTAssertEqual(EncoderSamples.body(fullEncoder, EncoderSamples.group), #"{"batch":[{"anonymousId":"anon-1234","context":{"app":{"name":"Shop","version":"2.4.1","build":"812","namespace":"com.example.shop"},"device":{"model":"iPhone15,2","manufacturer":"Apple"},"library":{"name":"MeasurementEvents","version":"1.1.0"},"locale":"en-US","os":{"name":"iOS","version":"17.2.1"},"timezone":"Europe/Berlin"},"groupId":"acme","messageId":"00000000-0000-4000-8000-000000000003","timestamp":"2024-05-01T12:30:02.000Z","traits":{"employees":120,"name":"Acme Inc"},"type":"group","userId":"user-42"}],"sentAt":"2024-05-01T12:30:10.000Z"}"#)
+        XCTAssertEqual(
+            EncoderSamples.body(fullEncoder, EncoderSamples.group),
+            #"{"batch":[{"anonymousId":"anon-1234","context":{"app":{"name":"Shop","version":"2.4.1","build":"812","namespace":"com.example.shop"},"device":{"model":"iPhone15,2","manufacturer":"Apple"},"library":{"name":"MeasurementEvents","version":"1.1.0"},"locale":"en-US","os":{"name":"iOS","version":"17.2.1"},"timezone":"Europe/Berlin"},"groupId":"acme","messageId":"00000000-0000-4000-8000-000000000003","timestamp":"2024-05-01T12:30:02.000Z","traits":{"employees":120,"name":"Acme Inc"},"type":"group","userId":"user-42"}],"sentAt":"2024-05-01T12:30:10.000Z"}"#
+        )
     }
 
     func testBatchBecomesTrackCallsWithMessageIDsAndBasicAuth() throws {
@@ -32,8 +42,12 @@ final class SegmentEncoderTests: XCTestCase {
         let request = try XCTUnwrap(encoded.request)
         XCTAssertEqual(request.url.absoluteString, "https://api.segment.io/v1/batch")
         XCTAssertEqual(request.method, "POST")
-        XCTAssertEqual(request.headers, ["Authorization": "Basic V1JJVEVfS0VZOg==", "Content-Type": "application/json"])
-        XCTAssertEqual(String(decoding: request.body, as: UTF8.self), #"{"batch":[{"anonymousId":"anon-1234","context":{"library":{"name":"MeasurementEventsHTTP","version":"1.0.0"}},"event":"Feed Item Tapped","messageId":"00000000-0000-4000-8000-000000000001","properties":{"category":"feed","email":"sha256:41278b42cbc7630764121402901b1f51d4f61e23539fb20bdda56058f4ce108f","event_type":"click","item_id":"42","position":3,"promoted":true,"ratio":0.5},"timestamp":"2024-05-01T12:30:00.500Z","type":"track","userId":"user-42"},{"anonymousId":"anon-1234","context":{"library":{"name":"MeasurementEventsHTTP","version":"1.0.0"}},"event":"feed/item_shown","messageId":"00000000-0000-4000-8000-000000000002","properties":{"event_type":"impression"},"timestamp":"2024-05-01T12:30:01.250Z","type":"track","userId":"user-42"},{"anonymousId":"anon-1234","context":{"library":{"name":"MeasurementEventsHTTP","version":"1.0.0"}},"event":"app/launched","messageId":"00000000-0000-4000-8000-000000000003","properties":{"event_type":"activity"},"timestamp":"2024-05-01T12:30:02.000Z","type":"track","userId":"user-42"},{"anonymousId":"anon-1234","context":{"library":{"name":"MeasurementEventsHTTP","version":"1.0.0"}},"event":"web/redirected","messageId":"00000000-0000-4000-8000-000000000004","properties":{"event_type":"redirect"},"timestamp":"2024-05-01T12:30:03.000Z","type":"track","userId":"user-42"},{"anonymousId":"anon-1234","context":{"library":{"name":"MeasurementEventsHTTP","version":"1.0.0"}},"event":"settings/saved","messageId":"00000000-0000-4000-8000-000000000005","properties":{"event_type":"user_action"},"timestamp":"2024-05-01T12:30:04.000Z","type":"track","userId":"user-42"}],"sentAt":"2024-05-01T12:30:10.000Z"}"#)
+        XCTAssertEqual(
+            request.headers, ["Authorization": "Basic V1JJVEVfS0VZOg==", "Content-Type": "application/json"])
+        XCTAssertEqual(
+            String(decoding: request.body, as: UTF8.self),
+            #"{"batch":[{"anonymousId":"anon-1234","context":{"library":{"name":"MeasurementEventsHTTP","version":"1.0.0"}},"event":"Feed Item Tapped","messageId":"00000000-0000-4000-8000-000000000001","properties":{"category":"feed","email":"sha256:41278b42cbc7630764121402901b1f51d4f61e23539fb20bdda56058f4ce108f","event_type":"click","item_id":"42","position":3,"promoted":true,"ratio":0.5},"timestamp":"2024-05-01T12:30:00.500Z","type":"track","userId":"user-42"},{"anonymousId":"anon-1234","context":{"library":{"name":"MeasurementEventsHTTP","version":"1.0.0"}},"event":"feed/item_shown","messageId":"00000000-0000-4000-8000-000000000002","properties":{"event_type":"impression"},"timestamp":"2024-05-01T12:30:01.250Z","type":"track","userId":"user-42"},{"anonymousId":"anon-1234","context":{"library":{"name":"MeasurementEventsHTTP","version":"1.0.0"}},"event":"app/launched","messageId":"00000000-0000-4000-8000-000000000003","properties":{"event_type":"activity"},"timestamp":"2024-05-01T12:30:02.000Z","type":"track","userId":"user-42"},{"anonymousId":"anon-1234","context":{"library":{"name":"MeasurementEventsHTTP","version":"1.0.0"}},"event":"web/redirected","messageId":"00000000-0000-4000-8000-000000000004","properties":{"event_type":"redirect"},"timestamp":"2024-05-01T12:30:03.000Z","type":"track","userId":"user-42"},{"anonymousId":"anon-1234","context":{"library":{"name":"MeasurementEventsHTTP","version":"1.0.0"}},"event":"settings/saved","messageId":"00000000-0000-4000-8000-000000000005","properties":{"event_type":"user_action"},"timestamp":"2024-05-01T12:30:04.000Z","type":"track","userId":"user-42"}],"sentAt":"2024-05-01T12:30:10.000Z"}"#
+        )
         XCTAssertTrue(encoded.rejected.isEmpty)
         XCTAssertFalse(String(decoding: request.body, as: UTF8.self).contains("jane@example.com"))
     }
@@ -54,4 +68,3 @@ final class SegmentEncoderTests: XCTestCase {
         XCTAssertFalse(body.contains("big/event"))
     }
 }
-

@@ -1,8 +1,9 @@
 import Foundation
 import LoopbackCollector
 import MeasurementEvents
-@testable import MeasurementEventsHTTP
 import XCTest
+
+@testable import MeasurementEventsHTTP
 
 /// Issue 15, "Sign-out race": `post(signed_out)` immediately followed by `reset`, delivered
 /// asynchronously through an aggregator and an HTTP tracker to a collector on loopback.
@@ -72,7 +73,9 @@ final class SignOutRaceTests: LoopbackTestCase {
         let (aggregator, tracker) = try makePipeline(center: center)
         let threads = 4
         DispatchQueue.concurrentPerform(iterations: threads) { thread in
-            for index in 0..<(SignOutRaceTests.rounds / threads) { SignOutRaceTests.round("user-\(thread)-\(index)", center: center) }
+            for index in 0..<(SignOutRaceTests.rounds / threads) {
+                SignOutRaceTests.round("user-\(thread)-\(index)", center: center)
+            }
         }
         aggregator.waitUntilDelivered()
         XCTAssertTrue(tracker.waitUntilDelivered(timeout: 120))
@@ -106,9 +109,10 @@ final class SignOutRaceTests: LoopbackTestCase {
         let tracked = calls.filter { $0["type"] as? String == "track" }.count
         XCTAssertEqual(tracked, 2 * Self.rounds)
         XCTAssertEqual(consistent, tracked, "events carrying the identity in force when posted")
-        print("sign-out race, \(threads) threads: \(consistent) of \(tracked) events carry the identity in force; "
-            + "\(signOutsWithOwnUser) of \(Self.rounds) sign-outs carry their own thread's user; "
-            + "\(aftersWithoutUser) of \(Self.rounds) events after a reset carry no user; "
-            + "\(seenAnonymousIDs.count) anonymous ids")
+        print(
+            "sign-out race, \(threads) threads: \(consistent) of \(tracked) events carry the identity in force; "
+                + "\(signOutsWithOwnUser) of \(Self.rounds) sign-outs carry their own thread's user; "
+                + "\(aftersWithoutUser) of \(Self.rounds) events after a reset carry no user; "
+                + "\(seenAnonymousIDs.count) anonymous ids")
     }
 }

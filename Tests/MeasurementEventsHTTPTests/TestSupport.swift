@@ -1,8 +1,9 @@
 import Foundation
 import LoopbackCollector
 import MeasurementEvents
-@testable import MeasurementEventsHTTP
 import XCTest
+
+@testable import MeasurementEventsHTTP
 
 /// A clock for tests: a fixed, advanceable `now`; scheduled work either runs at once (on
 /// another thread, its delay recorded) or waits for ``advance(by:)``.
@@ -87,11 +88,14 @@ func makeTemporaryDirectory(_ name: String = #function) -> URL {
 
 /// Files in the tracker's queue directory.
 func queueFiles(_ directory: URL) -> [String] {
-    ((try? FileManager.default.contentsOfDirectory(atPath: directory.appendingPathComponent("queue").path)) ?? []).sorted()
+    ((try? FileManager.default.contentsOfDirectory(atPath: directory.appendingPathComponent("queue").path)) ?? [])
+        .sorted()
 }
 
 /// A tracker configuration for tests: no timer, immediate retries, quiet log.
-func testConfiguration(clock: TestClock = TestClock(runsImmediately: true), flushAt: Int = 20) -> HTTPTracker.Configuration {
+func testConfiguration(clock: TestClock = TestClock(runsImmediately: true), flushAt: Int = 20)
+    -> HTTPTracker.Configuration
+{
     var configuration = HTTPTracker.Configuration()
     configuration.clock = clock
     configuration.flushAt = flushAt
@@ -106,7 +110,8 @@ func testConfiguration(clock: TestClock = TestClock(runsImmediately: true), flus
 func segmentCalls(_ requests: [LoopbackCollector.Request]) -> [[String: Any]] {
     requests.flatMap { request -> [[String: Any]] in
         guard let object = try? JSONSerialization.jsonObject(with: Data(request.body)) as? [String: Any],
-              let batch = object["batch"] as? [[String: Any]] else { return [] }
+            let batch = object["batch"] as? [[String: Any]]
+        else { return [] }
         return batch
     }
 }

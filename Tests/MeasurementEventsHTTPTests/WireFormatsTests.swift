@@ -1,6 +1,7 @@
 import Foundation
-@testable import MeasurementEventsHTTP
 import XCTest
+
+@testable import MeasurementEventsHTTP
 
 final class WireFormatsTests: XCTestCase {
     private func iso(_ seconds: TimeInterval) -> String { WireFormats.iso8601(Date(timeIntervalSince1970: seconds)) }

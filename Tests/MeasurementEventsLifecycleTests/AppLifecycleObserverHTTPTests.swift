@@ -25,7 +25,9 @@ final class AppLifecycleObserverHTTPTests: XCTestCase {
             configuration: configuration)
         let center = NotificationCenter()
         let aggregator = EventAggregator(
-            center: center, filter: EventFilter(allow: ["checkout/*"] + MeasurementEventsLifecycleEvents.allNames.map(EventPattern.init)),
+            center: center,
+            filter: EventFilter(
+                allow: ["checkout/*"] + MeasurementEventsLifecycleEvents.allNames.map(EventPattern.init)),
             trackers: [tracker])
         aggregator.start()
         let observer = AppLifecycleObserver.start(

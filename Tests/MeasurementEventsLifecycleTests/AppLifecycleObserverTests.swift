@@ -42,7 +42,8 @@ final class AppLifecycleObserverTests: XCTestCase {
         XCTAssertEqual(tracker.names, ["app/updated"])
         XCTAssertEqual(
             tracker.events.first.flatMap(MeasurementEventsLifecycleEvents.AppUpdated.init),
-            MeasurementEventsLifecycleEvents.AppUpdated(version: "1.1", build: "8", previousVersion: "1.0", previousBuild: "7"))
+            MeasurementEventsLifecycleEvents.AppUpdated(
+                version: "1.1", build: "8", previousVersion: "1.0", previousBuild: "7"))
     }
 
     func testRelaunchOfTheSameVersionFromAFileStorePostsNeitherInstalledNorUpdated() throws {
@@ -183,13 +184,17 @@ final class AppLifecycleObserverTests: XCTestCase {
         return (aggregator, tracker)
     }
 
-    private func makeAggregator(store: any IdentityStore, clock: ManualEventClock? = nil) -> (EventAggregator, FlushCountingTracker) {
+    private func makeAggregator(store: any IdentityStore, clock: ManualEventClock? = nil) -> (
+        EventAggregator, FlushCountingTracker
+    ) {
         let tracker = FlushCountingTracker()
         var configuration = EventAggregator.Configuration()
         configuration.identityStore = store
         configuration.clock = clock
         let aggregator = EventAggregator(
-            center: center, filter: EventFilter(allow: MeasurementEventsLifecycleEvents.allNames.map(EventPattern.init)), trackers: [tracker],
+            center: center,
+            filter: EventFilter(allow: MeasurementEventsLifecycleEvents.allNames.map(EventPattern.init)),
+            trackers: [tracker],
             configuration: configuration)
         aggregator.start()
         return (aggregator, tracker)

@@ -1,5 +1,6 @@
-@testable import MeasurementEventsLifecycle
 import XCTest
+
+@testable import MeasurementEventsLifecycle
 
 /// The lifecycle state machine, signal by signal.
 final class AppLifecyclePhaseTests: XCTestCase {

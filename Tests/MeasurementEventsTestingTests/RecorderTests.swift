@@ -54,7 +54,9 @@ final class RecorderTests: XCTestCase {
         MeasurementEvent.post("a/one", args: ["n": 1], to: center)
         XCTAssertNoThrow(try recorder.expectNoEvent("a/two"))
         XCTAssertThrowsError(try recorder.expectNoEvent("a/one")) { error in
-            XCTAssertEqual("\(error)", """
+            XCTAssertEqual(
+                "\(error)",
+                """
                 measurement event [ua] a/one n=1 was posted but should not have been; posted (1):
                   - [ua] a/one n=1
                 """)

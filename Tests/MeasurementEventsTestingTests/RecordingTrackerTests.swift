@@ -56,7 +56,8 @@ final class RecordingTrackerTests: XCTestCase {
             XCTAssertTrue(text.hasPrefix("expected \"checkout/paid\" with user id \"u2\"; tracked (1):"), text)
             XCTAssertTrue(text.contains("checkout/paid user_id=\"u1\" anonymous_id=\""), text)
             XCTAssertTrue(text.contains("session=1714566600000"), text)
-            XCTAssertTrue(text.contains("identity changes (1):\n  - identify \"u1\" (0 traits) -> user id \"u1\""), text)
+            XCTAssertTrue(
+                text.contains("identity changes (1):\n  - identify \"u1\" (0 traits) -> user id \"u1\""), text)
         }
     }
 

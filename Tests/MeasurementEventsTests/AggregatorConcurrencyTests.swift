@@ -86,7 +86,8 @@ final class AggregatorConcurrencyTests: XCTestCase {
         }
         var configuration = EventAggregator.Configuration()
         configuration.delivery = .synchronous
-        let aggregator = EventAggregator(center: center, filter: .allowAll, trackers: [tracker], configuration: configuration)
+        let aggregator = EventAggregator(
+            center: center, filter: .allowAll, trackers: [tracker], configuration: configuration)
         aggregator.start()
         DispatchQueue.concurrentPerform(iterations: 4) { _ in
             for _ in 0..<2_000 { MeasurementEvent.post("load/tick", to: center) }

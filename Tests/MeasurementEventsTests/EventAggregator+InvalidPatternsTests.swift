@@ -21,10 +21,12 @@ final class EventAggregatorInvalidPatternsTests: XCTestCase {
         aggregator.start()
         aggregator.start()
 
-        XCTAssertEqual(reports.withLock { $0 }, [
-            #"invalid event pattern "cart*": a wildcard must be "*" alone or a final "/*", as in "feed/*" (filter set: true)"#,
-            #"invalid event pattern "feed/debug item": the name contains whitespace or a control character (filter set: true)"#,
-        ])
+        XCTAssertEqual(
+            reports.withLock { $0 },
+            [
+                #"invalid event pattern "cart*": a wildcard must be "*" alone or a final "/*", as in "feed/*" (filter set: true)"#,
+                #"invalid event pattern "feed/debug item": the name contains whitespace or a control character (filter set: true)"#,
+            ])
     }
 
     func testPatternsFromASubclassAllowListAreReportedToo() {
@@ -36,6 +38,8 @@ final class EventAggregatorInvalidPatternsTests: XCTestCase {
         configuration.problemHandler = { problem in reports.withLock { $0.append(problem.description) } }
         let aggregator = CartAggregator(center: NotificationCenter(), configuration: configuration)
         aggregator.start()
-        XCTAssertEqual(reports.withLock { $0 }, [#"invalid event pattern "cart*": a wildcard must be "*" alone or a final "/*", as in "feed/*""#])
+        XCTAssertEqual(
+            reports.withLock { $0 },
+            [#"invalid event pattern "cart*": a wildcard must be "*" alone or a final "/*", as in "feed/*""#])
     }
 }

@@ -70,7 +70,8 @@ final class EventAggregatorPostingTests: XCTestCase {
         var configuration = EventAggregator.Configuration()
         configuration.maximumInFlightEvents = 10
         configuration.problemHandler = { problem in problems.withLock { $0.append(problem.description) } }
-        let aggregator = EventAggregator(center: center, filter: .allowAll, trackers: [tracker], configuration: configuration)
+        let aggregator = EventAggregator(
+            center: center, filter: .allowAll, trackers: [tracker], configuration: configuration)
         aggregator.start()
 
         for index in 0..<31 { MeasurementEvent.post("load/tick", args: ["index": index], to: center) }

@@ -133,7 +133,8 @@ final class EventAggregatorTests: XCTestCase {
         let tracker = RecordingTracker()
         var configuration = EventAggregator.Configuration()
         configuration.delivery = .synchronous
-        let aggregator = EventAggregator(center: center, filter: .allowAll, trackers: [tracker], configuration: configuration)
+        let aggregator = EventAggregator(
+            center: center, filter: .allowAll, trackers: [tracker], configuration: configuration)
         aggregator.start()
         MeasurementEvent.post("feed/opened", to: center)
         XCTAssertEqual(tracker.names, ["feed/opened"])
@@ -177,7 +178,8 @@ final class EventAggregatorTests: XCTestCase {
         let center = NotificationCenter()
         var configuration = EventAggregator.Configuration()
         configuration.recordsFilteredOutNames = true
-        let aggregator = EventAggregator(center: center, filter: EventFilter(allow: ["feed/*"]), configuration: configuration)
+        let aggregator = EventAggregator(
+            center: center, filter: EventFilter(allow: ["feed/*"]), configuration: configuration)
         aggregator.start()
         MeasurementEvent.post("settings/opened", to: center)
         MeasurementEvent.post("settings/opened", to: center)
@@ -250,7 +252,8 @@ final class EventAggregatorTests: XCTestCase {
         }
         var configuration = EventAggregator.Configuration()
         configuration.deliveryCoalescing = 0.2  // x/a and x/b land in one batch
-        let aggregator = EventAggregator(center: center, filter: .allowAll, trackers: [tracker], configuration: configuration)
+        let aggregator = EventAggregator(
+            center: center, filter: .allowAll, trackers: [tracker], configuration: configuration)
         box.withLock { $0 = aggregator }
         aggregator.start()
         MeasurementEvent.post("x/a", to: center)

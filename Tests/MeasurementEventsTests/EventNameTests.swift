@@ -15,7 +15,8 @@ final class EventNameTests: XCTestCase {
     }
 
     func testWhitespaceAndControlCharactersAreRejected() {
-        XCTAssertEqual(EventName("feed/item tapped").validationFailure, "the name contains whitespace or a control character")
+        XCTAssertEqual(
+            EventName("feed/item tapped").validationFailure, "the name contains whitespace or a control character")
         XCTAssertNotNil(EventName("feed/\u{7}bell").validationFailure)
     }
 
@@ -32,7 +33,8 @@ final class EventNameTests: XCTestCase {
 
     func testNonASCIILettersAndEmojiAreAccepted() {
         XCTAssertNil(EventName("café/ouvert").validationFailure)
-        XCTAssertNil(EventName("feed/👩‍👩‍👧_shown").validationFailure, "the zero-width joiner of an emoji sequence is part of it")
+        XCTAssertNil(
+            EventName("feed/👩‍👩‍👧_shown").validationFailure, "the zero-width joiner of an emoji sequence is part of it")
     }
 
     func testLengthLimitIsCountedInUTF8Bytes() {

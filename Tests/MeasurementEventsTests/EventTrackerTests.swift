@@ -38,7 +38,8 @@ final class EventTrackerTests: XCTestCase {
         let lines = LockedValue<[String]>([])
         let tracker = ConsoleTracker { line in lines.withLock { $0.append(line) } }
         try tracker.track(event)
-        XCTAssertEqual(lines.withLock { $0 }, ["[MeasurementEvents] 22:13:20.123 [cl] feed/item_tapped item_id=42 position=3"])
+        XCTAssertEqual(
+            lines.withLock { $0 }, ["[MeasurementEvents] 22:13:20.123 [cl] feed/item_tapped item_id=42 position=3"])
     }
 
     func testJSONLinesTrackerAppendsOneDecodableObjectPerLine() throws {
@@ -61,7 +62,8 @@ final class EventTrackerTests: XCTestCase {
     }
 
     func testJSONLinesTrackerAppendsToAnExistingFile() throws {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("jsonl-\(EventIDGenerator.makeID().uuidString).jsonl")
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "jsonl-\(EventIDGenerator.makeID().uuidString).jsonl")
         defer { try? FileManager.default.removeItem(at: url) }
         try JSONLinesFileTracker(url: url).track(event)
         try JSONLinesFileTracker(url: url).track(event)
@@ -77,8 +79,10 @@ final class EventTrackerTests: XCTestCase {
     }
 
     func testJSONLinesTrackerReportsAnUnwritablePath() {
-        XCTAssertThrowsError(try JSONLinesFileTracker(url: URL(fileURLWithPath: "/proc/no-such-dir/events.jsonl"))) { error in
-            XCTAssertTrue("\(error)".hasPrefix("cannot open /proc/no-such-dir/events.jsonl for appending: "), "\(error)")
+        XCTAssertThrowsError(try JSONLinesFileTracker(url: URL(fileURLWithPath: "/proc/no-such-dir/events.jsonl"))) {
+            error in
+            XCTAssertTrue(
+                "\(error)".hasPrefix("cannot open /proc/no-such-dir/events.jsonl for appending: "), "\(error)")
         }
     }
 }

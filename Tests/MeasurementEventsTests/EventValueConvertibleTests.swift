@@ -1,7 +1,8 @@
 import Foundation
-@testable import MeasurementEvents
 import MeasurementEventsTesting
 import XCTest
+
+@testable import MeasurementEvents
 
 final class EventValueConvertibleTests: XCTestCase {
     func testWideIntegersThatDoNotFitA32BitIntBecomeTheirDigitsNotATrap() {
@@ -23,7 +24,8 @@ final class EventValueConvertibleTests: XCTestCase {
         var configuration = EventAggregator.Configuration()
         let problems = LockedValue<[String]>([])
         configuration.problemHandler = { problem in problems.withLock { $0.append("\(problem)") } }
-        let aggregator = EventAggregator(center: center, filter: .allowAll, trackers: [tracker], configuration: configuration)
+        let aggregator = EventAggregator(
+            center: center, filter: .allowAll, trackers: [tracker], configuration: configuration)
         aggregator.start()
         MeasurementEvent.post("feed/opened", args: ["count": OutOfRangeValue()], to: center)
         MeasurementEvent.post("feed/closed", to: center)

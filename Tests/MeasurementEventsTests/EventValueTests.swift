@@ -1,6 +1,7 @@
 import Foundation
-@testable import MeasurementEvents
 import XCTest
+
+@testable import MeasurementEvents
 
 final class EventValueTests: XCTestCase {
     private func convert(_ value: Any) -> Result<EventValue, EventValue.ValueRejection> {
@@ -49,7 +50,8 @@ final class EventValueTests: XCTestCase {
 
     func testNSNumbersBeyondA32BitIntAreRejectedNotTruncated() {
         // `intValue` kept the low 32 bits on a watch: 3_000_000_000 became -1_294_967_296.
-        XCTAssertEqual(EventValue.converting(NSNumber(value: Int64(3_000_000_000)), limit: .int32), .failure(.outOfRange))
+        XCTAssertEqual(
+            EventValue.converting(NSNumber(value: Int64(3_000_000_000)), limit: .int32), .failure(.outOfRange))
         XCTAssertEqual(EventValue.converting(NSNumber(value: UInt32.max), limit: .int32), .failure(.outOfRange))
         XCTAssertEqual(EventValue.converting(NSNumber(value: Int64(-5)), limit: .int32), .success(.int(-5)))
     }

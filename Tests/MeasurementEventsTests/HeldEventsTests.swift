@@ -12,7 +12,8 @@ final class HeldEventsTests: XCTestCase {
         configuration.holdsEventsUntilReady = holds
         configuration.heldEventLimit = limit
         configuration.consent = consent
-        let aggregator = EventAggregator(center: center, filter: .allowAll, trackers: [tracker], configuration: configuration)
+        let aggregator = EventAggregator(
+            center: center, filter: .allowAll, trackers: [tracker], configuration: configuration)
         aggregator.start()
         return aggregator
     }
@@ -132,7 +133,8 @@ final class ReentrantProblemHandlerTests: XCTestCase {
                 // Once only: while events are held, every post drops one more.
                 if first { MeasurementEvent.post("sdk/problem", to: center) }
             }
-            let aggregator = EventAggregator(center: center, filter: .allowAll, trackers: [tracker], configuration: configuration)
+            let aggregator = EventAggregator(
+                center: center, filter: .allowAll, trackers: [tracker], configuration: configuration)
             box.withLock { $0 = aggregator }
             aggregator.start()
             MeasurementEvent.post("app/one", to: center)

@@ -77,10 +77,11 @@ final class ModulePostingXCTests: XCTestCase {
             _ = try await recorder.waitForEvent("feed/closed", timeout: 0.01)
             Issue.record("expected EventRecorderTimeout, the wait returned an event")
         } catch let error as EventRecorderTimeout {
-            #expect(error.description == """
-                no measurement event "feed/closed" was posted within 0.01 s; posted (1):
-                  - [ua] feed/opened source=push
-                """)
+            #expect(
+                error.description == """
+                    no measurement event "feed/closed" was posted within 0.01 s; posted (1):
+                      - [ua] feed/opened source=push
+                    """)
         }
     }
 }

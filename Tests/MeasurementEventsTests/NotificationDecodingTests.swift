@@ -14,10 +14,14 @@ final class NotificationDecodingTests: XCTestCase {
         ]
     }
 
-    private func assertDecodesFullEvent(_ userInfo: [AnyHashable: Any], file: StaticString = #filePath, line: UInt = #line) throws {
-        let event = try MeasurementEvent(notification: Notification(name: .measurementEvent, object: nil, userInfo: userInfo))
+    private func assertDecodesFullEvent(
+        _ userInfo: [AnyHashable: Any], file: StaticString = #filePath, line: UInt = #line
+    ) throws {
+        let event = try MeasurementEvent(
+            notification: Notification(name: .measurementEvent, object: nil, userInfo: userInfo))
         XCTAssertEqual(event.name, "feed/item_tapped", file: file, line: line)
-        XCTAssertEqual(event.args, ["item_id": "42", "position": 3, "ratio": 0.5, "promoted": true], file: file, line: line)
+        XCTAssertEqual(
+            event.args, ["item_id": "42", "position": 3, "ratio": 0.5, "promoted": true], file: file, line: line)
         XCTAssertEqual(event.type, .click, file: file, line: line)
         XCTAssertEqual(event.category, "feed", file: file, line: line)
         XCTAssertEqual(event.id, id, file: file, line: line)
@@ -42,8 +46,9 @@ final class NotificationDecodingTests: XCTestCase {
 
     func testArgsTypedWithAnyHashableKeysDecode() throws {
         let args: [AnyHashable: Any] = ["item_id": "42", "position": 3]
-        let event = try MeasurementEvent(notification: Notification(
-            name: .measurementEvent, object: nil, userInfo: ["name": "feed/item_tapped", "args": args]))
+        let event = try MeasurementEvent(
+            notification: Notification(
+                name: .measurementEvent, object: nil, userInfo: ["name": "feed/item_tapped", "args": args]))
         XCTAssertEqual(event.args, ["item_id": "42", "position": 3])
     }
 }

@@ -28,7 +28,10 @@ final class PlanAggregatorTests: XCTestCase {
             MeasurementEvent.post("settings/opened", to: center)
             MeasurementEvent.post("settings/theme_changed", to: center)
             MeasurementEvent.post("app/permission/photo_library/granted", to: center)
-            return [aggregator.reportScreenAppeared("FeedViewController"), aggregator.reportScreenAppeared("DebugMenuViewController")]
+            return [
+                aggregator.reportScreenAppeared("FeedViewController"),
+                aggregator.reportScreenAppeared("DebugMenuViewController"),
+            ]
         }
     }
 
@@ -41,18 +44,22 @@ final class PlanAggregatorTests: XCTestCase {
         XCTAssertEqual(setup.postEverything(), [true, false])
         setup.aggregator.flush()
 
-        XCTAssertEqual(labelled(setup.amplitude), [
-            "feed/opened Feed",
-            "feed/item_tapped Feed item tapped",
-            "settings/opened -",
-            "screen/viewed Feed",
-        ])
-        XCTAssertEqual(labelled(setup.console), [
-            "feed/opened Feed",
-            "settings/opened -",
-            "app/permission/photo_library/granted Permission",
-            "screen/viewed Feed",
-        ])
+        XCTAssertEqual(
+            labelled(setup.amplitude),
+            [
+                "feed/opened Feed",
+                "feed/item_tapped Feed item tapped",
+                "settings/opened -",
+                "screen/viewed Feed",
+            ])
+        XCTAssertEqual(
+            labelled(setup.console),
+            [
+                "feed/opened Feed",
+                "settings/opened -",
+                "app/permission/photo_library/granted Permission",
+                "screen/viewed Feed",
+            ])
         XCTAssertEqual(setup.amplitude.events.last?.args, ["screen": "FeedViewController", "label": "Feed"])
         let counters = setup.aggregator.diagnostics
         XCTAssertEqual(counters.forwarded, 5)
@@ -62,7 +69,8 @@ final class PlanAggregatorTests: XCTestCase {
 
     func testScreenViewsOfUnplannedScreensPostedDirectlyAreDiscarded() throws {
         let setup = try Setup()
-        MeasurementEvent.post(TrackingPlan.screenViewEvent, args: ["screen": "DebugMenu", "label": "Debug"], to: setup.center)
+        MeasurementEvent.post(
+            TrackingPlan.screenViewEvent, args: ["screen": "DebugMenu", "label": "Debug"], to: setup.center)
         MeasurementEvent.post(TrackingPlan.screenViewEvent, to: setup.center)
         setup.aggregator.flush()
         XCTAssertEqual(setup.amplitude.events, [])
@@ -94,27 +102,34 @@ final class PlanAggregatorTests: XCTestCase {
 
     func testTrackersMustMatchTheDeclaredDestinations() throws {
         let examplePlan = try plan(examplePlanJSON)
-        XCTAssertThrowsError(try EventAggregator(
-            plan: examplePlan, destinations: ["amplitude": RecordingTracker(), "firebase": RecordingTracker()])
+        XCTAssertThrowsError(
+            try EventAggregator(
+                plan: examplePlan, destinations: ["amplitude": RecordingTracker(), "firebase": RecordingTracker()])
         ) { error in
-            XCTAssertEqual((error as? TrackingPlanError)?.problems.map(\.description), [
-                #"plan.json: $.destinations: found no tracker for the declared destination "console", expected one in the aggregator's destinations"#,
-                #"plan.json: $.destinations: found a tracker for "firebase", which the plan does not declare, expected one of "amplitude", "console""#,
-            ])
+            XCTAssertEqual(
+                (error as? TrackingPlanError)?.problems.map(\.description),
+                [
+                    #"plan.json: $.destinations: found no tracker for the declared destination "console", expected one in the aggregator's destinations"#,
+                    #"plan.json: $.destinations: found a tracker for "firebase", which the plan does not declare, expected one of "amplitude", "console""#,
+                ])
         }
         XCTAssertThrowsError(try EventAggregator(plan: examplePlan, destinations: [:])) { error in
-            XCTAssertEqual((error as? TrackingPlanError)?.problems.map(\.description), [
-                "plan.json: $.destinations: found no destination trackers, expected at least one",
-            ])
+            XCTAssertEqual(
+                (error as? TrackingPlanError)?.problems.map(\.description),
+                [
+                    "plan.json: $.destinations: found no destination trackers, expected at least one"
+                ])
         }
     }
 
     func testApplyingANewPlanSwapsFilterLabelsAndRoutesTogether() throws {
         let setup = try Setup()
-        try setup.aggregator.applyPlan(try plan("""
-            {"version": 1, "destinations": ["amplitude", "console"],
-             "events": {"settings/*": {"label": "Settings", "destinations": ["console"]}}}
-            """))
+        try setup.aggregator.applyPlan(
+            try plan(
+                """
+                {"version": 1, "destinations": ["amplitude", "console"],
+                 "events": {"settings/*": {"label": "Settings", "destinations": ["console"]}}}
+                """))
         XCTAssertEqual(setup.postEverything(), [false, false])
         XCTAssertEqual(labelled(setup.amplitude), [])
         XCTAssertEqual(labelled(setup.console), ["settings/opened Settings", "settings/theme_changed Settings"])
@@ -130,20 +145,24 @@ final class PlanAggregatorTests: XCTestCase {
         let console = RecordingTracker()
         let center = NotificationCenter()
         let aggregator = try EventAggregator(
-            plan: try plan("""
+            plan: try plan(
+                """
                 {"version": 1, "destinations": ["amplitude", "console"],
                  "events": {"feed/opened": {"label": "Old", "destinations": ["amplitude"]}}}
                 """),
             destinations: ["amplitude": amplitude, "console": console], center: center,
-            processors: [ClosureProcessor { event in
-                inProcessor.signal()
-                release.wait()
-                return event
-            }])
+            processors: [
+                ClosureProcessor { event in
+                    inProcessor.signal()
+                    release.wait()
+                    return event
+                }
+            ])
         aggregator.start()
         MeasurementEvent.post("feed/opened", to: center)
         inProcessor.wait()
-        let newPlan = try plan("""
+        let newPlan = try plan(
+            """
             {"version": 1, "destinations": ["amplitude", "console"],
              "events": {"feed/opened": {"label": "New", "destinations": ["console"]}}}
             """)
@@ -180,24 +199,31 @@ final class PlanAggregatorTests: XCTestCase {
             XCTAssertThrowsError(try setup.aggregator.applyPlan(try plan(json, catalog: exampleCatalog)), json)
         }
         // A valid file whose destinations do not match the trackers is refused as a whole too.
-        XCTAssertThrowsError(try setup.aggregator.applyPlan(try plan(#"{"version": 1, "destinations": ["amplitude"], "allow": ["*"]}"#)))
+        XCTAssertThrowsError(
+            try setup.aggregator.applyPlan(try plan(#"{"version": 1, "destinations": ["amplitude"], "allow": ["*"]}"#)))
         XCTAssertEqual(setup.aggregator.trackingPlan, before)
 
         XCTAssertEqual(setup.postEverything(), [true, false])
-        XCTAssertEqual(labelled(setup.amplitude), [
-            "feed/opened Feed", "feed/item_tapped Feed item tapped", "settings/opened -", "screen/viewed Feed",
-        ])
-        XCTAssertEqual(setup.console.names, [
-            "feed/opened", "settings/opened", "app/permission/photo_library/granted", "screen/viewed",
-        ])
+        XCTAssertEqual(
+            labelled(setup.amplitude),
+            [
+                "feed/opened Feed", "feed/item_tapped Feed item tapped", "settings/opened -", "screen/viewed Feed",
+            ])
+        XCTAssertEqual(
+            setup.console.names,
+            [
+                "feed/opened", "settings/opened", "app/permission/photo_library/granted", "screen/viewed",
+            ])
     }
 
     func testApplyingAPlanToAnAggregatorNotBuiltFromOneFails() throws {
         let aggregator = EventAggregator(filter: .allowAll)
         XCTAssertThrowsError(try aggregator.applyPlan(TrackingPlan())) { error in
-            XCTAssertEqual((error as? TrackingPlanError)?.problems.map(\.description), [
-                "tracking plan: $: found an aggregator that was not built from a tracking plan, expected one made with init(plan:destinations:)",
-            ])
+            XCTAssertEqual(
+                (error as? TrackingPlanError)?.problems.map(\.description),
+                [
+                    "tracking plan: $: found an aggregator that was not built from a tracking plan, expected one made with init(plan:destinations:)"
+                ])
         }
         XCTAssertEqual(aggregator.filter, .allowAll)
         XCTAssertFalse(aggregator.reportScreenAppeared("FeedViewController"))
@@ -217,8 +243,10 @@ final class PlanAggregatorTests: XCTestCase {
         aggregator.start()
         MeasurementEvent.post("feed/opened", to: center)
         XCTAssertEqual(console.names, ["feed/opened"])
-        XCTAssertEqual(problems.withLock { $0 }, [
-            #"tracker PlanDestinationTracker failed on feed/opened: destination "amplitude": vendor down"#,
-        ])
+        XCTAssertEqual(
+            problems.withLock { $0 },
+            [
+                #"tracker PlanDestinationTracker failed on feed/opened: destination "amplitude": vendor down"#
+            ])
     }
 }

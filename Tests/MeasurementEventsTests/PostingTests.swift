@@ -19,7 +19,8 @@ final class PostingTests: XCTestCase {
     func testDecodingRecoversTheEvent() throws {
         let note = Notification(
             name: .measurementEvent, object: nil,
-            userInfo: MeasurementEvent.userInfo(name: "feed/item_tapped", type: .click, category: "feed", args: ["ratio": 0.5, "ok": true]))
+            userInfo: MeasurementEvent.userInfo(
+                name: "feed/item_tapped", type: .click, category: "feed", args: ["ratio": 0.5, "ok": true]))
         let event = try MeasurementEvent(notification: note)
         XCTAssertEqual(event.name, "feed/item_tapped")
         XCTAssertEqual(event.type, .click)
@@ -58,7 +59,12 @@ final class PostedArgsTests: XCTestCase {
         final class Counting: EventValueConvertible, @unchecked Sendable {
             // @unchecked: `calls` is a LockedValue.
             let calls = LockedValue(0)
-            var eventValue: EventValue { .int(calls.withLock { $0 += 1; return $0 }) }
+            var eventValue: EventValue {
+                .int(
+                    calls.withLock {
+                        $0 += 1; return $0
+                    })
+            }
         }
         let center = NotificationCenter()
         let recorder = EventRecorder(center: center)
@@ -98,7 +104,8 @@ final class PostedArgsTests: XCTestCase {
         let tracker = RecordingTracker()
         var configuration = EventAggregator.Configuration()
         configuration.delivery = .synchronous
-        let aggregator = EventAggregator(center: center, filter: .allowAll, trackers: [tracker], configuration: configuration)
+        let aggregator = EventAggregator(
+            center: center, filter: .allowAll, trackers: [tracker], configuration: configuration)
         // Registered before the aggregator, so it runs inside the outer post, before or after it.
         let observer = center.addObserver(forName: .measurementEvent, object: nil, queue: nil) { note in
             guard note.userInfo?["name"] as? String == "outer/post" else { return }
@@ -107,6 +114,7 @@ final class PostedArgsTests: XCTestCase {
         defer { center.removeObserver(observer) }
         aggregator.start()
         MeasurementEvent.post("outer/post", args: ["n": 0], to: center)
-        XCTAssertEqual(Set(tracker.events.map { "\($0.name) n=\($0.args["n"]!)" }), ["outer/post n=0", "inner/raw n=1"])
+        XCTAssertEqual(
+            Set(tracker.events.map { "\($0.name) n=\($0.args["n"]!)" }), ["outer/post n=0", "inner/raw n=1"])
     }
 }

@@ -26,7 +26,9 @@ let exampleCatalog = TrackingPlan.Catalog(names: [
     "settings/opened", "settings/theme_changed", "app/permission/photo_library/granted",
 ])
 
-func plan(_ json: String, catalog: TrackingPlan.Catalog? = nil, strictness: TrackingPlan.Strictness = .strict) throws -> TrackingPlan {
+func plan(_ json: String, catalog: TrackingPlan.Catalog? = nil, strictness: TrackingPlan.Strictness = .strict) throws
+    -> TrackingPlan
+{
     try TrackingPlan(data: Data(json.utf8), file: "plan.json", catalog: catalog, strictness: strictness)
 }
 

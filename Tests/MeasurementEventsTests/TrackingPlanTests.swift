@@ -6,14 +6,19 @@ final class TrackingPlanTests: XCTestCase {
     func testAValidPlanIsReadInFileOrder() throws {
         let plan = try plan(examplePlanJSON, catalog: exampleCatalog)
         XCTAssertEqual(plan.destinations, ["amplitude", "console"])
-        XCTAssertEqual(plan.screens, [
-            .init(name: "FeedViewController", label: "Feed"), .init(name: "SettingsViewController", label: "Settings"),
-        ])
-        XCTAssertEqual(plan.events, [
-            .init(pattern: "feed/item_tapped", label: "Feed item tapped", destinations: ["amplitude"]),
-            .init(pattern: "feed/*", label: "Feed"),
-            .init(pattern: "app/permission/*", label: "Permission", destinations: ["console"]),
-        ])
+        XCTAssertEqual(
+            plan.screens,
+            [
+                .init(name: "FeedViewController", label: "Feed"),
+                .init(name: "SettingsViewController", label: "Settings"),
+            ])
+        XCTAssertEqual(
+            plan.events,
+            [
+                .init(pattern: "feed/item_tapped", label: "Feed item tapped", destinations: ["amplitude"]),
+                .init(pattern: "feed/*", label: "Feed"),
+                .init(pattern: "app/permission/*", label: "Permission", destinations: ["console"]),
+            ])
         XCTAssertEqual(plan.allow, ["settings/opened"])
         XCTAssertEqual(plan.deny, ["feed/debug/*"])
         XCTAssertEqual(plan.warnings, [])
@@ -21,7 +26,8 @@ final class TrackingPlanTests: XCTestCase {
     }
 
     func testTheMostSpecificEventEntryWins() throws {
-        let plan = try plan("""
+        let plan = try plan(
+            """
             {"version": 1, "events": {
               "*": {"label": "Anything"}, "feed/*": {"label": "Feed"},
               "feed/item/*": {"label": "Item"}, "feed/item/tapped": {"label": "Tapped"}}}
@@ -40,7 +46,8 @@ final class TrackingPlanTests: XCTestCase {
         XCTAssertTrue(filter.allows(TrackingPlan.screenViewEvent))
         XCTAssertFalse(filter.allows("feed/debug/layout_pass"))
         XCTAssertFalse(filter.allows("settings/theme_changed"))
-        XCTAssertFalse(try plan(#"{"version": 1, "allow": ["*"], "deny": ["screen/*"]}"#).filter.allows("screen/viewed"))
+        XCTAssertFalse(
+            try plan(#"{"version": 1, "allow": ["*"], "deny": ["screen/*"]}"#).filter.allows("screen/viewed"))
         XCTAssertFalse(try plan(#"{"version": 1}"#).filter.allows(TrackingPlan.screenViewEvent))
     }
 
@@ -79,19 +86,23 @@ final class TrackingPlanTests: XCTestCase {
     }
 
     func testUndeclaredNamesAreWarningsInLenientMode() throws {
-        let plan = try plan("""
+        let plan = try plan(
+            """
             {"version": 1,
              "allow": ["feed/opend", "promo/*"]}
             """, catalog: exampleCatalog, strictness: .lenient)
         XCTAssertEqual(plan.allow, ["feed/opend", "promo/*"])
-        XCTAssertEqual(plan.warnings.map(\.description), [
-            #"plan.json:2:12: warning: $.allow[0]: found the event "feed/opend", which no module's catalog declares, expected an event declared in a catalog (Events/<Module>.json); did you mean "feed/opened"?"#,
-            #"plan.json:2:26: warning: $.allow[1]: found the wildcard "promo/*", which matches no event a module's catalog declares, expected a wildcard that matches at least one declared event"#,
-        ])
+        XCTAssertEqual(
+            plan.warnings.map(\.description),
+            [
+                #"plan.json:2:12: warning: $.allow[0]: found the event "feed/opend", which no module's catalog declares, expected an event declared in a catalog (Events/<Module>.json); did you mean "feed/opened"?"#,
+                #"plan.json:2:26: warning: $.allow[1]: found the wildcard "promo/*", which matches no event a module's catalog declares, expected a wildcard that matches at least one declared event"#,
+            ])
     }
 
     func testTheScreenViewEventNeedsNoCatalogEntry() throws {
-        let plan = try plan(#"{"version": 1, "events": {"screen/viewed": {"label": "Screen"}}}"#, catalog: exampleCatalog)
+        let plan = try plan(
+            #"{"version": 1, "events": {"screen/viewed": {"label": "Screen"}}}"#, catalog: exampleCatalog)
         XCTAssertEqual(plan.events.count, 1)
     }
 
@@ -110,7 +121,8 @@ final class TrackingPlanTests: XCTestCase {
             XCTAssertEqual(problems.count, 1)
             XCTAssertEqual(problems.first?.path, "$")
             XCTAssertNil(problems.first?.line)
-            XCTAssertTrue(problems.first?.description.hasPrefix("/nonexistent/plan.json: $: cannot read the file") == true)
+            XCTAssertTrue(
+                problems.first?.description.hasPrefix("/nonexistent/plan.json: $: cannot read the file") == true)
         }
     }
 
@@ -119,7 +131,8 @@ final class TrackingPlanTests: XCTestCase {
             .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("Sources/MeasurementDemo/tracking-plan.json")
         // screen/time_on_screen is posted by the demo's time-on-screen trigger recipe.
-        let plan = try TrackingPlan(contentsOf: url, catalog: exampleCatalog.merging(.init(names: ["screen/time_on_screen"])))
+        let plan = try TrackingPlan(
+            contentsOf: url, catalog: exampleCatalog.merging(.init(names: ["screen/time_on_screen"])))
         XCTAssertFalse(plan.screens.isEmpty)
         XCTAssertEqual(plan.warnings, [])
     }

@@ -44,7 +44,8 @@ final class AttributionState: @unchecked Sendable {
         self.timeline = SessionTimeline(rules: rules, restored: contents.session)
         self.context = context
         // A restored session that is still alive goes on: its events carry its id.
-        let attribution = EventAttribution(identity: contents.identity, sessionID: contents.session?.id, context: context)
+        let attribution = EventAttribution(
+            identity: contents.identity, sessionID: contents.session?.id, context: context)
         self.storage = AttributionStorage(attribution)
         self.published = LockedValue(attribution)
         self.restored = restored
@@ -85,7 +86,11 @@ final class AttributionState: @unchecked Sendable {
         contents.identity = previous.applying(change)
         rebuild()
         let problem = save()
-        return (IdentityEvent(change: change, id: id, timestamp: date, attribution: storage.value, previousIdentity: previous), problem)
+        return (
+            IdentityEvent(
+                change: change, id: id, timestamp: date, attribution: storage.value, previousIdentity: previous),
+            problem
+        )
     }
 
     func setConsent(_ consent: EventAggregator.Consent) -> IdentityStoreError? {
@@ -120,8 +125,9 @@ final class AttributionState: @unchecked Sendable {
         if hadLaunched, contents.appVersion == version, contents.appBuild == build { return (.unchanged, nil) }
         let release: EventAggregator.AppRelease =
             hadLaunched
-            ? .updated(previousVersion: contents.appVersion.flatMap { $0.isEmpty ? nil : $0 },
-                       previousBuild: contents.appBuild.flatMap { $0.isEmpty ? nil : $0 })
+            ? .updated(
+                previousVersion: contents.appVersion.flatMap { $0.isEmpty ? nil : $0 },
+                previousBuild: contents.appBuild.flatMap { $0.isEmpty ? nil : $0 })
             : .installed
         contents.appVersion = version
         contents.appBuild = build
@@ -142,7 +148,8 @@ final class AttributionState: @unchecked Sendable {
     }
 
     private func rebuild() {
-        let attribution = EventAttribution(identity: contents.identity, sessionID: timeline.current?.id, context: context)
+        let attribution = EventAttribution(
+            identity: contents.identity, sessionID: timeline.current?.id, context: context)
         if attribution != storage.value {
             storage = AttributionStorage(attribution)
             published.withLock { $0 = attribution }

@@ -42,9 +42,9 @@ extension EventAggregator {
         /// allow-list entry. On in debug builds.
         public var recordsFilteredOutNames: Bool = {
             #if DEBUG
-            return true
+                return true
             #else
-            return false
+                return false
             #endif
         }()
         /// The consent at the first launch. Later launches start with the consent the

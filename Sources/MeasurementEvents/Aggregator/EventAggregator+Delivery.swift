@@ -53,9 +53,10 @@ extension EventAggregator {
             if !transition.isEmpty, configuration.sessions.emitsEvents {
                 if expanded == nil { expanded = Array(batch[range.lowerBound..<index]) }
                 let consent = batch[index].consentAtPost
-                expanded!.append(contentsOf: sessionEvents(for: transition).map {
-                    Pending(event: $0, needsID: true, consentAtPost: consent)
-                })
+                expanded!.append(
+                    contentsOf: sessionEvents(for: transition).map {
+                        Pending(event: $0, needsID: true, consentAtPost: consent)
+                    })
             }
             expanded?.append(batch[index])
         }
@@ -85,7 +86,8 @@ extension EventAggregator {
         }
         if let started = transition.started {
             var event = MeasurementEvent(
-                rules.startedEventName, type: .activity, id: MeasurementEvent.placeholderID, timestamp: started.startedAt)
+                rules.startedEventName, type: .activity, id: MeasurementEvent.placeholderID,
+                timestamp: started.startedAt)
             event.attribution = attribution.currentAttribution
             events.append(event)
         }
@@ -193,7 +195,8 @@ extension EventAggregator {
             let (items, trackers) = self.state.withLock { state -> ([Held], [any EventTracker]) in
                 guard state.ready, state.consent == .granted else { return ([], []) }
                 defer {
-                    state.diagnostics.forwarded += state.held.filter { if case .event = $0 { true } else { false } }.count
+                    state.diagnostics.forwarded +=
+                        state.held.filter { if case .event = $0 { true } else { false } }.count
                     state.held.removeAll()
                     state.diagnostics.held = 0
                 }
@@ -213,8 +216,9 @@ extension EventAggregator {
             try body(tracker)
         } catch {
             state.withLock { $0.diagnostics.trackerFailures += 1 }
-            configuration.problemHandler?(.trackerFailed(
-                tracker: String(describing: type(of: tracker)), event: name ?? "(flush)", error: "\(error)"))
+            configuration.problemHandler?(
+                .trackerFailed(
+                    tracker: String(describing: type(of: tracker)), event: name ?? "(flush)", error: "\(error)"))
         }
     }
 

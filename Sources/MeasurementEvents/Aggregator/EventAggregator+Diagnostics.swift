@@ -32,7 +32,8 @@ extension EventAggregator {
             case .identityStoreFailed(let error): return error.description
             case .invalidPattern(let error): return error.description
             case .inFlightLimitReached(let limit):
-                return "\(limit) events were waiting for delivery: newer events are dropped until delivery catches up (counted in droppedInFlight)"
+                return
+                    "\(limit) events were waiting for delivery: newer events are dropped until delivery catches up (counted in droppedInFlight)"
             }
         }
     }

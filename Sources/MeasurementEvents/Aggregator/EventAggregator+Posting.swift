@@ -15,7 +15,8 @@ extension EventAggregator {
         if !decision.isValid, let problem = post.pointee.name.pointee.validationFailure {
             return reject(
                 MalformedEventError(
-                    .invalidName(name: post.pointee.name.pointee.rawValue, problem: problem), notificationName: notificationName),
+                    .invalidName(name: post.pointee.name.pointee.rawValue, problem: problem),
+                    notificationName: notificationName),
                 alreadyCounted: true)
         }
         let timestamp = now()
@@ -57,7 +58,9 @@ extension EventAggregator {
     }
 
     @inline(never)
-    private func decideAndRemember(_ name: EventName, in cache: borrowing NameDecisionCache) -> NameDecisionCache.Decision {
+    private func decideAndRemember(_ name: EventName, in cache: borrowing NameDecisionCache)
+        -> NameDecisionCache.Decision
+    {
         // The generation is read with the filter it belongs to: a change bumps it under the lock.
         let (filter, generation) = state.withLock { ($0.filter, posting.filterGeneration.value) }
         let decision = NameDecisionCache.Decision(

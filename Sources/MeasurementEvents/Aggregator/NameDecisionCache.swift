@@ -31,7 +31,8 @@ struct NameDecisionCache: ~Copyable {
         entries = .allocate(capacity: Self.capacity)
         // Generation -1 never matches: generations start at 0.
         entries.initialize(
-            repeating: Entry(name: "", generation: -1, decision: Decision(allowed: false, isValid: false)), count: Self.capacity)
+            repeating: Entry(name: "", generation: -1, decision: Decision(allowed: false, isValid: false)),
+            count: Self.capacity)
     }
 
     deinit {

@@ -1,11 +1,11 @@
 #if canImport(Darwin)
-import Darwin
+    import Darwin
 #elseif canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Android)
-import Android
+    import Android
 #endif
 
 /// What a posting thread keeps for each aggregator it posts to: its buffer and its cache of
@@ -40,9 +40,9 @@ final class PostingThread {
         // drain drops them once it has emptied them.
         pthread_key_create(&key) { raw in
             #if canImport(Darwin)
-            Unmanaged<PostingThread>.fromOpaque(raw).release()
+                Unmanaged<PostingThread>.fromOpaque(raw).release()
             #else
-            if let raw { Unmanaged<PostingThread>.fromOpaque(raw).release() }
+                if let raw { Unmanaged<PostingThread>.fromOpaque(raw).release() }
             #endif
         }
         return key

@@ -1,13 +1,14 @@
-#if canImport(Darwin)
-import Darwin
-#elseif canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Android)
-import Android
-#endif
 import Foundation
+
+#if canImport(Darwin)
+    import Darwin
+#elseif canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Android)
+    import Android
+#endif
 
 extension EventContext {
     /// The context of this process, from Foundation and the C library only (no UIKit): the
@@ -40,23 +41,23 @@ extension EventContext {
 
     static var osName: String {
         #if os(iOS)
-        return "iOS"
+            return "iOS"
         #elseif os(macOS)
-        return "macOS"
+            return "macOS"
         #elseif os(tvOS)
-        return "tvOS"
+            return "tvOS"
         #elseif os(watchOS)
-        return "watchOS"
+            return "watchOS"
         #elseif os(visionOS)
-        return "visionOS"
+            return "visionOS"
         #elseif os(Linux)
-        return "Linux"
+            return "Linux"
         #elseif os(Windows)
-        return "Windows"
+            return "Windows"
         #elseif os(Android)
-        return "Android"
+            return "Android"
         #else
-        return "unknown"
+            return "unknown"
         #endif
     }
 
@@ -75,38 +76,38 @@ extension EventContext {
 
     static var manufacturer: String? {
         #if canImport(Darwin)
-        return "Apple"
+            return "Apple"
         #else
-        return nil
+            return nil
         #endif
     }
 
     /// The hardware model identifier.
     static func deviceModel() -> String? {
         #if os(macOS)
-        return sysctlString("hw.model")
+            return sysctlString("hw.model")
         #elseif canImport(Darwin)
-        // In the simulator, hw.machine names the Mac's processor; the simulated model is here.
-        if let simulated = ProcessInfo.processInfo.environment["SIMULATOR_MODEL_IDENTIFIER"] { return simulated }
-        return sysctlString("hw.machine")
+            // In the simulator, hw.machine names the Mac's processor; the simulated model is here.
+            if let simulated = ProcessInfo.processInfo.environment["SIMULATOR_MODEL_IDENTIFIER"] { return simulated }
+            return sysctlString("hw.machine")
         #else
-        var names = utsname()
-        guard uname(&names) == 0 else { return nil }
-        return withUnsafeBytes(of: &names.machine) { raw in
-            let bytes = raw.prefix(while: { $0 != 0 })
-            return bytes.isEmpty ? nil : String(decoding: bytes, as: UTF8.self)
-        }
+            var names = utsname()
+            guard uname(&names) == 0 else { return nil }
+            return withUnsafeBytes(of: &names.machine) { raw in
+                let bytes = raw.prefix(while: { $0 != 0 })
+                return bytes.isEmpty ? nil : String(decoding: bytes, as: UTF8.self)
+            }
         #endif
     }
 
     #if canImport(Darwin)
-    private static func sysctlString(_ name: String) -> String? {
-        var size = 0
-        guard sysctlbyname(name, nil, &size, nil, 0) == 0, size > 0, size <= 1_024 else { return nil }
-        var buffer = [UInt8](repeating: 0, count: size)
-        guard sysctlbyname(name, &buffer, &size, nil, 0) == 0 else { return nil }
-        let bytes = buffer.prefix(while: { $0 != 0 })
-        return bytes.isEmpty ? nil : String(decoding: bytes, as: UTF8.self)
-    }
+        private static func sysctlString(_ name: String) -> String? {
+            var size = 0
+            guard sysctlbyname(name, nil, &size, nil, 0) == 0, size > 0, size <= 1_024 else { return nil }
+            var buffer = [UInt8](repeating: 0, count: size)
+            guard sysctlbyname(name, &buffer, &size, nil, 0) == 0 else { return nil }
+            let bytes = buffer.prefix(while: { $0 != 0 })
+            return bytes.isEmpty ? nil : String(decoding: bytes, as: UTF8.self)
+        }
     #endif
 }

@@ -32,13 +32,15 @@ public struct FileIdentityStore: IdentityStore {
         }
         do {
             guard data.count <= Self.maximumFileBytes else {
-                throw IdentityStoreError(path: url.path, problem: "has \(data.count) bytes, expected at most \(Self.maximumFileBytes)")
+                throw IdentityStoreError(
+                    path: url.path, problem: "has \(data.count) bytes, expected at most \(Self.maximumFileBytes)")
             }
             let contents: IdentityStoreContents
             do {
                 contents = try JSONDecoder().decode(IdentityStoreContents.self, from: data)
             } catch {
-                throw IdentityStoreError(path: url.path, problem: "is not a valid identity file (\(Self.describe(error)))")
+                throw IdentityStoreError(
+                    path: url.path, problem: "is not a valid identity file (\(Self.describe(error)))")
             }
             try Self.check(contents, path: url.path)
             return contents
@@ -76,7 +78,10 @@ public struct FileIdentityStore: IdentityStore {
         let identity = contents.identity
         let anonymousBytes = identity.anonymousID.utf8.count
         guard anonymousBytes > 0, anonymousBytes <= IdentityChange.maximumIDBytes else {
-            throw IdentityStoreError(path: path, problem: "has an anonymous id of \(anonymousBytes) bytes, expected 1 to \(IdentityChange.maximumIDBytes)")
+            throw IdentityStoreError(
+                path: path,
+                problem:
+                    "has an anonymous id of \(anonymousBytes) bytes, expected 1 to \(IdentityChange.maximumIDBytes)")
         }
         do {
             _ = try IdentityChange.identify(userID: identity.userID, traits: identity.traits).validated()

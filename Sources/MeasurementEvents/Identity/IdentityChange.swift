@@ -52,13 +52,18 @@ public enum IdentityChange: Sendable, Hashable {
     public var userInfo: [AnyHashable: Any] {
         switch self {
         case .identify(let userID, let traits):
-            var info: [AnyHashable: Any] = [UserInfoKey.change: "identify", UserInfoKey.traits: traits.mapValues(\.plainValue)]
+            var info: [AnyHashable: Any] = [
+                UserInfoKey.change: "identify", UserInfoKey.traits: traits.mapValues(\.plainValue),
+            ]
             if let userID { info[UserInfoKey.userID] = userID }
             return info
         case .reset:
             return [UserInfoKey.change: "reset"]
         case .group(let groupID, let traits):
-            return [UserInfoKey.change: "group", UserInfoKey.groupID: groupID, UserInfoKey.traits: traits.mapValues(\.plainValue)]
+            return [
+                UserInfoKey.change: "group", UserInfoKey.groupID: groupID,
+                UserInfoKey.traits: traits.mapValues(\.plainValue),
+            ]
         }
     }
 }

@@ -56,7 +56,8 @@ public struct MalformedIdentityError: Error, Hashable, Sendable, CustomStringCon
         case .traitKeyNotString(let type): what = "a trait key is a \(type), expected a String"
         case .emptyTraitKey: what = "a trait key is empty, expected a non-empty String"
         case .traitValueRejected(let key, let rejection): what = "trait \"\(key)\" is \(rejection)"
-        case .tooManyTraits(let count): what = "it has \(count) traits, expected at most \(IdentityChange.maximumTraits)"
+        case .tooManyTraits(let count):
+            what = "it has \(count) traits, expected at most \(IdentityChange.maximumTraits)"
         }
         return "malformed identity change notification (\(Notification.Name.measurementIdentity.rawValue)): \(what)"
     }

@@ -16,7 +16,9 @@ package struct JSONParser {
         package var position: SourcePosition
         package var firstPosition: SourcePosition
 
-        package init(objectPath: [JSONPathComponent], key: String, position: SourcePosition, firstPosition: SourcePosition) {
+        package init(
+            objectPath: [JSONPathComponent], key: String, position: SourcePosition, firstPosition: SourcePosition
+        ) {
             self.objectPath = objectPath
             self.key = key
             self.position = position
@@ -59,7 +61,8 @@ package struct JSONParser {
         let root = try parseValue(depth: 0)
         skipWhitespace()
         if offset < bytes.count {
-            throw error(.trailingContent, found: describeCurrent(), expected: "the end of the file after the top-level value")
+            throw error(
+                .trailingContent, found: describeCurrent(), expected: "the end of the file after the top-level value")
         }
         return root
     }
@@ -70,7 +73,9 @@ package struct JSONParser {
         let start = position
         guard let byte = peek() else { throw error(.expectedValue, found: "the end of the file", expected: "a value") }
         if byte == UInt8(ascii: "{") || byte == UInt8(ascii: "["), depth >= maximumDepth {
-            throw error(.tooDeep(limit: maximumDepth), found: "more than \(maximumDepth) nested arrays or objects", expected: "a shallower document")
+            throw error(
+                .tooDeep(limit: maximumDepth), found: "more than \(maximumDepth) nested arrays or objects",
+                expected: "a shallower document")
         }
         switch byte {
         case UInt8(ascii: "{"): return JSONNode(value: try parseObject(depth: depth), position: start)
@@ -98,14 +103,16 @@ package struct JSONParser {
         while true {
             skipWhitespace()
             guard peek() == UInt8(ascii: "\"") else {
-                throw error(.expectedKey, found: describeCurrent(), expected: "a string key", opening: ("object", opening))
+                throw error(
+                    .expectedKey, found: describeCurrent(), expected: "a string key", opening: ("object", opening))
             }
             let keyPosition = position
             let key = try parseString()
             skipWhitespace()
             guard peek() == UInt8(ascii: ":") else {
                 throw error(
-                    .expectedColon(afterKey: key), found: describeCurrent(), expected: "\":\" after the key \(quotedInFull(key))",
+                    .expectedColon(afterKey: key), found: describeCurrent(),
+                    expected: "\":\" after the key \(quotedInFull(key))",
                     opening: ("object", opening))
             }
             advance()
@@ -115,7 +122,8 @@ package struct JSONParser {
             path.removeLast()
             let member = JSONNode.Member(key: key, keyPosition: keyPosition, value: value)
             if let first = firstPositions[key] {
-                duplicateKeys.append(DuplicateKey(objectPath: path, key: key, position: keyPosition, firstPosition: first))
+                duplicateKeys.append(
+                    DuplicateKey(objectPath: path, key: key, position: keyPosition, firstPosition: first))
                 if keepsDuplicateMembers { members.append(member) }
             } else {
                 firstPositions[key] = keyPosition
@@ -152,7 +160,9 @@ package struct JSONParser {
             case UInt8(ascii: ","): advance()
             case UInt8(ascii: "]"): advance(); return .array(elements)
             default:
-                throw error(.expectedCommaOrClosingBracket, found: describeCurrent(), expected: "\",\" or \"]\"", opening: ("array", opening))
+                throw error(
+                    .expectedCommaOrClosingBracket, found: describeCurrent(), expected: "\",\" or \"]\"",
+                    opening: ("array", opening))
             }
         }
     }
@@ -186,7 +196,9 @@ package struct JSONParser {
     }
 
     private mutating func parseEscape() throws(JSONSyntaxError) -> Unicode.Scalar {
-        guard let byte = peek() else { throw error(.expectedEscape, found: "the end of the file", expected: "an escape character") }
+        guard let byte = peek() else {
+            throw error(.expectedEscape, found: "the end of the file", expected: "an escape character")
+        }
         let escapePosition = position
         advance()
         switch byte {
@@ -209,17 +221,22 @@ package struct JSONParser {
                 advance(); advance()
                 let low = try parseHexQuad()
                 guard (0xDC00..<0xE000).contains(low) else {
-                    throw error(.invalidLowSurrogate(low), found: "\\u\(hex(low, width: 4))", expected: "a low surrogate \\uDC00…\\uDFFF")
+                    throw error(
+                        .invalidLowSurrogate(low), found: "\\u\(hex(low, width: 4))",
+                        expected: "a low surrogate \\uDC00…\\uDFFF")
                 }
                 return Unicode.Scalar(0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00))!
             }
             guard let scalar = Unicode.Scalar(high) else {
-                throw error(.loneLowSurrogate, found: "a lone low surrogate \\u\(hex(high, width: 4))", expected: "a valid Unicode scalar")
+                throw error(
+                    .loneLowSurrogate, found: "a lone low surrogate \\u\(hex(high, width: 4))",
+                    expected: "a valid Unicode scalar")
             }
             return scalar
         default:
             throw error(
-                .invalidEscape(byte, at: escapePosition), found: "the escape \\\(String(decoding: [byte], as: UTF8.self))",
+                .invalidEscape(byte, at: escapePosition),
+                found: "the escape \\\(String(decoding: [byte], as: UTF8.self))",
                 expected: "one of \\\" \\\\ \\/ \\b \\f \\n \\r \\t \\uXXXX")
         }
     }
@@ -246,13 +263,18 @@ package struct JSONParser {
         if first != UInt8(ascii: "0") { while let byte = peek(), isDigit(byte) { advance() } }
         if peek() == UInt8(ascii: ".") {
             advance()
-            guard let byte = peek(), isDigit(byte) else { throw error(.expectedDigit(after: .decimalPoint), found: describeCurrent(), expected: "a digit after \".\"") }
+            guard let byte = peek(), isDigit(byte) else {
+                throw error(
+                    .expectedDigit(after: .decimalPoint), found: describeCurrent(), expected: "a digit after \".\"")
+            }
             while let byte = peek(), isDigit(byte) { advance() }
         }
         if peek() == UInt8(ascii: "e") || peek() == UInt8(ascii: "E") {
             advance()
             if peek() == UInt8(ascii: "+") || peek() == UInt8(ascii: "-") { advance() }
-            guard let byte = peek(), isDigit(byte) else { throw error(.expectedDigit(after: .exponentMark), found: describeCurrent(), expected: "an exponent") }
+            guard let byte = peek(), isDigit(byte) else {
+                throw error(.expectedDigit(after: .exponentMark), found: describeCurrent(), expected: "an exponent")
+            }
             while let byte = peek(), isDigit(byte) { advance() }
         }
         return String(decoding: bytes[start..<offset], as: UTF8.self)
@@ -265,7 +287,8 @@ package struct JSONParser {
             guard peek() == expected else {
                 let word = bytes[startOffset...].prefix { isWordByte($0) }
                 throw JSONSyntaxError(
-                    position: start, offset: startOffset, path: path, found: quoted(String(decoding: word, as: UTF8.self)),
+                    position: start, offset: startOffset, path: path,
+                    found: quoted(String(decoding: word, as: UTF8.self)),
                     expected: "a value (a string, number, object, array, true, false or null)", reason: .expectedValue)
             }
             advance()
@@ -314,7 +337,8 @@ package struct JSONParser {
 
     private mutating func skipWhitespace() {
         while let byte = peek(),
-            byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\n") || byte == UInt8(ascii: "\t") || byte == UInt8(ascii: "\r")
+            byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\n") || byte == UInt8(ascii: "\t")
+                || byte == UInt8(ascii: "\r")
         {
             advance()
         }
@@ -322,7 +346,8 @@ package struct JSONParser {
 
     private func describeCurrent() -> String {
         guard let byte = peek() else { return "the end of the file" }
-        if byte == UInt8(ascii: "\""), let close = bytes[(offset + 1)...].prefix(60).firstIndex(of: UInt8(ascii: "\"")) {
+        if byte == UInt8(ascii: "\""), let close = bytes[(offset + 1)...].prefix(60).firstIndex(of: UInt8(ascii: "\""))
+        {
             return "the string " + quoted(String(decoding: bytes[(offset + 1)..<close], as: UTF8.self))
         }
         if isWordByte(byte) {
@@ -335,16 +360,17 @@ package struct JSONParser {
     }
 
     private func error(
-        _ reason: JSONSyntaxError.Reason, found: String, expected: String, opening: (kind: String, position: SourcePosition)? = nil
+        _ reason: JSONSyntaxError.Reason, found: String, expected: String,
+        opening: (kind: String, position: SourcePosition)? = nil
     ) -> JSONSyntaxError {
         var expected = expected
         if let opening, peek() == nil {
             expected += " (the \(opening.kind) opened at \(opening.position) is never closed)"
         }
-        return JSONSyntaxError(position: position, offset: offset, path: path, found: found, expected: expected, reason: reason)
+        return JSONSyntaxError(
+            position: position, offset: offset, path: path, found: found, expected: expected, reason: reason)
     }
 }
-
 
 private func isDigit(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }
 

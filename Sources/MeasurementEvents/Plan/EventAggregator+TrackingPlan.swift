@@ -61,9 +61,13 @@ extension EventAggregator {
     /// - Throws: ``TrackingPlanError`` when its destinations differ from the first plan's.
     public func applyPlan(_ plan: TrackingPlan) throws(TrackingPlanError) {
         guard let holder = planHolder else {
-            throw TrackingPlanError(problems: [TrackingPlanProblem(
-                file: plan.source, path: "$", line: nil, column: nil,
-                message: "found an aggregator that was not built from a tracking plan, expected one made with init(plan:destinations:)")])
+            throw TrackingPlanError(problems: [
+                TrackingPlanProblem(
+                    file: plan.source, path: "$", line: nil, column: nil,
+                    message:
+                        "found an aggregator that was not built from a tracking plan, expected one made with init(plan:destinations:)"
+                )
+            ])
         }
         let names = trackers.compactMap { ($0 as? PlanDestinationTracker)?.destination }
         try plan.checkDestinations(names)
@@ -100,12 +104,16 @@ extension TrackingPlan {
     /// - Parameter trackers: one tracker per destination the plan declares.
     /// - Returns: the parts to pass to ``EventAggregator/init(center:filter:trackers:processors:configuration:)``.
     /// - Throws: ``TrackingPlanError`` when the trackers do not match the plan's destinations.
-    public func aggregatorParts(destinations trackers: [String: any EventTracker]) throws(TrackingPlanError) -> AggregatorParts {
+    public func aggregatorParts(destinations trackers: [String: any EventTracker]) throws(TrackingPlanError)
+        -> AggregatorParts
+    {
         try checkDestinations(Array(trackers.keys))
         let holder = TrackingPlanHolder(self)
         return AggregatorParts(
             filter: filter,
-            trackers: trackers.sorted { $0.key < $1.key }.map { PlanDestinationTracker(destination: $0.key, tracker: $0.value, holder: holder) },
+            trackers: trackers.sorted { $0.key < $1.key }.map {
+                PlanDestinationTracker(destination: $0.key, tracker: $0.value, holder: holder)
+            },
             processors: [PlanLabelProcessor(holder: holder)])
     }
 
@@ -120,11 +128,16 @@ extension TrackingPlan {
         guard !destinations.isEmpty else { return }
         var problems: [TrackingPlanProblem] = []
         for missing in destinations where !names.contains(missing) {
-            problems.append(problem("found no tracker for the declared destination \(quotedInFull(missing)), expected one in the aggregator's destinations"))
+            problems.append(
+                problem(
+                    "found no tracker for the declared destination \(quotedInFull(missing)), expected one in the aggregator's destinations"
+                ))
         }
         for extra in names.sorted() where !destinations.contains(extra) {
-            problems.append(problem(
-                "found a tracker for \(quotedInFull(extra)), which the plan does not declare, expected one of \(PlanText.quotedList(destinations))"))
+            problems.append(
+                problem(
+                    "found a tracker for \(quotedInFull(extra)), which the plan does not declare, expected one of \(PlanText.quotedList(destinations))"
+                ))
         }
         if !problems.isEmpty { throw TrackingPlanError(problems: problems) }
     }

@@ -62,7 +62,8 @@ struct PlanJSONSyntaxError: Error {
             message = "found the end of the file, expected an escape character"
         case .invalidEscape(let byte, let escapePosition):
             position = escapePosition
-            message = "found the escape \\\(Character(Unicode.Scalar(byte))), expected one of \\\" \\\\ \\/ \\b \\f \\n \\r \\t \\uXXXX"
+            message =
+                "found the escape \\\(Character(Unicode.Scalar(byte))), expected one of \\\" \\\\ \\/ \\b \\f \\n \\r \\t \\uXXXX"
         case .loneHighSurrogate:
             message = "found a lone UTF-16 high surrogate, expected a \\uDC00-\\uDFFF escape after it"
         case .invalidLowSurrogate(let low):

@@ -55,7 +55,9 @@ struct PlanLabelProcessor: EventProcessor {
         let plan = holder.plan
         var event = event
         if event.name == TrackingPlan.screenViewEvent {
-            guard let screen = event.args["screen"]?.stringValue, let label = plan.label(forScreen: screen) else { return nil }
+            guard let screen = event.args["screen"]?.stringValue, let label = plan.label(forScreen: screen) else {
+                return nil
+            }
             event.label = label
         } else if let tracked = plan.trackedEvent(named: event.name) {
             event.label = tracked.label

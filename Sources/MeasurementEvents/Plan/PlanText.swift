@@ -4,9 +4,11 @@ import Foundation
 enum PlanText {
     /// `$.screens` for identifier-like keys, `$.events["feed/item_tapped"]` for others.
     static func path(_ parent: String, key: String) -> String {
-        let isIdentifier = !key.isEmpty && key.unicodeScalars.allSatisfy {
-            ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0) || $0 == "_"
-        } && !("0"..."9").contains(key.unicodeScalars.first!)
+        let isIdentifier =
+            !key.isEmpty
+            && key.unicodeScalars.allSatisfy {
+                ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0) || $0 == "_"
+            } && !("0"..."9").contains(key.unicodeScalars.first!)
         if isIdentifier { return "\(parent).\(key)" }
         return "\(parent)[\(quotedInFull(key))]"
     }

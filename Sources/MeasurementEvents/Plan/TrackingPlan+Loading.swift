@@ -38,11 +38,15 @@ extension TrackingPlan {
     ///   - catalog: the declared event names; `nil` skips that check.
     ///   - strictness: whether an undeclared name rejects the plan or is a warning.
     /// - Throws: ``TrackingPlanError`` listing every error found, an unreadable file included.
-    public init(contentsOf url: URL, catalog: Catalog? = nil, strictness: Strictness = .strict) throws(TrackingPlanError) {
+    public init(contentsOf url: URL, catalog: Catalog? = nil, strictness: Strictness = .strict)
+        throws(TrackingPlanError)
+    {
         let data: Data
         do { data = try Data(contentsOf: url) } catch {
             throw TrackingPlanError(problems: [
-                TrackingPlanProblem(file: url.path, path: "$", line: nil, column: nil, message: "cannot read the file: \(error.localizedDescription)"),
+                TrackingPlanProblem(
+                    file: url.path, path: "$", line: nil, column: nil,
+                    message: "cannot read the file: \(error.localizedDescription)")
             ])
         }
         try self.init(data: data, file: url.lastPathComponent, catalog: catalog, strictness: strictness)
@@ -80,7 +84,9 @@ struct TrackingPlanLoader {
     mutating func load() throws(TrackingPlanError) -> TrackingPlan {
         let root = try PlanJSON.read(data, reportingTo: &problems)
         guard case .object(let members) = root.value else {
-            problems.add("$", at: root.position, "found \(root.kindDescription), expected an object with \(PlanText.quotedList(Self.topLevelKeys))")
+            problems.add(
+                "$", at: root.position,
+                "found \(root.kindDescription), expected an object with \(PlanText.quotedList(Self.topLevelKeys))")
             throw TrackingPlanError(problems: problems.sorted)
         }
         var version: JSONNode?
@@ -120,27 +126,34 @@ struct TrackingPlanLoader {
 
     private mutating func readVersion(_ value: JSONNode?, root: JSONNode) {
         guard let value else {
-            problems.add("$", at: root.position, "missing \"version\", expected \"version\": \(TrackingPlan.formatVersion)")
+            problems.add(
+                "$", at: root.position, "missing \"version\", expected \"version\": \(TrackingPlan.formatVersion)")
             return
         }
         guard case .number(let text) = value.value else {
-            problems.add("$.version", at: value.position, "found \(value.kindDescription), expected the number \(TrackingPlan.formatVersion)")
+            problems.add(
+                "$.version", at: value.position,
+                "found \(value.kindDescription), expected the number \(TrackingPlan.formatVersion)")
             return
         }
         if text != String(TrackingPlan.formatVersion) {
-            problems.add("$.version", at: value.position, "found version \(text), expected \(TrackingPlan.formatVersion)")
+            problems.add(
+                "$.version", at: value.position, "found version \(text), expected \(TrackingPlan.formatVersion)")
         }
     }
 
     private mutating func readScreens(_ value: JSONNode, at path: String) {
         guard case .object(let members) = value.value else {
-            problems.add(path, at: value.position, "found \(value.kindDescription), expected an object mapping screen names to labels")
+            problems.add(
+                path, at: value.position,
+                "found \(value.kindDescription), expected an object mapping screen names to labels")
             return
         }
         for member in uniqueMembers(members, at: path) {
             let screenPath = PlanText.path(path, key: member.key)
             if member.key.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty {
-                problems.add(screenPath, at: member.keyPosition, "found an empty screen name, expected a non-empty string")
+                problems.add(
+                    screenPath, at: member.keyPosition, "found an empty screen name, expected a non-empty string")
                 continue
             }
             if let label = readLabel(member.value, at: screenPath) {
@@ -151,14 +164,19 @@ struct TrackingPlanLoader {
 
     private mutating func readEvents(_ value: JSONNode, at path: String) {
         guard case .object(let members) = value.value else {
-            problems.add(path, at: value.position, "found \(value.kindDescription), expected an object mapping event names or wildcards to entries")
+            problems.add(
+                path, at: value.position,
+                "found \(value.kindDescription), expected an object mapping event names or wildcards to entries")
             return
         }
         for member in uniqueMembers(members, at: path) {
             let entryPath = PlanText.path(path, key: member.key)
             let pattern = readPattern(member.key, at: entryPath, position: member.keyPosition)
             guard case .object(let fields) = member.value.value else {
-                problems.add(entryPath, at: member.value.position, "found \(member.value.kindDescription), expected an object with \"label\" and optional \"destinations\"")
+                problems.add(
+                    entryPath, at: member.value.position,
+                    "found \(member.value.kindDescription), expected an object with \"label\" and optional \"destinations\""
+                )
                 continue
             }
             var label: String?
@@ -177,7 +195,8 @@ struct TrackingPlanLoader {
                 }
             }
             if !sawLabel {
-                problems.add(entryPath, at: member.value.position, "missing \"label\", expected a non-empty label string")
+                problems.add(
+                    entryPath, at: member.value.position, "missing \"label\", expected a non-empty label string")
             }
             if let pattern, let label {
                 events.append(.init(pattern: pattern, label: label, destinations: entryDestinations))
@@ -188,7 +207,9 @@ struct TrackingPlanLoader {
 
     private mutating func readPatternList(_ value: JSONNode, at path: String, isDeny: Bool) -> [EventPattern] {
         guard case .array(let elements) = value.value else {
-            problems.add(path, at: value.position, "found \(value.kindDescription), expected an array of event names or wildcards")
+            problems.add(
+                path, at: value.position,
+                "found \(value.kindDescription), expected an array of event names or wildcards")
             return []
         }
         var patterns: [EventPattern] = []
@@ -196,17 +217,25 @@ struct TrackingPlanLoader {
         for (index, element) in elements.enumerated() {
             let elementPath = PlanText.path(path, index: index)
             guard case .string(let text) = element.value else {
-                problems.add(elementPath, at: element.position, "found \(element.kindDescription), expected an event name or wildcard")
+                problems.add(
+                    elementPath, at: element.position,
+                    "found \(element.kindDescription), expected an event name or wildcard")
                 continue
             }
             guard let pattern = readPattern(text, at: elementPath, position: element.position) else { continue }
             if let first = firstPositions[pattern] {
-                problems.add(elementPath, at: element.position, "found \(quotedInFull(text)) a second time, expected each pattern once (the first is at \(problems.place(of: first)))")
+                problems.add(
+                    elementPath, at: element.position,
+                    "found \(quotedInFull(text)) a second time, expected each pattern once (the first is at \(problems.place(of: first)))"
+                )
                 continue
             }
             firstPositions[pattern] = element.position
             if isDeny, let allowed = allowPositions[pattern] {
-                problems.add(elementPath, at: element.position, "found \(quotedInFull(text)) in both \"allow\" (at \(problems.place(of: allowed))) and \"deny\", expected it in one of them")
+                problems.add(
+                    elementPath, at: element.position,
+                    "found \(quotedInFull(text)) in both \"allow\" (at \(problems.place(of: allowed))) and \"deny\", expected it in one of them"
+                )
             }
             patterns.append(pattern)
             namesToCheck.append((pattern, elementPath, element.position))
@@ -233,7 +262,9 @@ struct TrackingPlanLoader {
         do throws(EventPatternError) {
             return try EventPattern.parse(text)
         } catch {
-            problems.add(path, at: position, "found \(error.description), expected an event name or a wildcard (\"feed/*\", \"*\")")
+            problems.add(
+                path, at: position,
+                "found \(error.description), expected an event name or a wildcard (\"feed/*\", \"*\")")
             return nil
         }
     }
@@ -241,24 +272,31 @@ struct TrackingPlanLoader {
     /// The top-level list declares destinations; an entry's list refers to declared ones.
     private mutating func readDestinationList(_ value: JSONNode, at path: String, declaring: Bool) -> [String]? {
         guard case .array(let elements) = value.value else {
-            problems.add(path, at: value.position, "found \(value.kindDescription), expected an array of destination names")
+            problems.add(
+                path, at: value.position, "found \(value.kindDescription), expected an array of destination names")
             return nil
         }
         if elements.isEmpty && !declaring {
-            problems.add(path, at: value.position, "found an empty array, expected at least one destination (leave \"destinations\" out to send to all)")
+            problems.add(
+                path, at: value.position,
+                "found an empty array, expected at least one destination (leave \"destinations\" out to send to all)")
             return nil
         }
         var names: [String] = []
         var firstPositions: [String: SourcePosition] = [:]
         for (index, element) in elements.enumerated() {
             let elementPath = PlanText.path(path, index: index)
-            guard case .string(let name) = element.value, !name.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
+            guard case .string(let name) = element.value, !name.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty
+            else {
                 let found = element.kindDescription == "a string" ? "an empty string" : element.kindDescription
                 problems.add(elementPath, at: element.position, "found \(found), expected a destination name")
                 continue
             }
             if let first = firstPositions[name] {
-                problems.add(elementPath, at: element.position, "found \(quotedInFull(name)) a second time, expected each destination once (the first is at \(problems.place(of: first)))")
+                problems.add(
+                    elementPath, at: element.position,
+                    "found \(quotedInFull(name)) a second time, expected each destination once (the first is at \(problems.place(of: first)))"
+                )
                 continue
             }
             firstPositions[name] = element.position
@@ -278,7 +316,8 @@ struct TrackingPlanLoader {
             if let first = firstPositions[member.key] {
                 problems.add(
                     PlanText.path(path, key: member.key), at: member.keyPosition,
-                    "found the key \(quotedInFull(member.key)) a second time, expected each key once (the first is at \(problems.place(of: first)))")
+                    "found the key \(quotedInFull(member.key)) a second time, expected each key once (the first is at \(problems.place(of: first)))"
+                )
                 continue
             }
             firstPositions[member.key] = member.keyPosition
@@ -296,10 +335,14 @@ struct TrackingPlanLoader {
 
     private mutating func checkDestinationReferences() {
         for reference in destinationReferences where !destinations.contains(reference.name) {
-            let expected = destinations.isEmpty
+            let expected =
+                destinations.isEmpty
                 ? "a destination declared in \"destinations\" (none are)"
-                : "one of \(PlanText.quotedList(destinations))" + PlanText.suggestion(for: reference.name, among: destinations)
-            problems.add(reference.path, at: reference.position, "found the undeclared destination \(quotedInFull(reference.name)), expected \(expected)")
+                : "one of \(PlanText.quotedList(destinations))"
+                    + PlanText.suggestion(for: reference.name, among: destinations)
+            problems.add(
+                reference.path, at: reference.position,
+                "found the undeclared destination \(quotedInFull(reference.name)), expected \(expected)")
         }
     }
 

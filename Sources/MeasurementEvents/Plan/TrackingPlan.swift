@@ -161,7 +161,8 @@ public struct TrackingPlan: Sendable, Equatable {
     public func screenViewEvent(for screen: String) -> MeasurementEvent? {
         guard let label = label(forScreen: screen) else { return nil }
         return MeasurementEvent(
-            Self.screenViewEvent, type: .activity, args: ["screen": .string(screen), "label": .string(label)], label: label)
+            Self.screenViewEvent, type: .activity, args: ["screen": .string(screen), "label": .string(label)],
+            label: label)
     }
 
     /// Posts ``screenViewEvent`` when `screen` is in the plan; returns whether it posted.

@@ -37,7 +37,9 @@ extension TrackingPlan {
             var problems = ProblemList(file: file)
             var names: Set<EventName> = []
             let root = try PlanJSON.read(data, reportingTo: &problems)
-            func requireArray(_ value: JSONNode?, _ path: String, at position: SourcePosition, _ what: String) -> [JSONNode] {
+            func requireArray(_ value: JSONNode?, _ path: String, at position: SourcePosition, _ what: String)
+                -> [JSONNode]
+            {
                 guard let value else {
                     problems.add(path, at: position, "missing \(what), expected an array")
                     return []
@@ -49,7 +51,8 @@ extension TrackingPlan {
                 return elements
             }
             guard case .object(let rootMembers) = root.value else {
-                problems.add("$", at: root.position, "found \(root.kindDescription), expected an object with \"modules\"")
+                problems.add(
+                    "$", at: root.position, "found \(root.kindDescription), expected an object with \"modules\"")
                 throw TrackingPlanError(problems: problems.sorted)
             }
             let modules = requireArray(
@@ -57,15 +60,20 @@ extension TrackingPlan {
             for (moduleIndex, module) in modules.enumerated() {
                 let modulePath = PlanText.path("$.modules", index: moduleIndex)
                 guard case .object(let members) = module.value else {
-                    problems.add(modulePath, at: module.position, "found \(module.kindDescription), expected an object with \"module\" and \"events\"")
+                    problems.add(
+                        modulePath, at: module.position,
+                        "found \(module.kindDescription), expected an object with \"module\" and \"events\"")
                     continue
                 }
                 let events = requireArray(
-                    members.first { $0.key == "events" }?.value, modulePath + ".events", at: module.position, "\"events\"")
+                    members.first { $0.key == "events" }?.value, modulePath + ".events", at: module.position,
+                    "\"events\"")
                 for (eventIndex, event) in events.enumerated() {
                     let eventPath = PlanText.path(modulePath + ".events", index: eventIndex)
                     guard case .object(let eventMembers) = event.value else {
-                        problems.add(eventPath, at: event.position, "found \(event.kindDescription), expected an object with \"name\"")
+                        problems.add(
+                            eventPath, at: event.position,
+                            "found \(event.kindDescription), expected an object with \"name\"")
                         continue
                     }
                     guard let name = eventMembers.first(where: { $0.key == "name" })?.value else {
@@ -73,11 +81,15 @@ extension TrackingPlan {
                         continue
                     }
                     guard case .string(let text) = name.value else {
-                        problems.add(eventPath + ".name", at: name.position, "found \(name.kindDescription), expected an event name string")
+                        problems.add(
+                            eventPath + ".name", at: name.position,
+                            "found \(name.kindDescription), expected an event name string")
                         continue
                     }
                     if let failure = EventName(text).validationFailure {
-                        problems.add(eventPath + ".name", at: name.position, "found the invalid event name \(quotedInFull(text)): \(failure)")
+                        problems.add(
+                            eventPath + ".name", at: name.position,
+                            "found the invalid event name \(quotedInFull(text)): \(failure)")
                         continue
                     }
                     names.insert(EventName(text))
@@ -95,7 +107,9 @@ extension TrackingPlan {
             let data: Data
             do { data = try Data(contentsOf: url) } catch {
                 throw TrackingPlanError(problems: [
-                    TrackingPlanProblem(file: url.path, path: "$", line: nil, column: nil, message: "cannot read the file: \(error.localizedDescription)"),
+                    TrackingPlanProblem(
+                        file: url.path, path: "$", line: nil, column: nil,
+                        message: "cannot read the file: \(error.localizedDescription)")
                 ])
             }
             try self.init(generatorOutput: data, file: url.lastPathComponent)

@@ -39,13 +39,17 @@ public struct SHA256: Sendable {
         var tail = copy.pending
         tail.append(0x80)
         while tail.count % 64 != 56 { tail.append(0) }
-        for shift in stride(from: 56, through: 0, by: -8) { tail.append(UInt8(truncatingIfNeeded: bitLength >> UInt64(shift))) }
+        for shift in stride(from: 56, through: 0, by: -8) {
+            tail.append(UInt8(truncatingIfNeeded: bitLength >> UInt64(shift)))
+        }
         for start in stride(from: 0, to: tail.count, by: 64) { copy.compress(Array(tail[start..<start + 64])) }
         var digest: [UInt8] = []
         digest.reserveCapacity(32)
         for word in copy.state {
-            digest.append(contentsOf: [UInt8(word >> 24), UInt8(truncatingIfNeeded: word >> 16),
-                                       UInt8(truncatingIfNeeded: word >> 8), UInt8(truncatingIfNeeded: word)])
+            digest.append(contentsOf: [
+                UInt8(word >> 24), UInt8(truncatingIfNeeded: word >> 16),
+                UInt8(truncatingIfNeeded: word >> 8), UInt8(truncatingIfNeeded: word),
+            ])
         }
         return digest
     }
@@ -89,7 +93,8 @@ public struct SHA256: Sendable {
     private mutating func compress(_ block: [UInt8]) {
         var w = [UInt32](repeating: 0, count: 64)
         for i in 0..<16 {
-            w[i] = UInt32(block[4 * i]) << 24 | UInt32(block[4 * i + 1]) << 16  // fits: bytes
+            w[i] =
+                UInt32(block[4 * i]) << 24 | UInt32(block[4 * i + 1]) << 16  // fits: bytes
                 | UInt32(block[4 * i + 2]) << 8 | UInt32(block[4 * i + 3])  // fits: bytes
         }
         for i in 16..<64 {

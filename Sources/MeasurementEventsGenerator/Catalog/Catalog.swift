@@ -71,7 +71,8 @@ public struct CatalogEvent: Hashable, Sendable {
     ///   - indexInCatalog: the event's index in the catalog's `events` array.
     public init(
         name: String, description: String, type: EventType = .default, category: String? = nil,
-        args: [CatalogArg] = [], namePosition: SourcePosition = SourcePosition(line: 1, column: 1), indexInCatalog: Int = 0
+        args: [CatalogArg] = [], namePosition: SourcePosition = SourcePosition(line: 1, column: 1),
+        indexInCatalog: Int = 0
     ) {
         self.indexInCatalog = indexInCatalog
         self.name = name

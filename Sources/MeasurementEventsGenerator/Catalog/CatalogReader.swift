@@ -65,23 +65,35 @@ public struct CatalogReader {
     // MARK: Catalog, events, args
 
     private mutating func readCatalog(_ root: JSONNode) -> Catalog? {
-        guard let members = object(root, at: [], expected: "an object with \"module\" and \"events\"", allowedKeys: Self.catalogKeys)
+        guard
+            let members = object(
+                root, at: [], expected: "an object with \"module\" and \"events\"", allowedKeys: Self.catalogKeys)
         else { return nil }
         let expectedModule = moduleName(fromPath: file)
         var module: String?
-        if let node = required("module", in: members, of: root, at: [], expected: "a \"module\" key naming the Swift module (\(quoted(expectedModule)))"),
+        if let node = required(
+            "module", in: members, of: root, at: [],
+            expected: "a \"module\" key naming the Swift module (\(quoted(expectedModule)))"),
             let name = string(node, at: [.key("module")], expected: "the Swift module's name")
         {
             if !isSwiftIdentifier(name) {
-                report(at: node.position, [.key("module")], found: quoted(name), expected: "a Swift module name (letters, digits and underscores, not starting with a digit)")
+                report(
+                    at: node.position, [.key("module")], found: quoted(name),
+                    expected: "a Swift module name (letters, digits and underscores, not starting with a digit)")
             } else if name != expectedModule {
-                report(at: node.position, [.key("module")], found: quoted(name), expected: "\(quoted(expectedModule)), the catalog's file name")
+                report(
+                    at: node.position, [.key("module")], found: quoted(name),
+                    expected: "\(quoted(expectedModule)), the catalog's file name")
             }
             module = name
         }
-        let description = members["description"].flatMap { nonEmptyString($0.value, at: [.key("description")], expected: "a description of the module") }
+        let description = members["description"].flatMap {
+            nonEmptyString($0.value, at: [.key("description")], expected: "a description of the module")
+        }
         var events: [CatalogEvent] = []
-        if let node = required("events", in: members, of: root, at: [], expected: "an \"events\" key with an array of events") {
+        if let node = required(
+            "events", in: members, of: root, at: [], expected: "an \"events\" key with an array of events")
+        {
             if case .array(let elements) = node.value {
                 for (index, element) in elements.enumerated() {
                     if let event = readEvent(element, index: index) { events.append(event) }
@@ -91,44 +103,63 @@ public struct CatalogReader {
             }
         }
         guard let module else { return nil }
-        let catalog = Catalog(path: file, module: module, description: description, events: events, modulePosition: members["module"]!.value.position)
+        let catalog = Catalog(
+            path: file, module: module, description: description, events: events,
+            modulePosition: members["module"]!.value.position)
         diagnostics += GeneratedNameCheck.diagnostics(for: catalog)
         return catalog
     }
 
     private mutating func readEvent(_ node: JSONNode, index: Int) -> CatalogEvent? {
         let path: [JSONPathComponent] = [.key("events"), .index(index)]
-        guard let members = object(node, at: path, expected: "an object describing an event", allowedKeys: Self.eventKeys) else {
+        guard
+            let members = object(node, at: path, expected: "an object describing an event", allowedKeys: Self.eventKeys)
+        else {
             return nil
         }
         var name: String?
-        if let nameNode = required("name", in: members, of: node, at: path, expected: "a \"name\" key with the event's name, like \"feed/item_tapped\""),
-            let text = string(nameNode, at: path + [.key("name")], expected: "the event's name, like \"feed/item_tapped\"")
+        if let nameNode = required(
+            "name", in: members, of: node, at: path,
+            expected: "a \"name\" key with the event's name, like \"feed/item_tapped\""),
+            let text = string(
+                nameNode, at: path + [.key("name")], expected: "the event's name, like \"feed/item_tapped\"")
         {
             if Self.isEventName(text) {
                 name = text
             } else {
                 report(
                     at: nameNode.position, path + [.key("name")], found: quoted(text),
-                    expected: "a lowercase slash-namespaced name like \"feed/item_tapped\" (\(Self.eventNamePattern), at most \(EventName.maximumLength) bytes)")
+                    expected:
+                        "a lowercase slash-namespaced name like \"feed/item_tapped\" (\(Self.eventNamePattern), at most \(EventName.maximumLength) bytes)"
+                )
             }
         }
-        let description = required("description", in: members, of: node, at: path, expected: "a \"description\" key saying what the event records")
-            .flatMap { nonEmptyString($0, at: path + [.key("description")], expected: "a description of the event") }
+        let description = required(
+            "description", in: members, of: node, at: path,
+            expected: "a \"description\" key saying what the event records"
+        )
+        .flatMap { nonEmptyString($0, at: path + [.key("description")], expected: "a description of the event") }
         var type = EventType.default
-        if let typeNode = members["type"]?.value, let text = string(typeNode, at: path + [.key("type")], expected: "the event type") {
+        if let typeNode = members["type"]?.value,
+            let text = string(typeNode, at: path + [.key("type")], expected: "the event type")
+        {
             if let parsed = EventType.allCases.first(where: { $0.name == text }) {
                 type = parsed
             } else {
                 report(
                     at: typeNode.position, path + [.key("type")], found: quoted(text),
-                    expected: "one of " + EventType.allCases.map { quoted($0.name) }.joined(separator: ", ") + didYouMean(text, EventType.allCases.map(\.name)))
+                    expected: "one of " + EventType.allCases.map { quoted($0.name) }.joined(separator: ", ")
+                        + didYouMean(text, EventType.allCases.map(\.name)))
             }
         }
-        let category = members["category"].flatMap { nonEmptyString($0.value, at: path + [.key("category")], expected: "a category name") }
+        let category = members["category"].flatMap {
+            nonEmptyString($0.value, at: path + [.key("category")], expected: "a category name")
+        }
         var args: [CatalogArg] = []
         if let argsNode = members["args"]?.value {
-            if let argMembers = orderedObject(argsNode, at: path + [.key("args")], expected: "an object mapping arg names to their descriptions") {
+            if let argMembers = orderedObject(
+                argsNode, at: path + [.key("args")], expected: "an object mapping arg names to their descriptions")
+            {
                 for member in argMembers {
                     if let arg = readArg(member, at: path + [.key("args"), .key(member.key)]) { args.append(arg) }
                 }
@@ -146,14 +177,22 @@ public struct CatalogReader {
             nameIsValid = false
             report(
                 at: member.keyPosition, path, found: "the arg name \(quoted(member.key))",
-                expected: "letters, digits and underscores starting with a letter (\(Self.argNamePattern)), so that it can become a Swift identifier")
+                expected:
+                    "letters, digits and underscores starting with a letter (\(Self.argNamePattern)), so that it can become a Swift identifier"
+            )
         }
         let node = member.value
-        guard let members = object(node, at: path, expected: "an object with the arg's \"type\" and \"description\"", allowedKeys: Self.argKeys) else {
+        guard
+            let members = object(
+                node, at: path, expected: "an object with the arg's \"type\" and \"description\"",
+                allowedKeys: Self.argKeys)
+        else {
             return nil
         }
         var type: CatalogArgType?
-        if let typeNode = required("type", in: members, of: node, at: path, expected: "a \"type\" key: one of \"string\", \"int\", \"double\", \"bool\""),
+        if let typeNode = required(
+            "type", in: members, of: node, at: path,
+            expected: "a \"type\" key: one of \"string\", \"int\", \"double\", \"bool\""),
             let text = string(typeNode, at: path + [.key("type")], expected: "the arg's type")
         {
             type = CatalogArgType(rawValue: text)
@@ -164,24 +203,31 @@ public struct CatalogReader {
                     expected: "one of " + names.map(quoted).joined(separator: ", ") + didYouMean(text, names))
             }
         }
-        let description = required("description", in: members, of: node, at: path, expected: "a \"description\" key saying what the arg holds")
-            .flatMap { nonEmptyString($0, at: path + [.key("description")], expected: "a description of the arg") }
+        let description = required(
+            "description", in: members, of: node, at: path, expected: "a \"description\" key saying what the arg holds"
+        )
+        .flatMap { nonEmptyString($0, at: path + [.key("description")], expected: "a description of the arg") }
         let isOptional = members["optional"].flatMap { bool($0.value, at: path + [.key("optional")]) } ?? false
         let isPersonalData = members["pii"].flatMap { bool($0.value, at: path + [.key("pii")]) } ?? false
         guard nameIsValid, let type, let description else { return nil }
         return CatalogArg(
-            name: member.key, type: type, description: description, isOptional: isOptional, isPersonalData: isPersonalData,
+            name: member.key, type: type, description: description, isOptional: isOptional,
+            isPersonalData: isPersonalData,
             namePosition: member.keyPosition)
     }
 
     // MARK: Reading values
 
-    private mutating func report(at position: SourcePosition, _ path: [JSONPathComponent], found: String, expected: String) {
-        diagnostics.append(CatalogDiagnostic(file: file, position: position, path: path, found: found, expected: expected))
+    private mutating func report(
+        at position: SourcePosition, _ path: [JSONPathComponent], found: String, expected: String
+    ) {
+        diagnostics.append(
+            CatalogDiagnostic(file: file, position: position, path: path, found: found, expected: expected))
     }
 
     private mutating func report(at position: SourcePosition, _ path: String, found: String, expected: String) {
-        diagnostics.append(CatalogDiagnostic(file: file, position: position, path: path, found: found, expected: expected))
+        diagnostics.append(
+            CatalogDiagnostic(file: file, position: position, path: path, found: found, expected: expected))
     }
 
     /// The members of an object by key; unknown keys are reported.
@@ -196,13 +242,16 @@ public struct CatalogReader {
             } else {
                 report(
                     at: member.keyPosition, path + [.key(member.key)], found: "an unknown key \(quoted(member.key))",
-                    expected: "one of " + allowedKeys.map(quoted).joined(separator: ", ") + didYouMean(member.key, allowedKeys))
+                    expected: "one of " + allowedKeys.map(quoted).joined(separator: ", ")
+                        + didYouMean(member.key, allowedKeys))
             }
         }
         return byKey
     }
 
-    private mutating func orderedObject(_ node: JSONNode, at path: [JSONPathComponent], expected: String) -> [JSONNode.Member]? {
+    private mutating func orderedObject(_ node: JSONNode, at path: [JSONPathComponent], expected: String) -> [JSONNode
+        .Member]?
+    {
         guard case .object(let members) = node.value else {
             report(at: node.position, path, found: node.summary, expected: expected)
             return nil
@@ -211,7 +260,8 @@ public struct CatalogReader {
     }
 
     private mutating func required(
-        _ key: String, in members: [String: JSONNode.Member], of node: JSONNode, at path: [JSONPathComponent], expected: String
+        _ key: String, in members: [String: JSONNode.Member], of node: JSONNode, at path: [JSONPathComponent],
+        expected: String
     ) -> JSONNode? {
         if let member = members[key] { return member.value }
         report(at: node.position, path, found: "no \(quoted(key)) key", expected: expected)
@@ -248,10 +298,11 @@ public struct CatalogReader {
     public static func isEventName(_ name: String) -> Bool {
         guard name.utf8.count <= EventName.maximumLength else { return false }
         let parts = name.split(separator: "/", omittingEmptySubsequences: false)
-        return parts.count >= 2 && parts.allSatisfy { part in
-            guard let first = part.unicodeScalars.first, first.isASCIILowercaseLetter else { return false }
-            return part.unicodeScalars.allSatisfy { $0.isASCIILowercaseLetter || $0.isASCIIDigit || $0 == "_" }
-        }
+        return parts.count >= 2
+            && parts.allSatisfy { part in
+                guard let first = part.unicodeScalars.first, first.isASCIILowercaseLetter else { return false }
+                return part.unicodeScalars.allSatisfy { $0.isASCIILowercaseLetter || $0.isASCIIDigit || $0 == "_" }
+            }
     }
 
     /// Whether `name` matches ``argNamePattern``.
@@ -272,5 +323,6 @@ func moduleName(fromPath path: String) -> String {
 
 func isSwiftIdentifier(_ name: String) -> Bool {
     guard let first = name.unicodeScalars.first, first.isASCIILetter || first == "_" else { return false }
-    return name.unicodeScalars.allSatisfy { $0.isASCIILetter || $0.isASCIIDigit || $0 == "_" } && !SwiftNaming.keywords.contains(name)
+    return name.unicodeScalars.allSatisfy { $0.isASCIILetter || $0.isASCIIDigit || $0 == "_" }
+        && !SwiftNaming.keywords.contains(name)
 }

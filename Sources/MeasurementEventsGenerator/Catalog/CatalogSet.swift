@@ -26,13 +26,16 @@ public struct CatalogSet: Sendable {
     public static func load(packageRoot: URL) throws(GeneratorError) -> CatalogSet {
         let folder = packageRoot.appendingPathComponent(catalogFolder, isDirectory: true)
         var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: folder.path, isDirectory: &isDirectory), isDirectory.boolValue else {
+        guard FileManager.default.fileExists(atPath: folder.path, isDirectory: &isDirectory), isDirectory.boolValue
+        else {
             throw GeneratorError(
-                "found no \(catalogFolder)/ folder in \(packageRoot.path), expected catalogs as \(catalogFolder)/<Module>.json (is --package-path the package root?)")
+                "found no \(catalogFolder)/ folder in \(packageRoot.path), expected catalogs as \(catalogFolder)/<Module>.json (is --package-path the package root?)"
+            )
         }
         let names: [String]
         do {
-            names = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".json") }.sorted()
+            names = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".json") }
+                .sorted()
         } catch {
             throw GeneratorError("cannot list \(folder.path): \(error.localizedDescription)")
         }
@@ -57,7 +60,9 @@ public struct CatalogSet: Sendable {
     ///   - sources: each catalog's path relative to the package root, and its bytes.
     ///   - hasModuleFolder: whether `Sources/<Module>/` exists for a module name.
     /// - Returns: the catalogs and every problem found in them.
-    public static func validate(sources: [(path: String, bytes: [UInt8])], hasModuleFolder: (String) -> Bool) -> CatalogSet {
+    public static func validate(sources: [(path: String, bytes: [UInt8])], hasModuleFolder: (String) -> Bool)
+        -> CatalogSet
+    {
         var catalogs: [Catalog] = []
         var diagnostics: [CatalogDiagnostic] = []
         for source in sources.sorted(by: { $0.path < $1.path }) {
@@ -70,25 +75,32 @@ public struct CatalogSet: Sendable {
         for catalog in catalogs {
             // An app that imports both modules would see the type and the module under one name.
             if let other = catalogsByModule[catalog.module + "Events"] {
-                diagnostics.append(CatalogDiagnostic(
-                    file: catalog.path, position: catalog.modulePosition, path: "module",
-                    found: "\(quoted(catalog.module)), whose enum \(catalog.module)Events has the name of the module \(other.module) (\(other.path))",
-                    expected: "module names that differ from every module's <Module>Events enum"))
+                diagnostics.append(
+                    CatalogDiagnostic(
+                        file: catalog.path, position: catalog.modulePosition, path: "module",
+                        found:
+                            "\(quoted(catalog.module)), whose enum \(catalog.module)Events has the name of the module \(other.module) (\(other.path))",
+                        expected: "module names that differ from every module's <Module>Events enum"))
             }
             if isSwiftIdentifier(catalog.module), !hasModuleFolder(catalog.module) {
-                diagnostics.append(CatalogDiagnostic(
-                    file: catalog.path, position: catalog.modulePosition, path: "module",
-                    found: "\(quoted(catalog.module)), but the package has no folder Sources/\(catalog.module)/",
-                    expected: "a module with a Sources/\(catalog.module)/ folder to write events_\(catalog.module).swift into"))
+                diagnostics.append(
+                    CatalogDiagnostic(
+                        file: catalog.path, position: catalog.modulePosition, path: "module",
+                        found: "\(quoted(catalog.module)), but the package has no folder Sources/\(catalog.module)/",
+                        expected:
+                            "a module with a Sources/\(catalog.module)/ folder to write events_\(catalog.module).swift into"
+                    ))
             }
             var seenInThisFile: Set<String> = []
             for event in catalog.events where seenInThisFile.insert(event.name).inserted {
                 if let first = declared[event.name], first.file != catalog.path {
-                    diagnostics.append(CatalogDiagnostic(
-                        file: catalog.path, position: event.namePosition,
-                        path: [.key("events"), .index(event.indexInCatalog), .key("name")],
-                        found: "\(quoted(event.name)), which \(first.file):\(first.event.namePosition) (events[\(first.event.indexInCatalog)].name) declares too",
-                        expected: "each event declared in one catalog only"))
+                    diagnostics.append(
+                        CatalogDiagnostic(
+                            file: catalog.path, position: event.namePosition,
+                            path: [.key("events"), .index(event.indexInCatalog), .key("name")],
+                            found:
+                                "\(quoted(event.name)), which \(first.file):\(first.event.namePosition) (events[\(first.event.indexInCatalog)].name) declares too",
+                            expected: "each event declared in one catalog only"))
                 } else if declared[event.name] == nil {
                     declared[event.name] = (catalog.path, event)
                 }

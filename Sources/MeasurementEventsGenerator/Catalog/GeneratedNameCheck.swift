@@ -13,7 +13,8 @@ import MeasurementEvents
 enum GeneratedNameCheck {
     /// Types the generated file refers to by their plain names; an event struct of that name would hide them.
     static let typeNamesUsedByGeneratedCode: Set<String> = [
-        "Bool", "Double", "EventArgs", "EventName", "EventType", "EventValue", "Int", "MeasurementEvent", "NotificationCenter",
+        "Bool", "Double", "EventArgs", "EventName", "EventType", "EventValue", "Int", "MeasurementEvent",
+        "NotificationCenter",
         "Optional", "Set", "String", "TypedMeasurementEvent",
     ]
 
@@ -24,16 +25,21 @@ enum GeneratedNameCheck {
     static func diagnostics(for catalog: Catalog) -> [CatalogDiagnostic] {
         var diagnostics: [CatalogDiagnostic] = []
         func report(_ event: CatalogEvent, _ path: [JSONPathComponent], found: String, expected: String) {
-            diagnostics.append(CatalogDiagnostic(file: catalog.path, position: event.namePosition, path: path, found: found, expected: expected))
+            diagnostics.append(
+                CatalogDiagnostic(
+                    file: catalog.path, position: event.namePosition, path: path, found: found, expected: expected))
         }
         var firstByName: [String: SourcePosition] = [:]
         var owners: [String: Owner] = [
-            "allNames": Owner(kind: nil, name: "the list of all names"), "personalDataArgs": Owner(kind: nil, name: "the personal-data table"),
+            "allNames": Owner(kind: nil, name: "the list of all names"),
+            "personalDataArgs": Owner(kind: nil, name: "the personal-data table"),
         ]
         for event in catalog.events {
             let path: [JSONPathComponent] = [.key("events"), .index(event.indexInCatalog), .key("name")]
             if let first = firstByName[event.name] {
-                report(event, path, found: "\(quoted(event.name)) again", expected: "each event declared once (it is first declared at \(catalog.path):\(first))")
+                report(
+                    event, path, found: "\(quoted(event.name)) again",
+                    expected: "each event declared once (it is first declared at \(catalog.path):\(first))")
                 continue
             }
             firstByName[event.name] = event.namePosition
@@ -43,18 +49,30 @@ enum GeneratedNameCheck {
             let owner = "\(quoted(event.name)) (\(catalog.path):\(event.namePosition))"
             let distinct = "names that give distinct Swift identifiers"
             if let first = owners[constant] {
-                report(event, path, found: "\(quoted(event.name)), whose constant \(constant) is already \(first)", expected: distinct)
+                report(
+                    event, path, found: "\(quoted(event.name)), whose constant \(constant) is already \(first)",
+                    expected: distinct)
             }
             if let first = owners[type] {
                 // The helper is `post` + the type: it collides with the same event's helper.
-                report(event, path, found: "\(quoted(event.name)), whose type \(type) and helper \(helper) are already those of \(first.name)", expected: distinct)
+                report(
+                    event, path,
+                    found:
+                        "\(quoted(event.name)), whose type \(type) and helper \(helper) are already those of \(first.name)",
+                    expected: distinct)
             } else if let first = owners[helper] {
-                report(event, path, found: "\(quoted(event.name)), whose helper \(helper) is already \(first)", expected: distinct)
+                report(
+                    event, path, found: "\(quoted(event.name)), whose helper \(helper) is already \(first)",
+                    expected: distinct)
             }
             if typeNamesUsedByGeneratedCode.contains(type) {
-                report(event, path, found: "\(quoted(event.name)), whose type name \(type) would hide a type the generated code uses", expected: "another name")
+                report(
+                    event, path,
+                    found: "\(quoted(event.name)), whose type name \(type) would hide a type the generated code uses",
+                    expected: "another name")
             }
-            for (identifier, kind) in [(constant, "constant"), (type, "type"), (helper, "helper")] where owners[identifier] == nil {
+            for (identifier, kind) in [(constant, "constant"), (type, "type"), (helper, "helper")]
+            where owners[identifier] == nil {
                 owners[identifier] = Owner(kind: kind, name: owner)
             }
             diagnostics += argDiagnostics(event, in: catalog)
@@ -89,8 +107,10 @@ enum GeneratedNameCheck {
                 firstByIdentifier[identifier] = quoted(arg.name)
             }
             if let found {
-                diagnostics.append(CatalogDiagnostic(
-                    file: catalog.path, position: arg.namePosition, path: path + [.key(arg.name)], found: found, expected: expected))
+                diagnostics.append(
+                    CatalogDiagnostic(
+                        file: catalog.path, position: arg.namePosition, path: path + [.key(arg.name)], found: found,
+                        expected: expected))
             }
         }
         return diagnostics

@@ -51,7 +51,9 @@ public enum EventsFileWriter {
     // MARK: Module-level tables
 
     private static func writeAllNames(_ catalog: Catalog, to out: inout SourceBuilder) {
-        out.doc("Every event name of this module, in catalog order; for allow-lists (`allowList + \(catalog.module)Events.allNames.map(EventPattern.init)`).")
+        out.doc(
+            "Every event name of this module, in catalog order; for allow-lists (`allowList + \(catalog.module)Events.allNames.map(EventPattern.init)`)."
+        )
         if catalog.events.isEmpty {
             out.line("public static let allNames: [EventName] = []")
             return
@@ -151,9 +153,12 @@ public enum EventsFileWriter {
         let required = event.args.filter { !$0.isOptional }
         let optional = event.args.filter(\.isOptional)
         out.doc("The event's arguments, keyed by their catalog names.")
-        let literal = required.isEmpty
+        let literal =
+            required.isEmpty
             ? "[:]"
-            : "[" + required.map { "\(swiftString($0.name)): .\($0.type.rawValue)(\(property($0)))" }.joined(separator: ", ") + "]"
+            : "["
+                + required.map { "\(swiftString($0.name)): .\($0.type.rawValue)(\(property($0)))" }.joined(
+                    separator: ", ") + "]"
         if optional.isEmpty {
             out.line("public var args: EventArgs { \(literal) }")
             return
@@ -181,10 +186,13 @@ public enum EventsFileWriter {
             writeParameterDocs(event.args, to: &out)
             out.line("///   - \(center): Where to post; `.default` unless a test isolates it.")
         }
-        let signature = (event.args.isEmpty ? "" : parameters(event.args) + ", ") + "to \(center): NotificationCenter = .default"
+        let signature =
+            (event.args.isEmpty ? "" : parameters(event.args) + ", ") + "to \(center): NotificationCenter = .default"
         out.line("public static func post\(typeName(event))(\(signature)) {")
         out.indented { out in
-            let arguments = event.args.map { "\(SwiftNaming.argumentLabel(SwiftNaming.lowerCamelCase($0.name))): \(property($0))" }.joined(separator: ", ")
+            let arguments = event.args.map {
+                "\(SwiftNaming.argumentLabel(SwiftNaming.lowerCamelCase($0.name))): \(property($0))"
+            }.joined(separator: ", ")
             out.line("\(typeName(event))(\(arguments)).post(to: \(center))")
         }
         out.line("}")
@@ -203,9 +211,13 @@ public enum EventsFileWriter {
 
     // MARK: Names and types
 
-    private static func identifier(_ event: CatalogEvent) -> String { SwiftNaming.escaped(SwiftNaming.lowerCamelCase(event.name)) }
+    private static func identifier(_ event: CatalogEvent) -> String {
+        SwiftNaming.escaped(SwiftNaming.lowerCamelCase(event.name))
+    }
     private static func typeName(_ event: CatalogEvent) -> String { SwiftNaming.upperCamelCase(event.name) }
-    private static func property(_ arg: CatalogArg) -> String { SwiftNaming.escaped(SwiftNaming.lowerCamelCase(arg.name)) }
+    private static func property(_ arg: CatalogArg) -> String {
+        SwiftNaming.escaped(SwiftNaming.lowerCamelCase(arg.name))
+    }
 
     private static func swiftType(_ arg: CatalogArg) -> String { arg.type.swiftType + (arg.isOptional ? "?" : "") }
 

@@ -61,7 +61,8 @@ public enum TrackingPlanWriter {
                 }
                 out += "\n| Arg | Type | Optional | PII | Description |\n|---|---|---|---|---|\n"
                 for arg in event.args {
-                    out += "| `\(arg.name)` | \(arg.type.rawValue) | \(arg.isOptional ? "yes" : "no") | \(arg.isPersonalData ? "**yes**" : "no") | \(cell(arg.description)) |\n"
+                    out +=
+                        "| `\(arg.name)` | \(arg.type.rawValue) | \(arg.isOptional ? "yes" : "no") | \(arg.isPersonalData ? "**yes**" : "no") | \(cell(arg.description)) |\n"
                 }
             }
         }
@@ -83,15 +84,21 @@ public enum TrackingPlanWriter {
     /// - Parameter catalogs: valid catalogs, in any order; modules are sorted by name.
     /// - Returns: the JSON text.
     public static func json(_ catalogs: [Catalog]) -> String {
-        let plan = Plan(modules: catalogs.sorted { $0.module < $1.module }.map { catalog in
-            Plan.Module(module: catalog.module, catalog: catalog.path, events: catalog.events.map { event in
-                Plan.Event(
-                    name: event.name, type: event.type.name, category: event.category, description: event.description,
-                    args: event.args.map {
-                        Plan.Arg(name: $0.name, type: $0.type.rawValue, optional: $0.isOptional, pii: $0.isPersonalData, description: $0.description)
+        let plan = Plan(
+            modules: catalogs.sorted { $0.module < $1.module }.map { catalog in
+                Plan.Module(
+                    module: catalog.module, catalog: catalog.path,
+                    events: catalog.events.map { event in
+                        Plan.Event(
+                            name: event.name, type: event.type.name, category: event.category,
+                            description: event.description,
+                            args: event.args.map {
+                                Plan.Arg(
+                                    name: $0.name, type: $0.type.rawValue, optional: $0.isOptional,
+                                    pii: $0.isPersonalData, description: $0.description)
+                            })
                     })
             })
-        })
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         // Encoding plain strings, bools and arrays cannot fail.

@@ -78,9 +78,12 @@ public struct AmplitudeEncoder: BatchEncoder {
                     var userID = queued.identity.userID
                     if let id = userID, id.count < Self.minimumIDLength {
                         userID = nil
-                        adaptations.append(.init(
-                            event: queued.event.name,
-                            reason: "user id left out: Amplitude ignores ids shorter than \(Self.minimumIDLength) characters"))
+                        adaptations.append(
+                            .init(
+                                event: queued.event.name,
+                                reason:
+                                    "user id left out: Amplitude ignores ids shorter than \(Self.minimumIDLength) characters"
+                            ))
                     }
                     writeEvent(queued, userID: userID, to: &json)
                 }
@@ -159,7 +162,9 @@ public struct AmplitudeEncoder: BatchEncoder {
             for field in fields {
                 guard case .array(let indices) = field.value.value else { continue }
                 for node in indices {
-                    if case .number(let text) = node.value, let index = Int(text), events.indices.contains(index) {  // checked: nil beyond Int
+                    // An index beyond Int does not parse; one that parses must name one of the events.
+                    guard case .number(let text) = node.value, let index = Int(text) else { continue }  // checked: nil
+                    if events.indices.contains(index) {
                         refused.insert(index)
                     }
                 }

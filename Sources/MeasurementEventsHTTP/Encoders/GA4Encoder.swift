@@ -120,25 +120,34 @@ public struct GA4Encoder: BatchEncoder {
     public static func ga4Name(_ name: String, reservedNames: Set<String> = [], reservedPrefixes: [String])
         -> Result<String, NameRejection>
     {
-        let mapped = String(String.UnicodeScalarView(name.unicodeScalars.map { scalar in
-            scalar.isASCII && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) || scalar == "_")
-                ? scalar : "_"
-        }))
+        let mapped = String(
+            String.UnicodeScalarView(
+                name.unicodeScalars.map { scalar in
+                    scalar.isASCII && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) || scalar == "_")
+                        ? scalar : "_"
+                }))
         guard let first = mapped.unicodeScalars.first, first.isASCII, first.properties.isAlphabetic else {
             if let prefix = reservedPrefixes.first(where: { mapped.hasPrefix($0) }) {
-                return .failure(NameRejection(reason: "\(quotedInFull(mapped)) starts with the reserved prefix \(quotedInFull(prefix))"))
+                return .failure(
+                    NameRejection(
+                        reason: "\(quotedInFull(mapped)) starts with the reserved prefix \(quotedInFull(prefix))"))
             }
             return .failure(NameRejection(reason: "\(quotedInFull(mapped)) does not start with a letter"))
         }
         if mapped.count > maximumNameLength {
-            return .failure(NameRejection(
-                reason: "\(quotedInFull(mapped)) is \(mapped.count) characters; GA4 takes at most \(maximumNameLength)"))
+            return .failure(
+                NameRejection(
+                    reason:
+                        "\(quotedInFull(mapped)) is \(mapped.count) characters; GA4 takes at most \(maximumNameLength)")
+            )
         }
         if reservedNames.contains(mapped) {
             return .failure(NameRejection(reason: "\(quotedInFull(mapped)) is reserved by GA4"))
         }
         if let prefix = reservedPrefixes.first(where: { mapped.hasPrefix($0) }) {
-            return .failure(NameRejection(reason: "\(quotedInFull(mapped)) starts with the reserved prefix \(quotedInFull(prefix))"))
+            return .failure(
+                NameRejection(reason: "\(quotedInFull(mapped)) starts with the reserved prefix \(quotedInFull(prefix))")
+            )
         }
         return .success(mapped)
     }
@@ -181,7 +190,9 @@ public struct GA4Encoder: BatchEncoder {
             let event = queued.event
             let original = eventName.pick(event)
             let name: String
-            switch Self.ga4Name(original, reservedNames: Self.reservedEventNames, reservedPrefixes: Self.reservedEventPrefixes) {
+            switch Self.ga4Name(
+                original, reservedNames: Self.reservedEventNames, reservedPrefixes: Self.reservedEventPrefixes)
+            {
             case .success(let mapped): name = mapped
             case .failure(let rejection):
                 rejected.append(.init(event: event.name, reason: "GA4 event name: \(rejection.reason)"))
@@ -208,8 +219,10 @@ public struct GA4Encoder: BatchEncoder {
         var userID = first.identity.userID
         if let id = userID, id.count > Self.maximumUserIDLength {
             userID = nil
-            adaptations.append(.init(
-                event: first.event.name, reason: "user id left out: GA4 takes at most \(Self.maximumUserIDLength) characters"))
+            adaptations.append(
+                .init(
+                    event: first.event.name,
+                    reason: "user id left out: GA4 takes at most \(Self.maximumUserIDLength) characters"))
         }
         // The newest identity of the request: user properties describe the user now.
         let userProperties = ga4UserProperties(last.identity, event: last.event.name, adaptations: &adaptations)
@@ -244,19 +257,26 @@ public struct GA4Encoder: BatchEncoder {
         }
         var properties: EventArgs = [:]
         for (key, value) in candidates {
-            guard case .success(let name) = Self.ga4Name(
-                key, reservedNames: Self.reservedUserPropertyNames, reservedPrefixes: Self.reservedUserPropertyPrefixes),
+            guard
+                case .success(let name) = Self.ga4Name(
+                    key, reservedNames: Self.reservedUserPropertyNames,
+                    reservedPrefixes: Self.reservedUserPropertyPrefixes),
                 name.count <= Self.maximumUserPropertyNameLength, properties[name] == nil,
                 properties.count < Self.maximumUserProperties
             else {
-                adaptations.append(.init(event: event, reason: "user property \(quotedInFull(key)) left out: GA4 cannot take it"))
+                adaptations.append(
+                    .init(event: event, reason: "user property \(quotedInFull(key)) left out: GA4 cannot take it"))
                 continue
             }
             switch value {
             case .string(let string) where string.count > Self.maximumUserPropertyValueLength:
                 properties[name] = .string(String(string.prefix(Self.maximumUserPropertyValueLength)))
-                adaptations.append(.init(
-                    event: event, reason: "user property \(quotedInFull(key)) cut to \(Self.maximumUserPropertyValueLength) characters"))
+                adaptations.append(
+                    .init(
+                        event: event,
+                        reason:
+                            "user property \(quotedInFull(key)) cut to \(Self.maximumUserPropertyValueLength) characters"
+                    ))
             case .bool(let bool): properties[name] = .string(bool ? "true" : "false")
             default: properties[name] = value
             }
@@ -270,7 +290,8 @@ public struct GA4Encoder: BatchEncoder {
         for key in event.vendorProperties.keys.sorted() {
             let value = event.vendorProperties[key]!
             guard case .success(let name) = Self.ga4Name(key, reservedPrefixes: Self.reservedParamPrefixes) else {
-                adaptations.append(.init(event: event.name, reason: "param \(quotedInFull(key)) dropped: not a valid GA4 param name"))
+                adaptations.append(
+                    .init(event: event.name, reason: "param \(quotedInFull(key)) dropped: not a valid GA4 param name"))
                 continue
             }
             if params[name] != nil || Self.sessionParams.contains(name)
@@ -279,12 +300,16 @@ public struct GA4Encoder: BatchEncoder {
                 dropped.append(key)
                 continue
             }
-            if name != key { adaptations.append(.init(event: event.name, reason: "param \(quotedInFull(key)) sent as \(name)")) }
+            if name != key {
+                adaptations.append(.init(event: event.name, reason: "param \(quotedInFull(key)) sent as \(name)"))
+            }
             switch value {
             case .string(let string) where string.count > Self.maximumStringValueLength:
                 params[name] = .string(String(string.prefix(Self.maximumStringValueLength)))
-                adaptations.append(.init(
-                    event: event.name, reason: "param \(quotedInFull(key)) cut to \(Self.maximumStringValueLength) characters"))
+                adaptations.append(
+                    .init(
+                        event: event.name,
+                        reason: "param \(quotedInFull(key)) cut to \(Self.maximumStringValueLength) characters"))
             case .bool(let bool):
                 params[name] = .string(bool ? "true" : "false")
             default:
@@ -292,9 +317,12 @@ public struct GA4Encoder: BatchEncoder {
             }
         }
         if !dropped.isEmpty {
-            adaptations.append(.init(
-                event: event.name,
-                reason: "params dropped (GA4 takes \(Self.maximumParams) per event, names unique): \(dropped.joined(separator: ", "))"))
+            adaptations.append(
+                .init(
+                    event: event.name,
+                    reason:
+                        "params dropped (GA4 takes \(Self.maximumParams) per event, names unique): \(dropped.joined(separator: ", "))"
+                ))
         }
         return params
     }

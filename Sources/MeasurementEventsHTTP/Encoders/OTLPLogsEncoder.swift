@@ -83,7 +83,9 @@ public struct OTLPLogsEncoder: BatchEncoder {
                 $0.array(runs) { json, run in
                     json.object { resourceLogs in
                         resourceLogs.field("resource") {
-                            $0.object { $0.field("attributes") { Self.writeAttributes(Self.resource(run.context), to: &$0) } }
+                            $0.object {
+                                $0.field("attributes") { Self.writeAttributes(Self.resource(run.context), to: &$0) }
+                            }
                         }
                         resourceLogs.field("scopeLogs") {
                             $0.array([run.events]) { json, records in
@@ -170,7 +172,8 @@ public struct OTLPLogsEncoder: BatchEncoder {
     }
 
     private static func writeScope(_ context: EventContext?, to json: inout JSONWriter) {
-        let library = context?.library ?? EventContext.Library(name: HTTPTracker.libraryName, version: HTTPTracker.libraryVersion)
+        let library =
+            context?.library ?? EventContext.Library(name: HTTPTracker.libraryName, version: HTTPTracker.libraryVersion)
         json.object { scope in
             scope.field("name") { $0.string(library.name) }
             scope.field("version") { $0.string(library.version) }

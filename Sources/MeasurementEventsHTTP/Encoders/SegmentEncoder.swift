@@ -64,9 +64,12 @@ public struct SegmentEncoder: BatchEncoder {
         for queued in events {
             let call = encodeCall(queued, context: context)
             if call.count > Self.maximumEventBytes {
-                rejected.append(.init(
-                    event: queued.event.name,
-                    reason: "Segment accepts calls of at most \(Self.maximumEventBytes) bytes; this one has \(call.count)"))
+                rejected.append(
+                    .init(
+                        event: queued.event.name,
+                        reason:
+                            "Segment accepts calls of at most \(Self.maximumEventBytes) bytes; this one has \(call.count)"
+                    ))
             } else {
                 calls.append(call)
             }
@@ -124,7 +127,8 @@ public struct SegmentEncoder: BatchEncoder {
     /// Segment's `context`: only the fields its spec names (it ignores others), so the app's
     /// `EventContext.extra` fields are not sent here.
     private static func writeContext(_ context: EventContext?, to json: inout JSONWriter) {
-        let library = context?.library ?? EventContext.Library(name: HTTPTracker.libraryName, version: HTTPTracker.libraryVersion)
+        let library =
+            context?.library ?? EventContext.Library(name: HTTPTracker.libraryName, version: HTTPTracker.libraryVersion)
         json.object { fields in
             if let context {
                 let app = context.app
@@ -142,7 +146,9 @@ public struct SegmentEncoder: BatchEncoder {
                     fields.field("device") {
                         $0.object { object in
                             if let model = context.device.model { object.field("model") { $0.string(model) } }
-                            if let maker = context.device.manufacturer { object.field("manufacturer") { $0.string(maker) } }
+                            if let maker = context.device.manufacturer {
+                                object.field("manufacturer") { $0.string(maker) }
+                            }
                         }
                     }
                 }

@@ -2,13 +2,13 @@ import Foundation
 import MeasurementEvents
 
 #if canImport(Darwin)
-import Darwin
+    import Darwin
 #elseif canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Android)
-import Android
+    import Android
 #endif
 
 /// The durable queue of one tracker: append-only segment files in one directory.
@@ -188,10 +188,13 @@ final class DiskQueue: @unchecked Sendable {
         }
         let to = directory.appendingPathComponent(QueueFiles.batchName(state.openSequence, count: state.openCount))
         if rename(from.path, to.path) != 0 {
-            notes.append("cannot seal \(from.lastPathComponent): \(String(cString: strerror(errno))); it is sent after a restart")
+            notes.append(
+                "cannot seal \(from.lastPathComponent): \(String(cString: strerror(errno))); it is sent after a restart"
+            )
             return
         }
-        state.sealed.append(Batch(sequence: state.openSequence, count: state.openCount, bytes: state.openBytes, url: to))
+        state.sealed.append(
+            Batch(sequence: state.openSequence, count: state.openCount, bytes: state.openBytes, url: to))
         state.sealedEvents += state.openCount
         state.sealedBytes += state.openBytes
         state.openCount = 0
@@ -217,8 +220,9 @@ final class DiskQueue: @unchecked Sendable {
             state.sealedBytes -= oldest.bytes
             state.counters.droppedAtCap += oldest.count
             unlink(oldest.url.path)
-            notes.append("queue full (at most \(limits.maximumEvents) events, \(limits.maximumBytes) bytes): "
-                + "dropped the oldest \(oldest.count) events")
+            notes.append(
+                "queue full (at most \(limits.maximumEvents) events, \(limits.maximumBytes) bytes): "
+                    + "dropped the oldest \(oldest.count) events")
         }
     }
 
@@ -267,8 +271,9 @@ final class DiskQueue: @unchecked Sendable {
         }
         let undecodable = scan.records.count - events.count
         if scan.corruptRecords > 0 || scan.damagedBytes > 0 {
-            notes.append("\(name): \(scan.damagedBytes) damaged bytes (about \(scan.corruptRecords) records) skipped; "
-                + "\(scan.records.count) good records read")
+            notes.append(
+                "\(name): \(scan.damagedBytes) damaged bytes (about \(scan.corruptRecords) records) skipped; "
+                    + "\(scan.records.count) good records read")
         }
         if scan.tornTail { notes.append("\(name): a torn last record (\(scan.trailingBytes) bytes) skipped") }
         let readCount = events.count

@@ -110,9 +110,12 @@ enum EventRecordCodec {
     /// Id, timestamp, type, flags, name, category and label: the same in both versions.
     private static func readEventHead(_ reader: inout Reader) throws -> (MeasurementEvent, UInt8) {
         let idBytes = Array(try reader.bytes(16))
-        let id = UUID(uuid: (idBytes[0], idBytes[1], idBytes[2], idBytes[3], idBytes[4], idBytes[5], idBytes[6],
-                             idBytes[7], idBytes[8], idBytes[9], idBytes[10], idBytes[11], idBytes[12],
-                             idBytes[13], idBytes[14], idBytes[15]))
+        let id = UUID(
+            uuid: (
+                idBytes[0], idBytes[1], idBytes[2], idBytes[3], idBytes[4], idBytes[5], idBytes[6],
+                idBytes[7], idBytes[8], idBytes[9], idBytes[10], idBytes[11], idBytes[12],
+                idBytes[13], idBytes[14], idBytes[15]
+            ))
         let timestamp = Date(timeIntervalSinceReferenceDate: Double(bitPattern: try reader.uint64()))
         let code = try reader.byte()
         guard let type = types.indices.contains(Int(code)) ? types[Int(code)] : nil else {  // fits: a UInt8
@@ -144,8 +147,10 @@ enum EventRecordCodec {
 
     /// The context's optional strings, in the order of their presence bits.
     private static func contextStrings(_ context: EventContext) -> [String?] {
-        [context.app.name, context.app.version, context.app.build, context.app.bundleID, context.device.model,
-         context.device.manufacturer, context.locale, context.timeZone]
+        [
+            context.app.name, context.app.version, context.app.build, context.app.bundleID, context.device.model,
+            context.device.manufacturer, context.locale, context.timeZone,
+        ]
     }
 
     private static func readContext(_ reader: inout Reader) throws -> EventContext {

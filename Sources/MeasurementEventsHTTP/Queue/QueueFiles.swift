@@ -1,13 +1,13 @@
 import Foundation
 
 #if canImport(Darwin)
-import Darwin
+    import Darwin
 #elseif canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Android)
-import Android
+    import Android
 #endif
 
 /// The names and reading of queue files. Nothing in a name is trusted: a name is either one we
@@ -47,7 +47,8 @@ enum QueueFiles {
         guard isDigits(count), count.utf8.count <= maximumCountDigits else {
             return .batch(sequence: sequence, count: nil)
         }
-        return .batch(sequence: sequence, count: Int(count))  // fits: at most 9 digits, and Int(String) is nil when out of range
+        // Parsing gives nil when out of range, and a count here has at most 9 digits.
+        return .batch(sequence: sequence, count: Int(count))  // fits: 9 digits
     }
 
     private static func sequence(_ text: Substring) -> UInt64? {
@@ -92,13 +93,17 @@ enum QueueFiles {
     /// that it is a regular file), never follows a link.
     static func contents(_ path: String, maximumBytes: Int) -> Result<[UInt8], ReadFailure> {
         let descriptor = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOFOLLOW)
-        guard descriptor >= 0 else { return .failure(ReadFailure(path: path, reason: String(cString: strerror(errno)))) }
+        guard descriptor >= 0 else {
+            return .failure(ReadFailure(path: path, reason: String(cString: strerror(errno))))
+        }
         defer { close(descriptor) }
         var info = stat()
         guard fstat(descriptor, &info) == 0 else {
             return .failure(ReadFailure(path: path, reason: String(cString: strerror(errno))))
         }
-        guard info.st_mode & S_IFMT == S_IFREG else { return .failure(ReadFailure(path: path, reason: "not a regular file")) }
+        guard info.st_mode & S_IFMT == S_IFREG else {
+            return .failure(ReadFailure(path: path, reason: "not a regular file"))
+        }
         guard let size = Int(exactly: info.st_size), size <= maximumBytes else {
             return .failure(ReadFailure(path: path, reason: "\(info.st_size) bytes, more than \(maximumBytes)"))
         }

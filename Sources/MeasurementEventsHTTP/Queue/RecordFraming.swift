@@ -10,7 +10,8 @@ enum RecordFraming {
     static func appendFrame(payload: ArraySlice<UInt8>, to buffer: inout [UInt8]) {
         buffer.append(magic.0)
         buffer.append(magic.1)
-        appendUInt32(UInt32(payload.count), to: &buffer)  // fits: DiskQueue refuses payloads over maximumPayloadSize (1 MiB)
+        // DiskQueue refuses payloads over maximumPayloadSize (1 MiB).
+        appendUInt32(UInt32(payload.count), to: &buffer)  // fits: at most 1 MiB
         appendUInt32(CRC32.checksum(payload), to: &buffer)
         buffer.append(contentsOf: payload)
     }
@@ -111,7 +112,8 @@ enum RecordFraming {
     /// starts where a record should (after a good one, or at the start of the file): that is
     /// one record when a good frame follows, or when it looks like a frame start; each further
     /// frame start inside it (the magic and a possible length) counts one more.
-    private static func estimatedRecords(in bytes: [UInt8], from start: Int, to end: Int, beforeGoodFrame: Bool) -> Int {
+    private static func estimatedRecords(in bytes: [UInt8], from start: Int, to end: Int, beforeGoodFrame: Bool) -> Int
+    {
         var count = 0
         var offset = start
         while offset < end {
@@ -146,7 +148,9 @@ enum CRC32 {
     static func checksum<Bytes: Collection>(_ bytes: Bytes) -> UInt32 where Bytes.Element == UInt8 {
         var crc: UInt32 = 0xFFFF_FFFF
         table.withUnsafeBufferPointer { table in
-            for byte in bytes { crc = table[Int(truncatingIfNeeded: (crc ^ UInt32(truncatingIfNeeded: byte)) & 0xFF)] ^ (crc >> 8) }
+            for byte in bytes {
+                crc = table[Int(truncatingIfNeeded: (crc ^ UInt32(truncatingIfNeeded: byte)) & 0xFF)] ^ (crc >> 8)
+            }
         }
         return crc ^ 0xFFFF_FFFF
     }

@@ -158,7 +158,8 @@ final class BatchUploader: @unchecked Sendable {
                     range = range.lowerBound..<(range.lowerBound + range.count / 2)
                     continue
                 }
-                return send(request, range: range, positions: positions, eventCount: events.count - encoded.rejected.count)
+                return send(
+                    request, range: range, positions: positions, eventCount: events.count - encoded.rejected.count)
             }
         }
     }
@@ -233,7 +234,9 @@ final class BatchUploader: @unchecked Sendable {
             counters.withLock { $0.delivered += eventCount }
         case 413 where range.count > 1:
             requestSize.refused(range.count)
-            log("HTTP 413: the server refused \(range.count) events in one request; sending \(requestSize.next) at most")
+            log(
+                "HTTP 413: the server refused \(range.count) events in one request; sending \(requestSize.next) at most"
+            )
         case 408, 429, 500..<600, 100..<200, 300..<400:
             let retryAfter = RetryPolicy.retryAfter(response.headers["retry-after"], now: clock.now())
             scheduleRetry(after: retryAfter, reason: "HTTP \(response.status)")
@@ -243,7 +246,8 @@ final class BatchUploader: @unchecked Sendable {
             if dropNamedEvents(in: response, positions: positions, message: message) { return }
             advance(past: range)
             counters.withLock { $0.rejectedByServer += eventCount }
-            problem("HTTP \(response.status): the server refused \(eventCount) events; dropped. Server said: \(message)")
+            problem(
+                "HTTP \(response.status): the server refused \(eventCount) events; dropped. Server said: \(message)")
         }
     }
 

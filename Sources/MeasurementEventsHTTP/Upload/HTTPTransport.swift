@@ -1,7 +1,7 @@
 import Foundation
 
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 /// Sends one request. The default is ``URLSessionTransport``; the tests use it against a real
@@ -74,9 +74,9 @@ public final class URLSessionTransport: HTTPTransport, @unchecked Sendable {
     public static func honouredTimeout(_ timeout: TimeInterval) -> TimeInterval {
         guard timeout.isFinite, timeout > 1 else { return 1 }
         #if canImport(FoundationNetworking)
-        return timeout.rounded(.up)
+            return timeout.rounded(.up)
         #else
-        return timeout
+            return timeout
         #endif
     }
 
@@ -91,15 +91,16 @@ public final class URLSessionTransport: HTTPTransport, @unchecked Sendable {
         completion: @escaping @Sendable (Result<HTTPResponse, any Error>) -> Void
     ) {
         var urlRequest = URLRequest(
-            url: request.url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: Self.honouredTimeout(timeout))
+            url: request.url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: Self.honouredTimeout(timeout)
+        )
         urlRequest.httpMethod = request.method
         for (name, value) in request.headers { urlRequest.setValue(value, forHTTPHeaderField: name) }
         #if canImport(FoundationNetworking)
-        // On Linux, when a server has dropped an idle keep-alive connection, curl retries on a
-        // fresh one but FoundationNetworking cannot rewind the body: the headers go out, no
-        // body follows, and the request hangs for the whole timeout. A connection per request
-        // costs a handshake per batch and never hangs. Apple's URLSession resends correctly.
-        urlRequest.setValue("close", forHTTPHeaderField: "Connection")
+            // On Linux, when a server has dropped an idle keep-alive connection, curl retries on a
+            // fresh one but FoundationNetworking cannot rewind the body: the headers go out, no
+            // body follows, and the request hangs for the whole timeout. A connection per request
+            // costs a handshake per batch and never hangs. Apple's URLSession resends correctly.
+            urlRequest.setValue("close", forHTTPHeaderField: "Connection")
         #endif
         urlRequest.httpBody = Data(request.body)
         session.dataTask(with: urlRequest) { data, response, error in

@@ -10,7 +10,7 @@ let package = Package(
     platforms: [.iOS(.v13), .macOS(.v10_15), .tvOS(.v13), .watchOS(.v6)],
     dependencies: [
         // In an app: .package(url: "https://…/MeasurementEvents.git", from: "1.0.0")
-        .package(name: "MeasurementEvents", path: "../../.."),
+        .package(name: "MeasurementEvents", path: "../../..")
     ],
     targets: [
         .target(name: "Checkout", dependencies: [.product(name: "MeasurementEvents", package: "MeasurementEvents")]),

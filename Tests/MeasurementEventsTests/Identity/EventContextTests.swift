@@ -10,15 +10,16 @@ final class EventContextTests: XCTestCase {
                 "CFBundleVersion": "812", "CFBundleIdentifier": "com.example.shop",
             ],
             locale: Locale(identifier: "de_CH@calendar=gregorian"), timeZone: TimeZone(identifier: "Europe/Zurich")!)
-        XCTAssertEqual(context.app, EventContext.App(name: "Shop", version: "2.4.1", build: "812", bundleID: "com.example.shop"))
+        XCTAssertEqual(
+            context.app, EventContext.App(name: "Shop", version: "2.4.1", build: "812", bundleID: "com.example.shop"))
         XCTAssertEqual(context.locale, "de-CH")
         XCTAssertEqual(context.timeZone, "Europe/Zurich")
         XCTAssertEqual(context.library, .measurementEvents)
         XCTAssertFalse(context.os.name.isEmpty)
         XCTAssertTrue(context.os.version.contains("."), context.os.version)
         #if os(Linux)
-        XCTAssertEqual(context.os.name, "Linux")
-        XCTAssertNotNil(context.device.model)
+            XCTAssertEqual(context.os.name, "Linux")
+            XCTAssertNotNil(context.device.model)
         #endif
     }
 
@@ -37,7 +38,8 @@ final class EventContextTests: XCTestCase {
             context.extra["screen_width"] = 390
             return context
         }
-        let aggregator = EventAggregator(center: center, filter: .allowAll, trackers: [tracker], configuration: configuration)
+        let aggregator = EventAggregator(
+            center: center, filter: .allowAll, trackers: [tracker], configuration: configuration)
         aggregator.start()
         MeasurementEvent.post("app/one", to: center)
         aggregator.waitUntilDelivered()

@@ -6,14 +6,16 @@ import XCTest
 /// reported and replaced, never a crash.
 final class IdentityStoreTests: XCTestCase {
     private func aggregator(
-        store: any IdentityStore, center: NotificationCenter = NotificationCenter(), tracker: OrderedTracker = OrderedTracker(),
+        store: any IdentityStore, center: NotificationCenter = NotificationCenter(),
+        tracker: OrderedTracker = OrderedTracker(),
         problems: LockedValue<[String]>? = nil, consent: EventAggregator.Consent = .granted
     ) -> EventAggregator {
         var configuration = EventAggregator.Configuration()
         configuration.identityStore = store
         configuration.consent = consent
         configuration.problemHandler = { problem in problems?.withLock { $0.append(problem.description) } }
-        let aggregator = EventAggregator(center: center, filter: .allowAll, trackers: [tracker], configuration: configuration)
+        let aggregator = EventAggregator(
+            center: center, filter: .allowAll, trackers: [tracker], configuration: configuration)
         aggregator.start()
         return aggregator
     }
@@ -47,7 +49,8 @@ final class IdentityStoreTests: XCTestCase {
     }
 
     func testRestoredDenialIsAnnouncedToTrackersWhichDiscardBeforeAnyEvent() {
-        let store = InMemoryIdentityStore(IdentityStoreContents(identity: EventIdentity(anonymousID: "anon"), consent: .denied))
+        let store = InMemoryIdentityStore(
+            IdentityStoreContents(identity: EventIdentity(anonymousID: "anon"), consent: .denied))
         let tracker = OrderedTracker()
         let center = NotificationCenter()
         let aggregator = aggregator(store: store, center: center, tracker: tracker)
@@ -68,7 +71,9 @@ final class IdentityStoreTests: XCTestCase {
         XCTAssertEqual(aggregator.diagnostics.identityStoreFailures, 1)
         let reported = problems.withLock { $0 }
         XCTAssertEqual(reported.count, 1)
-        XCTAssertTrue(reported.first?.hasPrefix("identity store \(file.path) is not a valid identity file") == true, "\(reported)")
+        XCTAssertTrue(
+            reported.first?.hasPrefix("identity store \(file.path) is not a valid identity file") == true, "\(reported)"
+        )
         XCTAssertTrue(FileManager.default.fileExists(atPath: file.path + ".corrupt"), "kept for inspection")
         let replaced = try XCTUnwrap(FileIdentityStore(directory: directory).load())
         XCTAssertEqual(replaced.identity.anonymousID, aggregator.currentAttribution.identity.anonymousID)
@@ -78,7 +83,9 @@ final class IdentityStoreTests: XCTestCase {
         let directory = makeTemporaryDirectory("invalid")
         defer { try? FileManager.default.removeItem(at: directory) }
         let store = FileIdentityStore(directory: directory)
-        try store.save(IdentityStoreContents(identity: EventIdentity(userID: String(repeating: "x", count: 5_000), anonymousID: "a")))
+        try store.save(
+            IdentityStoreContents(
+                identity: EventIdentity(userID: String(repeating: "x", count: 5_000), anonymousID: "a")))
         XCTAssertThrowsError(try store.load()) { error in
             XCTAssertTrue("\(error)".contains("holds an identity that is not valid"), "\(error)")
         }
@@ -101,6 +108,7 @@ final class IdentityStoreTests: XCTestCase {
 
         XCTAssertEqual(tracker.events.map(\.userID), ["user-1"], "identity still applies in memory")
         XCTAssertGreaterThanOrEqual(aggregator.diagnostics.identityStoreFailures, 2)
-        XCTAssertTrue(problems.withLock { $0 }.allSatisfy { $0.contains("cannot be written") }, "\(problems.withLock { $0 })")
+        XCTAssertTrue(
+            problems.withLock { $0 }.allSatisfy { $0.contains("cannot be written") }, "\(problems.withLock { $0 })")
     }
 }

@@ -44,11 +44,20 @@ final class MalformedIdentityTests: XCTestCase {
             (["change": "forget"], "the change \"forget\" is not one of \"identify\", \"reset\", \"group\""),
             ([:], "the change (missing) is not one of \"identify\", \"reset\", \"group\""),
             (["change": "identify", "user_id": 42], "user_id is a Int, expected a String"),
-            (["change": "identify", "user_id": "a\nb"], "user_id contains a control character, expected printable text"),
+            (
+                ["change": "identify", "user_id": "a\nb"],
+                "user_id contains a control character, expected printable text"
+            ),
             (["change": "group"], "a group change has no group_id, expected a String"),
-            (["change": "group", "group_id": "g", "traits": "x"], "traits is a String, expected a [String: Any] dictionary"),
+            (
+                ["change": "group", "group_id": "g", "traits": "x"],
+                "traits is a String, expected a [String: Any] dictionary"
+            ),
             (["change": "identify", "traits": ["": 1]], "a trait key is empty, expected a non-empty String"),
-            (["change": "identify", "traits": ["x": Double.nan]], "trait \"x\" is \(EventValue.ValueRejection.nonFinite)"),
+            (
+                ["change": "identify", "traits": ["x": Double.nan]],
+                "trait \"x\" is \(EventValue.ValueRejection.nonFinite)"
+            ),
         ]
         for (info, expected) in cases {
             XCTAssertEqual(
@@ -62,7 +71,8 @@ final class MalformedIdentityTests: XCTestCase {
         let problems = LockedValue<[String]>([])
         var configuration = EventAggregator.Configuration()
         configuration.problemHandler = { problem in problems.withLock { $0.append(problem.description) } }
-        let aggregator = EventAggregator(center: center, filter: .allowAll, trackers: [tracker], configuration: configuration)
+        let aggregator = EventAggregator(
+            center: center, filter: .allowAll, trackers: [tracker], configuration: configuration)
         aggregator.start()
         MeasurementIdentity.identify(userID: "user-1", to: center)
         MeasurementIdentity.identify(userID: String(repeating: "x", count: 10_240), to: center)

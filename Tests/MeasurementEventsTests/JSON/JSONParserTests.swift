@@ -22,7 +22,12 @@ final class JSONParserTests: XCTestCase {
         let (root, _) = try parse("{\n  \"zeta\": 1,\n  \"alpha\": [true, null],\n  \"mid\": \"é\"\n}")
         guard case .object(let members) = root.value else { return XCTFail("not an object") }
         XCTAssertEqual(members.map(\.key), ["zeta", "alpha", "mid"])
-        XCTAssertEqual(members.map(\.keyPosition), [SourcePosition(line: 2, column: 3), SourcePosition(line: 3, column: 3), SourcePosition(line: 4, column: 3)])
+        XCTAssertEqual(
+            members.map(\.keyPosition),
+            [
+                SourcePosition(line: 2, column: 3), SourcePosition(line: 3, column: 3),
+                SourcePosition(line: 4, column: 3),
+            ])
         XCTAssertEqual(members[0].value, JSONNode(value: .number("1"), position: SourcePosition(line: 2, column: 11)))
         XCTAssertEqual(members[2].value.value, .string("é"))
     }
@@ -35,18 +40,26 @@ final class JSONParserTests: XCTestCase {
 
     func testEscapesIncludingSurrogatePairs() throws {
         let (root, _) = try parse(#"["a\"b\\c\/d\n\t", "\u00e9\ud83d\ude00"]"#)
-        XCTAssertEqual(root.value, .array([
-            JSONNode(value: .string("a\"b\\c/d\n\t"), position: SourcePosition(line: 1, column: 2)),
-            JSONNode(value: .string("é😀"), position: SourcePosition(line: 1, column: 20)),
-        ]))
+        XCTAssertEqual(
+            root.value,
+            .array([
+                JSONNode(value: .string("a\"b\\c/d\n\t"), position: SourcePosition(line: 1, column: 2)),
+                JSONNode(value: .string("é😀"), position: SourcePosition(line: 1, column: 20)),
+            ]))
     }
 
     func testDuplicateKeysAreReportedWithBothPositions() throws {
         let (root, duplicates) = try parse(#"{"a": {"k": 1, "k": 2}, "b": 3, "b": 4}"#)
-        XCTAssertEqual(duplicates, [
-            JSONParser.DuplicateKey(objectPath: [.key("a")], key: "k", position: SourcePosition(line: 1, column: 16), firstPosition: SourcePosition(line: 1, column: 8)),
-            JSONParser.DuplicateKey(objectPath: [], key: "b", position: SourcePosition(line: 1, column: 33), firstPosition: SourcePosition(line: 1, column: 25)),
-        ])
+        XCTAssertEqual(
+            duplicates,
+            [
+                JSONParser.DuplicateKey(
+                    objectPath: [.key("a")], key: "k", position: SourcePosition(line: 1, column: 16),
+                    firstPosition: SourcePosition(line: 1, column: 8)),
+                JSONParser.DuplicateKey(
+                    objectPath: [], key: "b", position: SourcePosition(line: 1, column: 33),
+                    firstPosition: SourcePosition(line: 1, column: 25)),
+            ])
         guard case .object(let members) = root.value else { return XCTFail("not an object") }
         XCTAssertEqual(members.map(\.key), ["a", "b"], "the first value is kept")
     }
@@ -129,7 +142,8 @@ final class JSONParserTests: XCTestCase {
 
         XCTAssertEqual(syntaxError(#"{"key" 1}"#)?.reason, .expectedColon(afterKey: "key"))
         XCTAssertEqual(syntaxError(#"{"key": 1 2}"#)?.reason, .expectedCommaOrClosingBrace(afterKey: "key"))
-        XCTAssertEqual(syntaxError(#"["\q"]"#)?.reason, .invalidEscape(UInt8(ascii: "q"), at: SourcePosition(line: 1, column: 4)))
+        XCTAssertEqual(
+            syntaxError(#"["\q"]"#)?.reason, .invalidEscape(UInt8(ascii: "q"), at: SourcePosition(line: 1, column: 4)))
         XCTAssertEqual(syntaxError("-x")?.reason, .expectedDigit(after: .minusSign))
         XCTAssertEqual(syntaxError("1.x")?.reason, .expectedDigit(after: .decimalPoint))
         XCTAssertEqual(syntaxError("1ex")?.reason, .expectedDigit(after: .exponentMark))

@@ -18,14 +18,20 @@ final class PrivacyManifestTests: XCTestCase {
     /// Apple's categories, the Swift spellings of their APIs, and the reasons that fit what this
     /// package does with them (none fits disk space or active keyboards: using them needs a decision).
     private static let categories: [(category: String, pattern: String, reasons: Set<String>)] = [
-        ("NSPrivacyAccessedAPICategoryFileTimestamp",
-         #"\b(attributesOfItem|creationDate|modificationDate|fileModificationDate|contentModificationDateKey|creationDateKey|getattrlist\w*|fgetattrlist|f?stat|fstatat|lstat)\b"#,
-         ["C617.1"]),
-        ("NSPrivacyAccessedAPICategorySystemBootTime",
-         #"\b(systemUptime|mach_absolute_time|mach_continuous_time|uptimeNanoseconds|CLOCK_BOOTTIME)\b"#,
-         ["35F9.1", "8FFB.1"]),
-        ("NSPrivacyAccessedAPICategoryDiskSpace",
-         #"\b(volumeAvailableCapacity\w*|volumeTotalCapacity\w*|systemFreeSize|systemSize|f?statv?fs)\b"#, []),
+        (
+            "NSPrivacyAccessedAPICategoryFileTimestamp",
+            #"\b(attributesOfItem|creationDate|modificationDate|fileModificationDate|contentModificationDateKey|creationDateKey|getattrlist\w*|fgetattrlist|f?stat|fstatat|lstat)\b"#,
+            ["C617.1"]
+        ),
+        (
+            "NSPrivacyAccessedAPICategorySystemBootTime",
+            #"\b(systemUptime|mach_absolute_time|mach_continuous_time|uptimeNanoseconds|CLOCK_BOOTTIME)\b"#,
+            ["35F9.1", "8FFB.1"]
+        ),
+        (
+            "NSPrivacyAccessedAPICategoryDiskSpace",
+            #"\b(volumeAvailableCapacity\w*|volumeTotalCapacity\w*|systemFreeSize|systemSize|f?statv?fs)\b"#, []
+        ),
         ("NSPrivacyAccessedAPICategoryActiveKeyboards", #"\bactiveInputModes\b"#, []),
         ("NSPrivacyAccessedAPICategoryUserDefaults", #"\b(UserDefaults|NSUserDefaults)\b"#, ["CA92.1"]),
     ]
@@ -41,15 +47,19 @@ final class PrivacyManifestTests: XCTestCase {
         guard FileManager.default.fileExists(atPath: url.path) else { return nil }
         let plist = try PropertyListSerialization.propertyList(from: Data(contentsOf: url), format: nil)
         let root = try XCTUnwrap(plist as? [String: Any], "\(module): the manifest is not a dictionary")
-        let types = try XCTUnwrap(root["NSPrivacyAccessedAPITypes"] as? [[String: Any]], "\(module): NSPrivacyAccessedAPITypes")
+        let types = try XCTUnwrap(
+            root["NSPrivacyAccessedAPITypes"] as? [[String: Any]], "\(module): NSPrivacyAccessedAPITypes")
         var reasons: [String: [String]] = [:]
         for entry in types {
-            let category = try XCTUnwrap(entry["NSPrivacyAccessedAPIType"] as? String, "\(module): NSPrivacyAccessedAPIType")
-            reasons[category] = try XCTUnwrap(entry["NSPrivacyAccessedAPITypeReasons"] as? [String], "\(module): reasons")
+            let category = try XCTUnwrap(
+                entry["NSPrivacyAccessedAPIType"] as? String, "\(module): NSPrivacyAccessedAPIType")
+            reasons[category] = try XCTUnwrap(
+                entry["NSPrivacyAccessedAPITypeReasons"] as? [String], "\(module): reasons")
         }
         return Manifest(
             tracking: try XCTUnwrap(root["NSPrivacyTracking"] as? Bool, "\(module): NSPrivacyTracking"),
-            collectedDataTypes: try XCTUnwrap(root["NSPrivacyCollectedDataTypes"] as? [Any], "\(module): NSPrivacyCollectedDataTypes"),
+            collectedDataTypes: try XCTUnwrap(
+                root["NSPrivacyCollectedDataTypes"] as? [Any], "\(module): NSPrivacyCollectedDataTypes"),
             reasons: reasons)
     }
 
@@ -65,9 +75,11 @@ final class PrivacyManifestTests: XCTestCase {
                 .split(separator: "\n").filter { !$0.trimmingCharacters(in: .whitespaces).hasPrefix("//") }
                 .joined(separator: "\n")
         }
-        return Set(try Self.categories.filter { item in
-            try NSRegularExpression(pattern: item.pattern).firstMatch(in: text, range: NSRange(text.startIndex..., in: text)) != nil
-        }.map(\.category))
+        return Set(
+            try Self.categories.filter { item in
+                try NSRegularExpression(pattern: item.pattern).firstMatch(
+                    in: text, range: NSRange(text.startIndex..., in: text)) != nil
+            }.map(\.category))
     }
 
     func testEveryRequiredReasonAPIAModuleCallsIsDeclaredWithADocumentedReason() throws {
@@ -81,16 +93,21 @@ final class PrivacyManifestTests: XCTestCase {
                 let declared = Set(manifest.reasons[category] ?? [])
                 let expected = Self.categories.first { $0.category == category }?.reasons ?? []
                 XCTAssertFalse(declared.isEmpty, "\(module): \(category) is used but not declared")
-                XCTAssertTrue(declared.isSubset(of: expected), "\(module): \(category) reasons \(declared.sorted()), expected among \(expected.sorted())")
+                XCTAssertTrue(
+                    declared.isSubset(of: expected),
+                    "\(module): \(category) reasons \(declared.sorted()), expected among \(expected.sorted())")
             }
             XCTAssertEqual(Set(manifest.reasons.keys), used, "\(module): declared categories the module does not use")
         }
     }
 
     func testTheModulesThatReadFileMetadataOrBootTimeShipAManifest() throws {
-        XCTAssertEqual(try manifest(of: "MeasurementEventsHTTP")?.reasons, ["NSPrivacyAccessedAPICategoryFileTimestamp": ["C617.1"]])
         XCTAssertEqual(
-            try manifest(of: "ImpressionTracking")?.reasons, ["NSPrivacyAccessedAPICategorySystemBootTime": ["35F9.1", "8FFB.1"]])
+            try manifest(of: "MeasurementEventsHTTP")?.reasons,
+            ["NSPrivacyAccessedAPICategoryFileTimestamp": ["C617.1"]])
+        XCTAssertEqual(
+            try manifest(of: "ImpressionTracking")?.reasons,
+            ["NSPrivacyAccessedAPICategorySystemBootTime": ["35F9.1", "8FFB.1"]])
     }
 
     func testManifestsDeclareNoTrackingAndNoCollectedData() throws {
@@ -103,10 +120,15 @@ final class PrivacyManifestTests: XCTestCase {
     }
 
     func testEachManifestIsAResourceOfItsTargetInThePackage() throws {
-        let package = try String(contentsOf: Self.sources.deletingLastPathComponent().appendingPathComponent("Package.swift"), encoding: .utf8)
+        let package = try String(
+            contentsOf: Self.sources.deletingLastPathComponent().appendingPathComponent("Package.swift"),
+            encoding: .utf8)
         for module in Self.libraryModules where try manifest(of: module) != nil {
-            let declaration = package.range(of: "name: \"\(module)\"").map { package[$0.upperBound...].prefix(200) } ?? ""
-            XCTAssertTrue(declaration.contains(#"resources: [.copy("PrivacyInfo.xcprivacy")]"#), "\(module): not a resource in Package.swift")
+            let declaration =
+                package.range(of: "name: \"\(module)\"").map { package[$0.upperBound...].prefix(200) } ?? ""
+            XCTAssertTrue(
+                declaration.contains(#"resources: [.copy("PrivacyInfo.xcprivacy")]"#),
+                "\(module): not a resource in Package.swift")
         }
     }
 }

@@ -37,7 +37,10 @@ final class SamplingProcessorTests: XCTestCase {
     func testDecisionIsStablePerAnonymousIDAndName() {
         let sampling = SamplingProcessor(anonymousID: "install-1", rates: ["feed/*": 0.5])
         let first = sampling.keeps("feed/item_shown")
-        for _ in 0..<10 { XCTAssertEqual(SamplingProcessor(anonymousID: "install-1", rates: ["feed/*": 0.5]).keeps("feed/item_shown"), first) }
+        for _ in 0..<10 {
+            XCTAssertEqual(
+                SamplingProcessor(anonymousID: "install-1", rates: ["feed/*": 0.5]).keeps("feed/item_shown"), first)
+        }
     }
 
     func testRateIsRoughlyTheShareOfInstallsKept() {

@@ -4,11 +4,13 @@ import XCTest
 /// NIST FIPS 180-4 example vectors (also in RFC 6234).
 final class SHA256Tests: XCTestCase {
     func testEmptyInput() {
-        XCTAssertEqual(SHA256.hexDigest(of: [UInt8]()), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
+        XCTAssertEqual(
+            SHA256.hexDigest(of: [UInt8]()), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
     }
 
     func testAbc() {
-        XCTAssertEqual(SHA256.hexDigest(of: Array("abc".utf8)), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+        XCTAssertEqual(
+            SHA256.hexDigest(of: Array("abc".utf8)), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
     }
 
     func testTwoBlockMessage() {
@@ -27,6 +29,8 @@ final class SHA256Tests: XCTestCase {
         var hasher = SHA256()
         hasher.update(Array("abcdbcdecdefdefgefghfghighijhijk".utf8))
         hasher.update(Array("ijkljklmklmnlmnomnopnopq".utf8))
-        XCTAssertEqual(hasher.finalize(), SHA256.digest(of: Array("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq".utf8)))
+        XCTAssertEqual(
+            hasher.finalize(), SHA256.digest(of: Array("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq".utf8))
+        )
     }
 }

@@ -148,9 +148,9 @@ final class SessionTests: XCTestCase {
             clock.advance(by: 20 * 60)
         }
         first.waitUntilDelivered()
-        first.stop()   // killed: never went to the background
+        first.stop()  // killed: never went to the background
 
-        clock.advance(by: -10 * 60)   // relaunched 10 minutes after the last event, 50 after the first
+        clock.advance(by: -10 * 60)  // relaunched 10 minutes after the last event, 50 after the first
         let second = makeAggregator(configuration)
         post("b")
         second.waitUntilDelivered()
@@ -194,7 +194,9 @@ final class SessionTests: XCTestCase {
         return Set(sessionIDs()).count
     }
 
-    private func makeAggregator(_ base: EventAggregator.Configuration = EventAggregator.Configuration()) -> EventAggregator {
+    private func makeAggregator(_ base: EventAggregator.Configuration = EventAggregator.Configuration())
+        -> EventAggregator
+    {
         var configuration = base
         configuration.clock = clock
         let aggregator = EventAggregator(

@@ -1,6 +1,7 @@
 import Foundation
-@testable import MeasurementEvents
 import XCTest
+
+@testable import MeasurementEvents
 
 /// The pure session state machine, driven by the dates it is given.
 final class SessionTimelineTests: XCTestCase {

@@ -1,6 +1,7 @@
 import Foundation
-@testable import MeasurementEvents
 import XCTest
+
+@testable import MeasurementEvents
 
 final class ConsoleTrackerTests: XCTestCase {
     func testClockTimeOfAPresentDateWorksWithA32BitInt() {

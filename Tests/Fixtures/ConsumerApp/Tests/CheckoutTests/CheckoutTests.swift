@@ -14,7 +14,9 @@ final class CheckoutTests: XCTestCase {
         center.removeObserver(token)
         let events = received.withLock { $0 }
         XCTAssertEqual(events.map(\.name), CheckoutEvents.allNames)
-        XCTAssertEqual(CheckoutEvents.CheckoutPaid(events[1]), CheckoutEvents.CheckoutPaid(cartID: "c1", email: "a@example.com", express: true))
+        XCTAssertEqual(
+            CheckoutEvents.CheckoutPaid(events[1]),
+            CheckoutEvents.CheckoutPaid(cartID: "c1", email: "a@example.com", express: true))
         XCTAssertEqual(CheckoutEvents.personalDataArgs, ["checkout/paid": ["email"]])
     }
 }
