@@ -92,7 +92,7 @@ open class EventAggregator: @unchecked Sendable {
         queue = DispatchQueue(label: "MeasurementEvents.EventAggregator")
         attribution = AttributionState(
             store: configuration.identityStore ?? InMemoryIdentityStore(), rules: configuration.sessions,
-            context: configuration.context?() ?? .current())
+            context: configuration.makeContext())
         let restored = attribution.restored
         let consent = restored.consent ?? configuration.consent
         posting = PostingState(consent: consent)

@@ -53,10 +53,7 @@ final class AttributionState: @unchecked Sendable {
         if isNew, let problem = save(), self.restored.problem == nil { self.restored.problem = problem }
     }
 
-    var identity: EventIdentity { contents.identity }
     var currentAttribution: EventAttribution { storage.value }
-    var currentSession: Session? { timeline.current }
-    var storedContents: IdentityStoreContents { contents }
 
     /// Stamps `event` with the identity, session and context in force; returns what happened to
     /// sessions (and saves a session that started).

@@ -85,5 +85,10 @@ extension EventAggregator {
 
         /// The defaults: asynchronous delivery, consent granted, an in-memory identity store, 30-minute sessions.
         public init() {}
+
+        /// The app's context (``context``), or the one collected from Foundation.
+        func makeContext() -> EventContext {
+            context?() ?? .current()
+        }
     }
 }

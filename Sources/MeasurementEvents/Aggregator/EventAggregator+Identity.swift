@@ -52,7 +52,8 @@ extension EventAggregator {
         case .enterBackground:
             if let problem = attribution.enterBackground(at: control.timestamp) { reportStoreProblem(problem) }
         case .enterForeground:
-            let (ended, problem) = attribution.enterForeground(at: control.timestamp, context: makeContext())
+            let (ended, problem) = attribution.enterForeground(
+                at: control.timestamp, context: configuration.makeContext())
             if let problem { reportStoreProblem(problem) }
             if let ended, configuration.sessions.emitsEvents {
                 var events = sessionEvents(for: SessionTimeline.Transition(ended: ended)).map {
@@ -61,12 +62,8 @@ extension EventAggregator {
                 deliverAll(&events, 0..<events.count)
             }
         case .refreshContext:
-            attribution.replaceContext(makeContext())
+            attribution.replaceContext(configuration.makeContext())
         }
-    }
-
-    private func makeContext() -> EventContext {
-        configuration.context?() ?? .current()
     }
 
     // MARK: App lifecycle

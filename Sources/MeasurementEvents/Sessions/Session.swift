@@ -112,12 +112,6 @@ struct SessionTimeline: Sendable, Equatable {
         date.timeIntervalSince(session.lastActivityAt) < rules.timeout
     }
 
-    /// Milliseconds since 1970, clamped to Int64 (a date from outside is not trusted).
-    static func milliseconds(_ date: Date) -> Int64 {
-        let value = (date.timeIntervalSince1970 * 1000).rounded(.down)
-        guard value.isFinite else { return 0 }
-        if value >= 9.2e18 { return Int64.max / 2 }
-        if value <= -9.2e18 { return Int64.min / 2 }
-        return Int64(value)
-    }
+    /// Milliseconds since 1970, clamped (a date from outside is not trusted).
+    static func milliseconds(_ date: Date) -> Int64 { UnixTime.milliseconds(date) }
 }

@@ -210,9 +210,9 @@ public struct OTLPLogsEncoder: BatchEncoder {
     /// Nanoseconds since 1970 as a decimal string (microsecond precision, as `Date` holds);
     /// times before 1970 give 0, times past UInt64 (the year 2554) its maximum.
     static func nanoseconds(_ date: Date) -> String {
-        let microseconds = (date.timeIntervalSince1970 * 1_000_000).rounded(.down)
-        guard microseconds.isFinite, microseconds > 0 else { return "0" }
-        guard microseconds < 1.8e16 else { return String(UInt64.max) }
-        return String(UInt64(microseconds) * 1000)
+        let microseconds = UnixTime.microseconds(date)
+        guard microseconds > 0 else { return "0" }
+        guard microseconds < 18_446_744_073_709_551 else { return String(UInt64.max) }
+        return String(UInt64(microseconds) * 1000)  // fits: checked just above
     }
 }

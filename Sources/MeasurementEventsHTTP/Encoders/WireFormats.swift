@@ -1,4 +1,5 @@
 import Foundation
+import MeasurementEvents
 
 /// Small formatting helpers shared by the encoders.
 enum WireFormats {
@@ -19,23 +20,11 @@ enum WireFormats {
             + "\(two(seconds / 3600)):\(two(seconds / 60 % 60)):\(two(seconds % 60)).\(millis)Z"
     }
 
-    /// Milliseconds since 1970, with the date clamped to years 1 to 9999 so that no date (a
-    /// `MeasurementEvent` made in code may carry any) can overflow Int64.
-    static func milliseconds(_ date: Date) -> Int64 {
-        Int64((clampedSeconds(date) * 1000).rounded(.down))  // fits: clamped below ±2.6e14
-    }
+    /// Milliseconds since 1970, clamped to the years 1 to 9999 (``UnixTime``).
+    static func milliseconds(_ date: Date) -> Int64 { UnixTime.milliseconds(date) }
 
     /// Microseconds since 1970, clamped like ``milliseconds(_:)``.
-    static func microseconds(_ date: Date) -> Int64 {
-        Int64((clampedSeconds(date) * 1_000_000).rounded(.down))  // fits: clamped below ±2.6e17
-    }
-
-    /// Seconds since 1970 within 0001-01-01 and 9999-12-31; NaN reads as 1970.
-    private static func clampedSeconds(_ date: Date) -> Double {
-        let seconds = date.timeIntervalSince1970
-        guard !seconds.isNaN else { return 0 }
-        return min(max(seconds, -62_135_596_800), 253_402_300_799.999)
-    }
+    static func microseconds(_ date: Date) -> Int64 { UnixTime.microseconds(date) }
 
     private static func floorDivision(_ value: Int64, _ divisor: Int64) -> (quotient: Int64, remainder: Int64) {
         let remainder = (value % divisor + divisor) % divisor
