@@ -181,7 +181,6 @@ public final class HTTPTracker: EventTracker, @unchecked Sendable {
         /// Whether a `track` without announced consent opened the uploads (once is enough).
         var openedByTracking = false
         var timer: (any ScheduledWork)?
-        var closed = false
     }
 
     /// Makes a tracker that keeps its queue and identity in `directory`, and sends what a
