@@ -24,7 +24,9 @@ public struct MeasurementEvent: Hashable, Sendable, Identifiable {
     public var timestamp: Date
     /// Identity, session and context, shared between events (see ``attribution``).
     var attributionStorage: AttributionStorage?
+}
 
+extension MeasurementEvent {
     /// An event.
     ///
     /// - Parameters:
@@ -44,13 +46,11 @@ public struct MeasurementEvent: Hashable, Sendable, Identifiable {
         id: UUID = EventIDGenerator.makeID(),
         timestamp: Date = Date()
     ) {
-        self.id = id
-        self.name = name
-        self.args = args
-        self.type = type
-        self.category = category
-        self.label = label
-        self.timestamp = timestamp
+        // Through the memberwise initialiser: setting each field made the optimiser build the
+        // event twice, copy one and destroy the other.
+        self.init(
+            id: id, name: name, args: args, type: type, category: category, label: label, timestamp: timestamp,
+            attributionStorage: nil)
     }
 }
 

@@ -97,7 +97,9 @@ extension EventAggregator {
     func deliverAll(_ batch: inout [Pending], _ range: Range<Int>) {
         guard !range.isEmpty else { return }
         if let trackers = admitWhole(&batch, range) {
-            for index in range { forward(batch[index].event, to: trackers) }
+            // Passed `inout`: reading `batch[index].event` (or through a buffer pointer) copied
+            // every field and destroyed the copy, per event; exclusive access needs no copy.
+            for index in range { forward(&batch[index].event, to: trackers) }
         } else {
             for index in range { deliver(batch[index]) }
         }
@@ -108,16 +110,19 @@ extension EventAggregator {
     /// returns nil and admits nothing. Locking per event made the delivery thread contend
     /// with posting threads for the state lock four times per event.
     private func admitWhole(_ batch: inout [Pending], _ range: Range<Int>) -> [any EventTracker]? {
-        state.withLock { state -> [any EventTracker]? in
-            guard state.processors.isEmpty, state.consent == .granted, state.ready, state.held.isEmpty,
-                !batch[range].contains(where: { $0.consentAtPost.discards })
-            else { return nil }
-            for index in range where batch[index].needsID {
-                batch[index].event.id = state.ids.next()
-                batch[index].needsID = false
+        // In place throughout: `batch[index]` copied the whole event to read one field.
+        batch.withUnsafeMutableBufferPointer { batch in
+            guard !range.contains(where: { batch[$0].consentAtPost.discards }) else { return nil }
+            return state.withLock { state -> [any EventTracker]? in
+                guard state.processors.isEmpty, state.consent == .granted, state.ready, state.held.isEmpty
+                else { return nil }
+                for index in range where batch[index].needsID {
+                    batch[index].event.id = state.ids.next()
+                    batch[index].needsID = false
+                }
+                state.diagnostics.forwarded += range.count
+                return state.trackers
             }
-            state.diagnostics.forwarded += range.count
-            return state.trackers
         }
     }
 
@@ -163,10 +168,24 @@ extension EventAggregator {
         return trackers
     }
 
-    func forward(_ event: MeasurementEvent, to trackers: [any EventTracker]) {
+    func forward(_ event: borrowing MeasurementEvent, to trackers: [any EventTracker]) {
+        var event = copy event
+        forward(&event, to: trackers)
+    }
+
+    /// ``forward(_:to:)`` for an event the caller has exclusive access to: not copied.
+    func forward(_ event: inout MeasurementEvent, to trackers: [any EventTracker]) {
         didReceive(event)
-        for tracker in trackers {
-            call(tracker, on: event.name) { try $0.track(event) }
+        // No closure and no iteration copy: capturing the event, or iterating the array, copied
+        // the event or the tracker existential (a retain and a release per field) per event.
+        trackers.withUnsafeBufferPointer { trackers in
+            for index in trackers.indices {
+                do {
+                    try trackers[index].track(event)
+                } catch {
+                    trackerFailed(trackers[index], on: event.name, error)
+                }
+            }
         }
     }
 
@@ -215,11 +234,16 @@ extension EventAggregator {
         do {
             try body(tracker)
         } catch {
-            state.withLock { $0.diagnostics.trackerFailures += 1 }
-            configuration.problemHandler?(
-                .trackerFailed(
-                    tracker: String(describing: type(of: tracker)), event: name ?? "(flush)", error: "\(error)"))
+            trackerFailed(tracker, on: name, error)
         }
+    }
+
+    /// Counts and reports a tracker's failure.
+    @inline(never)
+    func trackerFailed(_ tracker: any EventTracker, on name: EventName?, _ error: any Error) {
+        state.withLock { $0.diagnostics.trackerFailures += 1 }
+        configuration.problemHandler?(
+            .trackerFailed(tracker: String(describing: type(of: tracker)), event: name ?? "(flush)", error: "\(error)"))
     }
 
     func reportStoreProblem(_ problem: IdentityStoreError) {

@@ -25,9 +25,27 @@ extension EventAggregator {
 
         /// The event, its args converted; an error when one of them is not a valid value.
         func makePending() throws(MalformedEventError) -> Pending {
-            var event = MeasurementEvent(posted: name, type: type, category: category, timestamp: timestamp)
-            event.args = try NotificationKeys.readPostedArgs(args, notificationName: .measurementEvent)
-            return Pending(event: event, needsID: true, consentAtPost: consentAtPost, sequence: sequence)
+            let args = try NotificationKeys.readPostedArgs(args, notificationName: .measurementEvent)
+            return Pending(
+                event: MeasurementEvent(
+                    id: MeasurementEvent.placeholderID, name: name, args: args, type: type, category: category,
+                    label: nil, timestamp: timestamp, attributionStorage: nil),
+                needsID: true, consentAtPost: consentAtPost, sequence: sequence)
+        }
+
+        /// ``makePending()`` into uninitialized memory: built there, not copied there (returning
+        /// the event and then storing it cost a copy and a destroy per event). Leaves `slot`
+        /// uninitialized when it throws.
+        func makePending(into slot: UnsafeMutablePointer<Pending>) throws(MalformedEventError) {
+            let args = try NotificationKeys.readPostedArgs(args, notificationName: .measurementEvent)
+            // The memberwise initialiser: the public one, or one that sets each field, made the
+            // optimiser build the event twice, copy one and destroy the other.
+            slot.initialize(
+                to: Pending(
+                    event: MeasurementEvent(
+                        id: MeasurementEvent.placeholderID, name: name, args: args, type: type, category: category,
+                        label: nil, timestamp: timestamp, attributionStorage: nil),
+                    needsID: true, consentAtPost: consentAtPost, sequence: sequence))
         }
     }
 
@@ -54,22 +72,5 @@ extension EventAggregator {
     enum Held {
         case event(MeasurementEvent)
         case identity(IdentityEvent)
-    }
-}
-
-extension MeasurementEvent {
-    /// The event of a fast-path post: no args yet (they are converted on the delivery queue)
-    /// and the placeholder id. Sets every field itself: going through the public initialiser
-    /// made the optimiser build the event twice, copy one and destroy the other, on every post.
-    @inline(__always)
-    init(posted name: EventName, type: EventType, category: String?, timestamp: Date) {
-        id = Self.placeholderID
-        self.name = name
-        args = EventArgs()
-        self.type = type
-        self.category = category
-        label = nil
-        self.timestamp = timestamp
-        attributionStorage = nil
     }
 }

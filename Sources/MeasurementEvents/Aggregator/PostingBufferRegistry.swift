@@ -79,17 +79,27 @@ final class PostingBufferRegistry: @unchecked Sendable {
     /// ones whose args are not valid go to `rejected` instead.
     private func makeEvents(of source: inout PostingBuffer.Contents, rejected: inout [MalformedEventError]) {
         guard !source.posted.isEmpty else { return }
-        let hadEvents = !source.events.isEmpty
-        source.events.reserveCapacity(source.events.count + source.posted.count)
-        for posted in source.posted {
-            do {
-                source.events.append(try posted.makePending())
-            } catch {
-                rejected.append(error)
+        // Posts are read in place and events made in place: iterating or appending copied
+        // every post and every event once, and destroyed the copy.
+        let made = source.posted.withUnsafeBufferPointer { posts in
+            [EventAggregator.Pending](unsafeUninitializedCapacity: posts.count) { events, made in
+                for index in posts.indices {
+                    do throws(MalformedEventError) {
+                        try posts[index].makePending(into: events.baseAddress! + made)
+                        made += 1
+                    } catch {
+                        rejected.append(error)
+                    }
+                }
             }
         }
         recycle(&source.posted)
-        if hadEvents { source.events.sort { $0.sequence < $1.sequence } }
+        if source.events.isEmpty {
+            source.events = made
+        } else {
+            source.events += made
+            source.events.sort { $0.sequence < $1.sequence }
+        }
     }
 
     /// Takes back an emptied array of posts, for its capacity.
