@@ -48,10 +48,6 @@ open class EventAggregator: @unchecked Sendable {
     /// Serialises synchronous delivery; recursive so that a tracker may post.
     let synchronousDelivery = NSRecursiveLock()
     let attribution: AttributionState
-    private let clock: (any EventClock)?
-    /// Whether `clock` is nil: checked first, since copying the optional existential costs
-    /// more than reading the time.
-    private let usesSystemClock: Bool
 
     struct State {
         var filter: EventFilter?
@@ -87,15 +83,12 @@ open class EventAggregator: @unchecked Sendable {
     ) {
         self.center = center
         self.configuration = configuration
-        clock = configuration.clock
-        usesSystemClock = configuration.clock == nil
         queue = DispatchQueue(label: "MeasurementEvents.EventAggregator")
         attribution = AttributionState(
             store: configuration.identityStore ?? InMemoryIdentityStore(), rules: configuration.sessions,
             context: configuration.makeContext())
         let restored = attribution.restored
         let consent = restored.consent ?? configuration.consent
-        posting = PostingState(consent: consent)
         var diagnostics = Diagnostics()
         if restored.problem != nil { diagnostics.identityStoreFailures = 1 }
         state = LockedValue(
@@ -103,6 +96,8 @@ open class EventAggregator: @unchecked Sendable {
                 filter: filter, trackers: trackers, processors: processors,
                 ready: !configuration.holdsEventsUntilReady, consent: consent,
                 diagnostics: diagnostics))
+        posting = PostingState(consent: consent, configuration: configuration, state: state)
+        posting.owner = self
         queue.setSpecific(key: queueKey, value: ObjectIdentifier(self))
         if let problem = restored.problem { configuration.problemHandler?(.identityStoreFailed(problem)) }
     }
@@ -179,10 +174,9 @@ open class EventAggregator: @unchecked Sendable {
 
     private func observe(_ name: Notification.Name, keys: NotificationKeys) -> any NSObjectProtocol {
         // No `queue:`: on Linux it makes the poster wait for that queue to drain.
-        // A `weak let`, not `[weak self]`: an immutable capture needs no access check per post.
-        weak let aggregator = self
-        return center.addObserver(forName: name, object: nil, queue: nil) { notification in
-            aggregator?.receive(notification, keys: keys)
+        // The posting state, held strongly: it does not keep the aggregator alive.
+        return center.addObserver(forName: name, object: nil, queue: nil) { [posting] notification in
+            posting.receive(notification, keys: keys)
         }
     }
 
@@ -222,7 +216,7 @@ open class EventAggregator: @unchecked Sendable {
     public var consent: Consent { state.withLock { $0.consent } }
 
     /// What the aggregator has received, forwarded, filtered out, dropped and failed so far.
-    public var diagnostics: Diagnostics { postingCounters(added: state.withLock { $0.diagnostics }) }
+    public var diagnostics: Diagnostics { posting.postingCounters(added: state.withLock { $0.diagnostics }) }
 
     // MARK: Waiting
 
@@ -261,48 +255,16 @@ open class EventAggregator: @unchecked Sendable {
     public func receive(_ notification: Notification) {
         switch notification.name {
         case .measurementIdentity: receiveIdentity(notification)
-        case .legacyAQSEvent: receive(notification, keys: .legacyAQS)
-        default: receive(notification, keys: .standard)
+        case .legacyAQSEvent: posting.receive(notification, keys: .legacyAQS)
+        default: posting.receive(notification, keys: .standard)
         }
-    }
-
-    private func receive(_ notification: Notification, keys: NotificationKeys) {
-        if keys.isStandard, let post = PostInProgress.current(for: notification) {
-            return receive(post, notificationName: notification.name, slot: postingSlot())
-        }
-        let fields: NotificationFields
-        do {
-            fields = try keys.readFields(notification)
-        } catch {
-            return reject(error)
-        }
-        let slot = postingSlot()
-        guard let consent = admit(fields.name, decision(on: fields.name, cachedIn: slot.decisions)) else { return }
-        let event: MeasurementEvent
-        do {
-            event = try MeasurementEvent(fields: fields, receivedAt: now(), assignsID: false)
-        } catch {
-            return reject(error, alreadyCounted: true)
-        }
-        enqueue(
-            Pending(event: event, needsID: event.id == MeasurementEvent.placeholderID, consentAtPost: consent),
-            in: slot)
     }
 
     @inline(__always)
-    func now() -> Date {
-        if usesSystemClock { return Date() }
-        return clock?.now() ?? Date()
-    }
+    func now() -> Date { posting.now() }
 
     func reject(_ error: MalformedEventError, alreadyCounted: Bool = false) {
-        if !alreadyCounted { posting.received.add(1) }
-        state.withLock { state in
-            state.diagnostics.malformed += 1
-            state.diagnostics.recentMalformed.append(error)
-            if state.diagnostics.recentMalformed.count > 20 { state.diagnostics.recentMalformed.removeFirst() }
-        }
-        configuration.problemHandler?(.malformedNotification(error))
+        posting.reject(error, alreadyCounted: alreadyCounted)
     }
 
     /// Runs `body` where trackers are called, between two deliveries and never during one, and

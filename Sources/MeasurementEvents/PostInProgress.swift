@@ -47,9 +47,8 @@ struct PostInProgress {
     static func current(for notification: Notification) -> UnsafePointer<PostInProgress>? {
         guard let raw = PostingThread.current._withUnsafeGuaranteedRef({ $0.postInProgress }) else { return nil }
         let post = raw.assumingMemoryBound(to: PostInProgress.self)
-        guard let info = notification.userInfo, let identity = identity(of: info),
-            identity == post.pointee.userInfoIdentity
-        else { return nil }
+        // The dictionary's identity without binding a copy of it (a retain and a release).
+        guard notification.userInfo.map({ identity(of: $0) }) == post.pointee.userInfoIdentity else { return nil }
         return post
     }
 }

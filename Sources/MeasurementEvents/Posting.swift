@@ -80,11 +80,10 @@ extension MeasurementEvent {
     /// with `as? [String: Any]`; an ``EventValue`` or a custom conformer is not.
     @inline(__always)
     private static func allPlain(_ args: [String: any EventValueConvertible]) -> Bool {
+        let readsContainer = PlainValueTypes.containerLayoutHolds
         for value in args.values {
-            let type = ObjectIdentifier(Swift.type(of: value))
             guard
-                type == ObjectIdentifier(String.self) || type == ObjectIdentifier(Int.self)
-                    || type == ObjectIdentifier(Double.self) || type == ObjectIdentifier(Bool.self)
+                PlainValueTypes.contains(readsContainer ? PlainValueTypes.storedType(of: value) : Swift.type(of: value))
             else { return false }
         }
         return true

@@ -7,6 +7,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "CMeasurementThreadSlot.h"
+
 typedef struct me_atomic_int64 { _Atomic(int64_t) value; } me_atomic_int64;
 
 /// A new atomic on the heap (Swift cannot allocate a C11 atomic itself); never NULL.

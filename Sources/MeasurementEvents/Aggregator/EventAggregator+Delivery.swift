@@ -13,6 +13,14 @@ extension EventAggregator {
         }
     }
 
+    /// Delivers one event at once (synchronous delivery), on the posting thread.
+    func deliverNow(_ pending: Pending) {
+        var batch = [pending]
+        synchronousDelivery.lock()
+        defer { synchronousDelivery.unlock() }
+        deliverSegment(&batch, 0..<batch.count)
+    }
+
     /// Delivers everything posted, in order, applying controls (identity changes, background
     /// moves) between the events they were posted between.
     func drain() {
@@ -22,10 +30,10 @@ extension EventAggregator {
             posting.drainRequested.exchange(0)
             var rejected: [MalformedEventError] = []
             var (batch, controls) = posting.buffers.nextRound(rejected: &rejected)
-            for error in rejected { reject(error, alreadyCounted: true) }
+            for error in rejected { posting.reject(error, alreadyCounted: true) }
             if batch.isEmpty && controls.isEmpty {
                 if rejected.isEmpty { return }
-                finishInFlight(rejected.count)
+                posting.finishInFlight(rejected.count)
                 continue
             }
             let events = batch.count + rejected.count
@@ -36,7 +44,7 @@ extension EventAggregator {
                 start = control.position
             }
             deliverSegment(&batch, start..<batch.count)
-            finishInFlight(events)
+            posting.finishInFlight(events)
         }
     }
 

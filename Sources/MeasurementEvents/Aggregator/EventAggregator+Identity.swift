@@ -27,10 +27,10 @@ extension EventAggregator {
         let timestamp = now()
         switch configuration.delivery {
         case .asynchronous:
-            postingSlot().buffer.append(
+            posting.postingSlot().buffer.append(
                 Control(position: 0, action: action, timestamp: timestamp, consentAtPost: posting.consent),
                 numberedBy: posting.buffers.sequence)
-            requestDrain()
+            posting.requestDrain()
         case .synchronous:
             let consent = self.consent
             synchronousDelivery.lock()

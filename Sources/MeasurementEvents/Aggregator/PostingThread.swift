@@ -1,3 +1,5 @@
+internal import CMeasurementAtomics
+
 #if canImport(Darwin)
     import Darwin
 #elseif canImport(Glibc)
@@ -34,11 +36,15 @@ final class PostingThread {
     /// The ``PostInProgress`` that `MeasurementEvent.post` is making on this thread, if any.
     @exclusivity(unchecked) var postInProgress: UnsafeRawPointer?
 
-    private static let key: pthread_key_t = {
+    /// Only for its destructor, which runs when a thread exits: its buffers will get no more
+    /// items, and the drain drops them once it has emptied them. Reads go through a C11
+    /// thread-local (`me_posting_thread`), which costs a few instructions.
+    private static let exitKey: pthread_key_t = {
         var key = pthread_key_t()
-        // The destructor runs when a thread exits: its buffers will get no more items, and the
-        // drain drops them once it has emptied them.
         pthread_key_create(&key) { raw in
+            // Cleared first: another key's destructor may still post on this thread, and must
+            // then find no object rather than this freed one.
+            me_posting_thread_set(nil)
             #if canImport(Darwin)
                 Unmanaged<PostingThread>.fromOpaque(raw).release()
             #else
@@ -61,14 +67,15 @@ final class PostingThread {
     /// This thread's object, made on its first post; the thread keeps it alive.
     @inline(__always)
     static var current: Unmanaged<PostingThread> {
-        if let raw = pthread_getspecific(key) { return Unmanaged<PostingThread>.fromOpaque(raw) }
+        if let raw = me_posting_thread_get() { return Unmanaged<PostingThread>.fromOpaque(raw) }
         return makeCurrent()
     }
 
     @inline(never)
     private static func makeCurrent() -> Unmanaged<PostingThread> {
         let thread = Unmanaged.passRetained(PostingThread())
-        pthread_setspecific(key, thread.toOpaque())
+        pthread_setspecific(exitKey, thread.toOpaque())
+        me_posting_thread_set(thread.toOpaque())
         return thread
     }
 

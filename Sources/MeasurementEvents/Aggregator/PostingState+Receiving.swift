@@ -2,14 +2,52 @@ import Foundation
 
 /// The posting path: what runs on the posting thread, inside the observer, for every post.
 /// It takes no lock but its own thread's buffer's (and the state lock only on a cache miss).
-extension EventAggregator {
+extension PostingState {
+    /// Receives one notification: the post in progress on this thread when it is that post,
+    /// otherwise decoded from its userInfo.
+    func receive(_ notification: Notification, keys: NotificationKeys) {
+        if keys.isStandard, let post = PostInProgress.current(for: notification) {
+            return receive(post, notificationName: notification.name, slot: postingSlot())
+        }
+        let fields: NotificationFields
+        do {
+            fields = try keys.readFields(notification)
+        } catch {
+            return reject(error)
+        }
+        let slot = postingSlot()
+        guard let consent = admit(fields.name, decision(on: fields.name, cachedIn: slot.decisions)) else { return }
+        let event: MeasurementEvent
+        do {
+            event = try MeasurementEvent(fields: fields, receivedAt: now(), assignsID: false)
+        } catch {
+            return reject(error, alreadyCounted: true)
+        }
+        enqueue(
+            EventAggregator.Pending(
+                event: event, needsID: event.id == MeasurementEvent.placeholderID, consentAtPost: consent),
+            in: slot)
+    }
+
+    func reject(_ error: MalformedEventError, alreadyCounted: Bool = false) {
+        if !alreadyCounted { received.add(1) }
+        state.withLock { state in
+            state.diagnostics.malformed += 1
+            state.diagnostics.recentMalformed.append(error)
+            if state.diagnostics.recentMalformed.count > 20 { state.diagnostics.recentMalformed.removeFirst() }
+        }
+        configuration.problemHandler?(.malformedNotification(error))
+    }
+
     /// A post made by `MeasurementEvent.post` on this thread: its fields are already typed,
     /// and its args are converted on the delivery queue rather than here.
     ///
     /// The name is checked after the filter: a name that no filter keeps costs nothing more
     /// (it is counted as filtered out, and listed in `filteredOutNames`).
     @inline(__always)
-    func receive(_ post: UnsafePointer<PostInProgress>, notificationName: Notification.Name, slot: PostingThread.Slot) {
+    func receive(
+        _ post: UnsafePointer<PostInProgress>, notificationName: Notification.Name, slot: PostingThread.Slot
+    ) {
         let decision = decision(on: post.pointee.name.pointee, cachedIn: slot.decisions)
         guard let consent = admit(post.pointee.name.pointee, decision) else { return }
         if !decision.isValid, let problem = post.pointee.name.pointee.validationFailure {
@@ -21,18 +59,18 @@ extension EventAggregator {
         }
         let timestamp = now()
         let makePosted = {
-            PostedEvent(
+            EventAggregator.PostedEvent(
                 name: post.pointee.name.pointee, type: post.pointee.type, category: post.pointee.category.pointee,
                 args: post.pointee.args.pointee, timestamp: timestamp, consentAtPost: consent)
         }
         switch configuration.delivery {
         case .asynchronous:
             guard admitInFlight() else { return }
-            slot.buffer.append(numberedBy: posting.buffers.sequence, makePosted)
+            slot.buffer.append(numberedBy: buffers.sequence, makePosted)
             requestDrain()
         case .synchronous:
             do {
-                deliverNow(try makePosted().makePending())
+                owner?.deliverNow(try makePosted().makePending())
             } catch {
                 reject(error, alreadyCounted: true)
             }
@@ -43,7 +81,7 @@ extension EventAggregator {
     @inline(__always)
     func postingSlot() -> PostingThread.Slot {
         PostingThread.withCurrent { thread in
-            thread.slot(for: posting.serial) { posting.buffers.register($0) }
+            thread.slot(for: serial) { buffers.register($0) }
         }
     }
 
@@ -51,7 +89,7 @@ extension EventAggregator {
     /// or worked out (under the state lock for the filter) and remembered.
     @inline(__always)
     func decision(on name: EventName, cachedIn cache: borrowing NameDecisionCache) -> NameDecisionCache.Decision {
-        if let decision = cache.decision(for: name.rawValue, generation: posting.filterGeneration.value) {
+        if let decision = cache.decision(for: name.rawValue, generation: filterGeneration.value) {
             return decision
         }
         return decideAndRemember(name, in: cache)
@@ -62,7 +100,7 @@ extension EventAggregator {
         -> NameDecisionCache.Decision
     {
         // The generation is read with the filter it belongs to: a change bumps it under the lock.
-        let (filter, generation) = state.withLock { ($0.filter, posting.filterGeneration.value) }
+        let (filter, generation) = state.withLock { ($0.filter, filterGeneration.value) }
         let decision = NameDecisionCache.Decision(
             allowed: filter?.allows(name.rawValue) == true, isValid: name.validationFailure == nil)
         cache.remember(decision, for: name.rawValue, generation: generation)
@@ -71,10 +109,10 @@ extension EventAggregator {
 
     /// Counts a received event; the consent in force when the filter keeps it.
     @inline(__always)
-    func admit(_ name: EventName, _ decision: NameDecisionCache.Decision) -> Consent? {
-        posting.received.add(1)
-        if decision.allowed { return posting.consent }
-        posting.filteredOut.add(1)
+    func admit(_ name: EventName, _ decision: NameDecisionCache.Decision) -> EventAggregator.Consent? {
+        received.add(1)
+        if decision.allowed { return consent }
+        filteredOut.add(1)
         if configuration.recordsFilteredOutNames {
             state.withLock { $0.diagnostics.filteredOutNames[name, default: 0] += 1 }
         }
@@ -83,22 +121,15 @@ extension EventAggregator {
 
     /// Queues an event decoded from a notification, or delivers it at once with synchronous
     /// delivery.
-    func enqueue(_ pending: Pending, in slot: PostingThread.Slot) {
+    func enqueue(_ pending: EventAggregator.Pending, in slot: PostingThread.Slot) {
         switch configuration.delivery {
         case .asynchronous:
             guard admitInFlight() else { return }
-            slot.buffer.append(pending, numberedBy: posting.buffers.sequence)
+            slot.buffer.append(pending, numberedBy: buffers.sequence)
             requestDrain()
         case .synchronous:
-            deliverNow(pending)
+            owner?.deliverNow(pending)
         }
-    }
-
-    private func deliverNow(_ pending: Pending) {
-        var batch = [pending]
-        synchronousDelivery.lock()
-        defer { synchronousDelivery.unlock() }
-        deliverSegment(&batch, 0..<batch.count)
     }
 
     /// Schedules a drain unless one is scheduled and has not started swapping yet. The drain
@@ -106,7 +137,7 @@ extension EventAggregator {
     /// set) before it swaps the buffers.
     @inline(__always)
     func requestDrain() {
-        if posting.drainRequested.exchange(1) == 0 { scheduleDrain() }
+        if drainRequested.exchange(1) == 0 { owner?.scheduleDrain() }
     }
 
     /// Whether one more event may wait for delivery; otherwise drops it (the newest), counts
@@ -114,10 +145,10 @@ extension EventAggregator {
     @inline(__always)
     private func admitInFlight() -> Bool {
         let limit = Int64(clamping: configuration.maximumInFlightEvents)
-        if posting.inFlight.add(1) < limit { return true }
-        posting.inFlight.add(-1)
-        posting.droppedInFlight.add(1)
-        if posting.overflowing.exchange(1) == 0 {
+        if inFlight.add(1) < limit { return true }
+        inFlight.add(-1)
+        droppedInFlight.add(1)
+        if overflowing.exchange(1) == 0 {
             // On the posting thread, outside every lock: the handler is user code.
             configuration.problemHandler?(.inFlightLimitReached(limit: configuration.maximumInFlightEvents))
         }
@@ -127,18 +158,18 @@ extension EventAggregator {
     /// After a drain round: `events` were handed to delivery. An overflow episode ends once
     /// the backlog is under half the limit.
     func finishInFlight(_ events: Int) {
-        let remaining = posting.inFlight.add(Int64(-events)) - Int64(events)
-        if remaining < Int64(clamping: configuration.maximumInFlightEvents) / 2, posting.overflowing.value != 0 {
-            posting.overflowing.store(0)
+        let remaining = inFlight.add(Int64(-events)) - Int64(events)
+        if remaining < Int64(clamping: configuration.maximumInFlightEvents) / 2, overflowing.value != 0 {
+            overflowing.store(0)
         }
     }
 
     /// The counters kept outside the state lock, added to the ones kept under it.
-    func postingCounters(added diagnostics: Diagnostics) -> Diagnostics {
+    func postingCounters(added diagnostics: EventAggregator.Diagnostics) -> EventAggregator.Diagnostics {
         var diagnostics = diagnostics
-        diagnostics.received += Int(clamping: posting.received.value)
-        diagnostics.filteredOut += Int(clamping: posting.filteredOut.value)
-        diagnostics.droppedInFlight += Int(clamping: posting.droppedInFlight.value)
+        diagnostics.received += Int(clamping: received.value)
+        diagnostics.filteredOut += Int(clamping: filteredOut.value)
+        diagnostics.droppedInFlight += Int(clamping: droppedInFlight.value)
         return diagnostics
     }
 }

@@ -1,0 +1,3 @@
+#include "CMeasurementThreadSlot.h"
+
+_Thread_local void *me_posting_thread = 0;

@@ -1,0 +1,60 @@
+import XCTest
+
+@testable import MeasurementEvents
+
+final class PlainValueTypesTests: XCTestCase {
+    private struct Custom: EventValueConvertible {
+        var eventValue: EventValue { .string("custom") }
+    }
+
+    /// The container read is what posts use on this platform; if the layout check failed, every
+    /// post would fall back to `type(of:)` and this test would say so.
+    func testTheContainerLayoutHoldsHere() {
+        XCTAssertTrue(PlainValueTypes.containerLayoutHolds)
+    }
+
+    func testTheStoredTypeIsTheValuesType() {
+        let values: [(any EventValueConvertible, Any.Type)] = [
+            ("text", String.self), (3, Int.self), (1.5, Double.self), (true, Bool.self),
+            (EventValue.int(3), EventValue.self), (Int64(3), Int64.self), (Float(1.5), Float.self),
+            (Custom(), Custom.self),
+            // Larger than the three-word inline buffer: boxed, and still the right type.
+            (String(repeating: "long ", count: 20), String.self),
+        ]
+        for (value, type) in values {
+            XCTAssertTrue(
+                ObjectIdentifier(PlainValueTypes.storedType(of: value)) == ObjectIdentifier(type),
+                "\(type)")
+        }
+    }
+
+    func testOnlyTheFourFoundationScalarsArePlain() {
+        XCTAssertTrue(PlainValueTypes.contains(String.self))
+        XCTAssertTrue(PlainValueTypes.contains(Int.self))
+        XCTAssertTrue(PlainValueTypes.contains(Double.self))
+        XCTAssertTrue(PlainValueTypes.contains(Bool.self))
+        XCTAssertFalse(PlainValueTypes.contains(EventValue.self))
+        XCTAssertFalse(PlainValueTypes.contains(Int64.self))
+        XCTAssertFalse(PlainValueTypes.contains(Custom.self))
+    }
+
+    /// What an outside observer reads from a post: plain values only, whatever was passed.
+    func testAnObserverReadsPlainValuesFromAPostWithMixedArgs() {
+        let center = NotificationCenter()
+        let seen = LockedValue<[String: Any]?>(nil)
+        let observer = center.addObserver(forName: .measurementEvent, object: nil, queue: nil) { notification in
+            seen.withLock { $0 = notification.userInfo?[MeasurementEvent.UserInfoKey.args] as? [String: Any] }
+        }
+        defer { center.removeObserver(observer) }
+        MeasurementEvent.post(
+            "a/b", args: ["plain": 1, "event_value": EventValue.int(2), "custom": Custom()], to: center)
+        let args = seen.withLock { $0 }
+        XCTAssertEqual(args?["plain"] as? Int, 1)
+        XCTAssertEqual(args?["event_value"] as? Int, 2)
+        XCTAssertEqual(args?["custom"] as? String, "custom")
+        MeasurementEvent.post("a/b", args: ["s": "x", "i": 1, "d": 1.5, "b": true], to: center)
+        let plain = seen.withLock { $0 }
+        XCTAssertEqual(plain?["s"] as? String, "x")
+        XCTAssertEqual(plain?["b"] as? Bool, true)
+    }
+}
