@@ -45,9 +45,11 @@ extension MeasurementEvent {
         _ name: EventName,
         type: EventType = .default,
         category: String? = nil,
-        args: [String: any EventValueConvertible] = [:],
+        args: __owned [String: any EventValueConvertible] = [:],
         to center: NotificationCenter = .default
     ) {
+        // `args` is taken owned (`__owned`): the caller's dictionary, usually a literal, moves
+        // into the userInfo instead of being retained there and released by the caller.
         // Plain values travel as they are (no copy). Anything else is converted once, here,
         // so that every observer and the aggregator see the same values.
         // A value that cannot be an argument here (an Int64 beyond a 32-bit Int) travels as it

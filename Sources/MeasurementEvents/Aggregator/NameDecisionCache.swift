@@ -43,8 +43,35 @@ struct NameDecisionCache: ~Copyable {
     @inline(__always)
     func decision(for name: String, generation: Int64) -> Decision? {
         let entry = entries + Self.slot(of: name)
-        guard entry.pointee.generation == generation, entry.pointee.name == name else { return nil }
+        guard entry.pointee.generation == generation,
+            Self.isSameValue(&entry.pointee.name, name) || entry.pointee.name == name
+        else { return nil }
         return entry.pointee.decision
+    }
+
+    /// Whether two `String` values are the same bytes (the same literal, or the same storage):
+    /// checked in place, where `==` first copied the cached name (a retain and a release).
+    @inline(__always)
+    private static func isSameValue(_ cached: inout String, _ name: String) -> Bool {
+        withUnsafeBytes(of: &cached) { cached in
+            withUnsafeBytes(of: name) { name in
+                // Word by word (a String is 16 bytes on 64-bit platforms, 12 on 32-bit watchOS).
+                var offset = 0
+                while offset + MemoryLayout<UInt>.size <= cached.count {
+                    if cached.loadUnaligned(fromByteOffset: offset, as: UInt.self)
+                        != name.loadUnaligned(fromByteOffset: offset, as: UInt.self)
+                    {
+                        return false
+                    }
+                    offset += MemoryLayout<UInt>.size
+                }
+                while offset < cached.count {
+                    if cached[offset] != name[offset] { return false }
+                    offset += 1
+                }
+                return true
+            }
+        }
     }
 
     func remember(_ decision: Decision, for name: String, generation: Int64) {

@@ -7,7 +7,7 @@ extension PostingState {
     /// otherwise decoded from its userInfo.
     func receive(_ notification: Notification, keys: NotificationKeys) {
         if keys.isStandard, let post = PostInProgress.current(for: notification) {
-            return receive(post, notificationName: notification.name, slot: postingSlot())
+            return receive(post, from: notification, slot: postingSlot())
         }
         let fields: NotificationFields
         do {
@@ -46,7 +46,7 @@ extension PostingState {
     /// (it is counted as filtered out, and listed in `filteredOutNames`).
     @inline(__always)
     func receive(
-        _ post: UnsafePointer<PostInProgress>, notificationName: Notification.Name, slot: PostingThread.Slot
+        _ post: UnsafePointer<PostInProgress>, from notification: borrowing Notification, slot: PostingThread.Slot
     ) {
         let decision = decision(on: post.pointee.name.pointee, cachedIn: slot.decisions)
         guard let consent = admit(post.pointee.name.pointee, decision) else { return }
@@ -54,7 +54,7 @@ extension PostingState {
             return reject(
                 MalformedEventError(
                     .invalidName(name: post.pointee.name.pointee.rawValue, problem: problem),
-                    notificationName: notificationName),
+                    notificationName: notification.name),
                 alreadyCounted: true)
         }
         let timestamp = now()
