@@ -184,8 +184,8 @@ extension EventAggregator {
     /// ``forward(_:to:)`` for an event the caller has exclusive access to: not copied.
     func forward(_ event: inout MeasurementEvent, to trackers: [any EventTracker]) {
         didReceive(event)
-        // No closure and no iteration copy: capturing the event, or iterating the array, copied
-        // the event or the tracker existential (a retain and a release per field) per event.
+        // No closure: capturing the event in one copied it (a retain and a release per field)
+        // per event and tracker.
         trackers.withUnsafeBufferPointer { trackers in
             for index in trackers.indices {
                 do {
