@@ -44,6 +44,7 @@ extension EventAggregator {
                 start = control.position
             }
             deliverSegment(&batch, start..<batch.count)
+            posting.buffers.recycle(events: &batch)
             posting.finishInFlight(events)
         }
     }

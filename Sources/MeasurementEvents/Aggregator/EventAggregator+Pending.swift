@@ -32,21 +32,6 @@ extension EventAggregator {
                     label: nil, timestamp: timestamp, attributionStorage: nil),
                 needsID: true, consentAtPost: consentAtPost, sequence: sequence)
         }
-
-        /// ``makePending()`` into uninitialized memory: built there, not copied there (returning
-        /// the event and then storing it cost a copy and a destroy per event). Leaves `slot`
-        /// uninitialized when it throws.
-        func makePending(into slot: UnsafeMutablePointer<Pending>) throws(MalformedEventError) {
-            let args = try NotificationKeys.readPostedArgs(args, notificationName: .measurementEvent)
-            // The memberwise initialiser: the public one, or one that sets each field, made the
-            // optimiser build the event twice, copy one and destroy the other.
-            slot.initialize(
-                to: Pending(
-                    event: MeasurementEvent(
-                        id: MeasurementEvent.placeholderID, name: name, args: args, type: type, category: category,
-                        label: nil, timestamp: timestamp, attributionStorage: nil),
-                    needsID: true, consentAtPost: consentAtPost, sequence: sequence))
-        }
     }
 
     /// Something applied between two pending events, in posting order: an identity change or a

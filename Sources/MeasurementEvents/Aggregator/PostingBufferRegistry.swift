@@ -16,6 +16,9 @@ final class PostingBufferRegistry: @unchecked Sendable {
     private var carry = PostingBuffer.Contents()
     /// Emptied event arrays, kept with their capacity so that buffers do not regrow every round.
     private var spares: [[EventAggregator.PostedEvent]] = []
+    /// The last round's arrays, emptied, kept for their capacity: a round allocates none.
+    private var spareSources: [PostingBuffer.Contents] = []
+    private var spareEvents: [EventAggregator.Pending] = []
 
     func register(_ buffer: PostingBuffer) {
         buffers.withLock { $0.append(buffer) }
@@ -33,7 +36,12 @@ final class PostingBufferRegistry: @unchecked Sendable {
         rejected: inout [MalformedEventError]
     ) -> (events: [EventAggregator.Pending], controls: [EventAggregator.Control]) {
         let buffers = self.buffers.withLock { $0 }
-        var sources: [PostingBuffer.Contents] = []
+        var sources = spareSources
+        spareSources = []
+        defer {
+            sources.removeAll(keepingCapacity: true)
+            spareSources = sources
+        }
         if !carry.isEmpty {
             sources.append(carry)
             carry = PostingBuffer.Contents()
@@ -79,17 +87,17 @@ final class PostingBufferRegistry: @unchecked Sendable {
     /// ones whose args are not valid go to `rejected` instead.
     private func makeEvents(of source: inout PostingBuffer.Contents, rejected: inout [MalformedEventError]) {
         guard !source.posted.isEmpty else { return }
-        // Posts are read in place and events made in place: iterating or appending copied
-        // every post and every event once, and destroyed the copy.
-        let made = source.posted.withUnsafeBufferPointer { posts in
-            [EventAggregator.Pending](unsafeUninitializedCapacity: posts.count) { events, made in
-                for index in posts.indices {
-                    do throws(MalformedEventError) {
-                        try posts[index].makePending(into: events.baseAddress! + made)
-                        made += 1
-                    } catch {
-                        rejected.append(error)
-                    }
+        // Posts are read in place: iterating the array copied every post and destroyed the copy.
+        // The events go into the last round's array, which has the capacity already.
+        var made = spareEvents
+        spareEvents = []
+        made.reserveCapacity(source.posted.count)
+        source.posted.withUnsafeBufferPointer { posts in
+            for index in posts.indices {
+                do throws(MalformedEventError) {
+                    made.append(try posts[index].makePending())
+                } catch {
+                    rejected.append(error)
                 }
             }
         }
@@ -100,6 +108,13 @@ final class PostingBufferRegistry: @unchecked Sendable {
             source.events += made
             source.events.sort { $0.sequence < $1.sequence }
         }
+    }
+
+    /// Takes back a delivered round's events, for the array's capacity (up to a busy round's).
+    func recycle(events: inout [EventAggregator.Pending]) {
+        events.removeAll(keepingCapacity: true)
+        if events.capacity <= 4_096, events.capacity > spareEvents.capacity { spareEvents = events }
+        events = []
     }
 
     /// Takes back an emptied array of posts, for its capacity.
