@@ -260,13 +260,6 @@ open class EventAggregator: @unchecked Sendable {
         }
     }
 
-    @inline(__always)
-    func now() -> Date { posting.now() }
-
-    func reject(_ error: MalformedEventError, alreadyCounted: Bool = false) {
-        posting.reject(error, alreadyCounted: alreadyCounted)
-    }
-
     /// Runs `body` where trackers are called, between two deliveries and never during one, and
     /// waits for it: on the queue (directly when already on it), or under the
     /// synchronous-delivery lock. Asynchronous delivery runs `body` on a queue thread:

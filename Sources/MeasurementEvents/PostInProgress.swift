@@ -30,7 +30,7 @@ struct PostInProgress {
     /// post had left, so nested posts work.
     @inline(__always)
     func publish(during post: () -> Void) {
-        PostingThread.current._withUnsafeGuaranteedRef { thread in
+        PostingThread.withCurrent { thread in
             let outer = thread.postInProgress
             withUnsafePointer(to: self) { pointer in
                 thread.postInProgress = UnsafeRawPointer(pointer)
@@ -45,7 +45,7 @@ struct PostInProgress {
     /// not a copy: copying the fields would retain and release each of them.
     @inline(__always)
     static func current(for notification: Notification) -> UnsafePointer<PostInProgress>? {
-        guard let raw = PostingThread.current._withUnsafeGuaranteedRef({ $0.postInProgress }) else { return nil }
+        guard let raw = PostingThread.withCurrent({ $0.postInProgress }) else { return nil }
         let post = raw.assumingMemoryBound(to: PostInProgress.self)
         // The dictionary's identity without binding a copy of it (a retain and a release).
         guard notification.userInfo.map({ identity(of: $0) }) == post.pointee.userInfoIdentity else { return nil }

@@ -24,7 +24,7 @@ extension EventAggregator {
     /// Queues `action` behind the events received so far, or applies it at once with
     /// synchronous delivery.
     func enqueue(_ action: Control.Action) {
-        let timestamp = now()
+        let timestamp = posting.now()
         switch configuration.delivery {
         case .asynchronous:
             posting.postingSlot().buffer.append(
