@@ -85,9 +85,7 @@ public enum MeasurementIdentity {
     public static func identify(
         userID: String?, traits: [String: any EventValueConvertible] = [:], to center: NotificationCenter = .default
     ) {
-        post(
-            [IdentityChange.UserInfoKey.change: "identify"], id: (IdentityChange.UserInfoKey.userID, userID),
-            traits: traits, to: center)
+        IdentityChange.identify(userID: userID, traits: traits.eventArgs).post(to: center)
     }
 
     /// Says the user signed out: the next events carry no user id and a new anonymous id.
@@ -106,19 +104,6 @@ public enum MeasurementIdentity {
     public static func group(
         _ groupID: String, traits: [String: any EventValueConvertible] = [:], to center: NotificationCenter = .default
     ) {
-        post(
-            [IdentityChange.UserInfoKey.change: "group"], id: (IdentityChange.UserInfoKey.groupID, groupID),
-            traits: traits, to: center)
-    }
-
-    private static func post(
-        _ info: [AnyHashable: Any], id: (key: String, value: String?), traits: [String: any EventValueConvertible],
-        to center: NotificationCenter
-    ) {
-        var info = info
-        if let value = id.value { info[id.key] = value }
-        // Plain values, so that any observer can read them with `as? [String: Any]`.
-        info[IdentityChange.UserInfoKey.traits] = traits.mapValues { $0.eventValue.plainValue }
-        center.post(name: .measurementIdentity, object: nil, userInfo: info)
+        IdentityChange.group(groupID: groupID, traits: traits.eventArgs).post(to: center)
     }
 }
