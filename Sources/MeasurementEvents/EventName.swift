@@ -92,7 +92,7 @@ public struct EventName: RawRepresentable, Hashable, Comparable, Sendable, Codab
         if hasNonASCII,
             let scalar = String(decoding: utf8, as: UTF8.self).unicodeScalars.first(where: \.isForbiddenInEventNames)
         {
-            return "the name contains whitespace or an invisible character (U+\(scalar.hexCode))"
+            return "the name contains whitespace or an invisible character (U+\(hex(scalar.value, width: 4)))"
         }
         return nil
     }
@@ -102,10 +102,4 @@ extension Unicode.Scalar {
     /// Whitespace (U+00A0, U+2028, U+3000, …), controls (U+0085) and invisible format
     /// characters (U+200B, U+FEFF, bidirectional overrides), which make two names look alike.
     fileprivate var isForbiddenInEventNames: Bool { properties.isWhitespace || isInvisibleInMessages }
-
-    /// `00A0`: at least four uppercase hexadecimal digits, as code points are written.
-    fileprivate var hexCode: String {
-        let digits = String(value, radix: 16, uppercase: true)
-        return String(repeating: "0", count: max(0, 4 - digits.count)) + digits
-    }
 }

@@ -125,7 +125,7 @@ extension MeasurementEvent {
     /// The timestamps a notification may carry, in seconds since 1970: years 1 to 9999. Larger
     /// values are garbage, and would overflow the integer milliseconds and microseconds of
     /// the wire formats.
-    static let timestampRange: ClosedRange<TimeInterval> = -62_135_596_800...253_402_300_799
+    static let timestampRange: ClosedRange<TimeInterval> = UnixTime.earliestSeconds...UnixTime.latestSeconds
 
     /// The all-zero UUID, never produced by ``EventIDGenerator``.
     static let placeholderID = UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))

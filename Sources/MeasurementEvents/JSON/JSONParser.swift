@@ -387,8 +387,3 @@ private func hexValue(_ byte: UInt8) -> UInt32? {
     default: return nil
     }
 }
-
-private func hex<T: BinaryInteger>(_ value: T, width: Int) -> String {
-    let digits = String(value, radix: 16, uppercase: true)
-    return String(repeating: "0", count: max(0, width - digits.count)) + digits
-}
