@@ -84,7 +84,8 @@ extension EventContext {
 
     /// The hardware model identifier.
     static func deviceModel() -> String? {
-        #if os(macOS)
+        #if os(macOS) || targetEnvironment(macCatalyst)
+            // On a Mac (a Catalyst app too), hw.machine names the processor; the model is here.
             return sysctlString("hw.model")
         #elseif canImport(Darwin)
             // In the simulator, hw.machine names the Mac's processor; the simulated model is here.
