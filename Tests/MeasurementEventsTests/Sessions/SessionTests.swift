@@ -121,19 +121,7 @@ final class SessionTests: XCTestCase {
     // MARK: Relaunch
 
     func testSessionContinuesAcrossARelaunchWithinTheTimeout() {
-        let store = InMemoryIdentityStore()
-        var configuration = EventAggregator.Configuration()
-        configuration.identityStore = store
-        let first = makeAggregator(configuration)
-        post("a")
-        first.applicationDidEnterBackground()
-        first.waitUntilDelivered()
-        first.stop()
-
-        clock.advance(by: 10 * 60)
-        let second = makeAggregator(configuration)
-        post("b")
-        second.waitUntilDelivered()
+        let second = relaunchAfterTheBackground(minutes: 10)
         XCTAssertEqual(sessionIDs().count, 2)
         XCTAssertEqual(Set(sessionIDs()).count, 1)
         XCTAssertEqual(second.diagnostics.sessionsStarted, 0)
@@ -158,24 +146,31 @@ final class SessionTests: XCTestCase {
     }
 
     func testSessionRestoredAfterTheTimeoutIsReplaced() {
-        let store = InMemoryIdentityStore()
+        relaunchAfterTheBackground(minutes: 31)
+        XCTAssertEqual(Set(sessionIDs()).count, 2)
+        XCTAssertGreaterThan(sessionIDs()[1], sessionIDs()[0])
+    }
+
+    // MARK: Helpers
+
+    /// Posts "a", goes to the background and stops; `minutes` later a new aggregator on the
+    /// same store posts "b". Returns the new aggregator, with "b" delivered.
+    @discardableResult
+    private func relaunchAfterTheBackground(minutes: Double) -> EventAggregator {
         var configuration = EventAggregator.Configuration()
-        configuration.identityStore = store
+        configuration.identityStore = InMemoryIdentityStore()
         let first = makeAggregator(configuration)
         post("a")
         first.applicationDidEnterBackground()
         first.waitUntilDelivered()
         first.stop()
 
-        clock.advance(by: 31 * 60)
+        clock.advance(by: minutes * 60)
         let second = makeAggregator(configuration)
         post("b")
         second.waitUntilDelivered()
-        XCTAssertEqual(Set(sessionIDs()).count, 2)
-        XCTAssertGreaterThan(sessionIDs()[1], sessionIDs()[0])
+        return second
     }
-
-    // MARK: Helpers
 
     /// How many sessions two events make when posted `minutesApart`, the last
     /// `minutesInBackground` of which the app spent in the background.
