@@ -109,9 +109,10 @@ struct QueueRecovery {
                 counters.tornRecordsRepaired += 1
                 log("\(name): a torn last record (\(scan.trailingBytes) bytes) removed")
             } else {
-                let tail = RecordFraming.scan(Array(bytes[scan.validLength...]))
-                counters.corruptRecords += tail.corruptRecords
-                counters.damagedBytes += tail.damagedBytes
+                // Only the removed tail is counted here: damage before it is counted when the
+                // sealed batch is read.
+                counters.corruptRecords += scan.trailingCorruptRecords
+                counters.damagedBytes += scan.trailingBytes
                 log("\(name): \(scan.trailingBytes) damaged bytes after the last good record removed")
             }
             truncate(url.path, off_t(scan.validLength))

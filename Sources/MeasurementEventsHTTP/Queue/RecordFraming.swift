@@ -53,6 +53,8 @@ enum RecordFraming {
         var validLength = 0
         /// Bytes after `validLength`.
         var trailingBytes = 0
+        /// The part of `corruptRecords` in the bytes after `validLength` (0 for a torn tail).
+        var trailingCorruptRecords = 0
         /// The bytes after `validLength` are one record cut short by the end of the file (a
         /// torn last write), not damage.
         var tornTail = false
@@ -79,7 +81,9 @@ enum RecordFraming {
             } else {
                 scan.tornTail = isTornTail(bytes, from: offset)
                 if !scan.tornTail {
-                    scan.corruptRecords += estimatedRecords(in: bytes, from: offset, to: next, beforeGoodFrame: false)
+                    scan.trailingCorruptRecords = estimatedRecords(
+                        in: bytes, from: offset, to: next, beforeGoodFrame: false)
+                    scan.corruptRecords += scan.trailingCorruptRecords
                 }
             }
             offset = next
