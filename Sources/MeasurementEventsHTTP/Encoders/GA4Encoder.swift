@@ -268,20 +268,29 @@ public struct GA4Encoder: BatchEncoder {
                     .init(event: event, reason: "user property \(quotedInFull(key)) left out: GA4 cannot take it"))
                 continue
             }
-            switch value {
-            case .string(let string) where string.count > Self.maximumUserPropertyValueLength:
-                properties[name] = .string(String(string.prefix(Self.maximumUserPropertyValueLength)))
+            let (converted, wasCut) = Self.ga4Value(value, maximumLength: Self.maximumUserPropertyValueLength)
+            properties[name] = converted
+            if wasCut {
                 adaptations.append(
                     .init(
                         event: event,
                         reason:
                             "user property \(quotedInFull(key)) cut to \(Self.maximumUserPropertyValueLength) characters"
                     ))
-            case .bool(let bool): properties[name] = .string(bool ? "true" : "false")
-            default: properties[name] = value
             }
         }
         return properties
+    }
+
+    /// `value` as GA4 takes it: a boolean as `"true"` or `"false"`, a string cut to
+    /// `maximumLength` characters; and whether it was cut.
+    private static func ga4Value(_ value: EventValue, maximumLength: Int) -> (value: EventValue, wasCut: Bool) {
+        switch value {
+        case .string(let string) where string.count > maximumLength:
+            return (.string(String(string.prefix(maximumLength))), true)
+        case .bool(let bool): return (.string(bool ? "true" : "false"), false)
+        default: return (value, false)
+        }
     }
 
     private func ga4Params(_ event: MeasurementEvent, adaptations: inout [EncodedBatch.Rejection]) -> EventArgs {
@@ -303,17 +312,13 @@ public struct GA4Encoder: BatchEncoder {
             if name != key {
                 adaptations.append(.init(event: event.name, reason: "param \(quotedInFull(key)) sent as \(name)"))
             }
-            switch value {
-            case .string(let string) where string.count > Self.maximumStringValueLength:
-                params[name] = .string(String(string.prefix(Self.maximumStringValueLength)))
+            let (converted, wasCut) = Self.ga4Value(value, maximumLength: Self.maximumStringValueLength)
+            params[name] = converted
+            if wasCut {
                 adaptations.append(
                     .init(
                         event: event.name,
                         reason: "param \(quotedInFull(key)) cut to \(Self.maximumStringValueLength) characters"))
-            case .bool(let bool):
-                params[name] = .string(bool ? "true" : "false")
-            default:
-                params[name] = value
             }
         }
         if !dropped.isEmpty {
