@@ -54,6 +54,8 @@ public final class HTTPTracker: EventTracker, @unchecked Sendable {
     public static let libraryName = "MeasurementEventsHTTP"
     /// The library's version, sent with its name.
     public static let libraryVersion = "1.0.0"
+    /// This library, for a payload whose events carry no context.
+    static let library = EventContext.Library(name: libraryName, version: libraryVersion)
 
     /// How a tracker batches, retries and logs.
     public struct Configuration: Sendable {

@@ -173,7 +173,7 @@ public struct OTLPLogsEncoder: BatchEncoder {
 
     private static func writeScope(_ context: EventContext?, to json: inout JSONWriter) {
         let library =
-            context?.library ?? EventContext.Library(name: HTTPTracker.libraryName, version: HTTPTracker.libraryVersion)
+            context?.library ?? HTTPTracker.library
         json.object { scope in
             scope.field("name") { $0.string(library.name) }
             scope.field("version") { $0.string(library.version) }

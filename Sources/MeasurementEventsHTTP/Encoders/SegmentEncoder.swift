@@ -128,7 +128,7 @@ public struct SegmentEncoder: BatchEncoder {
     /// `EventContext.extra` fields are not sent here.
     private static func writeContext(_ context: EventContext?, to json: inout JSONWriter) {
         let library =
-            context?.library ?? EventContext.Library(name: HTTPTracker.libraryName, version: HTTPTracker.libraryVersion)
+            context?.library ?? HTTPTracker.library
         json.object { fields in
             if let context {
                 let app = context.app

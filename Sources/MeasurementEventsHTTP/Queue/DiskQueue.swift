@@ -42,7 +42,7 @@ final class DiskQueue: @unchecked Sendable {
         /// Events in the file: from its name when plausible, else counted from its content;
         /// corrected when it is read.
         var count: Int
-        var bytes: Int
+        let bytes: Int
         let url: URL
     }
 
