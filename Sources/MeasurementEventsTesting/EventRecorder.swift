@@ -258,9 +258,7 @@ public struct EventExpectation: Sendable, CustomStringConvertible {
     public var description: String {
         var text = quotedInFull(name.rawValue)
         if let type { text += " of type \(type)" }
-        if !args.isEmpty {
-            text += " with " + args.keys.sorted().map { "\($0)=\(args[$0]!)" }.joined(separator: " ")
-        }
+        if !args.isEmpty { text += " with " + argsDescription(args) }
         return text
     }
 }
@@ -304,4 +302,9 @@ public struct UnexpectedEventError: Error, CustomStringConvertible {
 private func describe(_ events: [MeasurementEvent]) -> String {
     guard !events.isEmpty else { return "nothing was posted" }
     return "posted (\(events.count)):" + events.map { "\n  - \($0)" }.joined()
+}
+
+/// Expected args as a message shows them: `key=value` pairs sorted by key.
+func argsDescription(_ args: EventArgs) -> String {
+    args.keys.sorted().map { "\($0)=\(args[$0]!)" }.joined(separator: " ")
 }

@@ -59,16 +59,13 @@ extension RecordingTracker {
         let expectedArgs = args.eventArgs
         let events = self.events
         let match = events.first { event in
-            event.name == name && userID.isSatisfied(by: event.userID)
+            event.matches(name, args: expectedArgs) && userID.isSatisfied(by: event.userID)
                 && (sessionID == nil || event.sessionID == sessionID)
-                && expectedArgs.allSatisfy { event.args[$0.key] == $0.value }
         }
         if let match { return match }
-        var expected = "\"\(name)\" with \(userID)"
+        var expected = "\(quotedInFull(name.rawValue)) with \(userID)"
         if let sessionID { expected += ", session \(sessionID)" }
-        if !expectedArgs.isEmpty {
-            expected += ", " + expectedArgs.keys.sorted().map { "\($0)=\(expectedArgs[$0]!)" }.joined(separator: " ")
-        }
+        if !expectedArgs.isEmpty { expected += ", " + argsDescription(expectedArgs) }
         throw TrackerExpectationError(expected: expected, tracked: events, identityEvents: identityEvents)
     }
 
@@ -86,7 +83,8 @@ extension RecordingTracker {
     @discardableResult
     public func expectSameSession(_ names: EventName...) throws -> Int64 {
         let events = self.events
-        let expected = "the first " + names.map { "\"\($0)\"" }.joined(separator: ", ") + " in one session"
+        let expected =
+            "the first " + names.map { quotedInFull($0.rawValue) }.joined(separator: ", ") + " in one session"
         var session: Int64?
         for name in names {
             guard let id = events.first(where: { $0.name == name })?.sessionID, session == nil || session == id else {
@@ -143,7 +141,8 @@ public struct TrackerExpectationError: Error, CustomStringConvertible {
         }
     }
 
+    /// Quoted (and escaped) like every message that quotes input; `none` for no value.
     private static func quote(_ value: String?) -> String {
-        value.map { "\"\($0)\"" } ?? "none"
+        value.map(quotedInFull) ?? "none"
     }
 }
