@@ -268,12 +268,18 @@ public final class ImpressionEngine<ItemID: Hashable & Sendable>: Sendable {
     /// Runs ``runCycle(at:)`` every ``ImpressionConfiguration/commitInterval`` on the
     /// scheduler. Calling it again does nothing.
     public func startCycle() {
-        cycle.withLock { cycle in
-            guard cycle == nil else { return }
-            cycle = scheduler.scheduleRepeating(every: configuration.commitInterval) { [weak self] in
-                self?.runCycle()
-            }
+        guard !isCycleRunning else { return }
+        // Scheduled outside the lock: the scheduler is app code, and may call back into the
+        // engine. Two racing calls both schedule; the one that installs second cancels its own.
+        let scheduled = scheduler.scheduleRepeating(every: configuration.commitInterval) { [weak self] in
+            self?.runCycle()
         }
+        let installed = cycle.withLock { cycle -> Bool in
+            guard cycle == nil else { return false }
+            cycle = scheduled
+            return true
+        }
+        if !installed { scheduled.cancel() }
     }
 
     /// Stops the cycle; what is in the store stays there until the next ``push()``.

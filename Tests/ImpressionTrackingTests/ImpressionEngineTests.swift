@@ -141,6 +141,18 @@ final class ImpressionEngineTests: XCTestCase {
         XCTAssertEqual(harness.pushed.map(\.itemID), [1])
     }
 
+    /// The scheduler is app code: it is called outside the engine's lock, so it may ask the
+    /// engine about its cycle (under the lock this deadlocked, or aborted with os_unfair_lock).
+    func testASchedulerMayCallBackIntoTheEngine() throws {
+        let scheduler = CallingBackScheduler()
+        let engine = try ImpressionEngine<Int>(scheduler: scheduler)
+        scheduler.engine = engine
+        engine.startCycle()
+        XCTAssertEqual(scheduler.sawRunning.withLock { $0 }, [false])
+        XCTAssertTrue(engine.isCycleRunning)
+        XCTAssertEqual(scheduler.inner.scheduledIntervals.count, 1)
+    }
+
     func testReleasedEngineStopsItsCycle() throws {
         let scheduler = ManualCycleScheduler()
         var engine: ImpressionEngine<Int>? = try ImpressionEngine<Int>(scheduler: scheduler)
@@ -148,6 +160,19 @@ final class ImpressionEngineTests: XCTestCase {
         XCTAssertEqual(scheduler.scheduledIntervals.count, 1)
         engine = nil
         XCTAssertEqual(scheduler.scheduledIntervals.count, 0)
+    }
+}
+
+/// A manual scheduler that asks the engine whether its cycle runs while it schedules.
+private final class CallingBackScheduler: ImpressionCycleScheduler, @unchecked Sendable {
+    // @unchecked: `engine` is set once, before the engine starts its cycle.
+    weak var engine: ImpressionEngine<Int>?
+    let inner = ManualCycleScheduler()
+    let sawRunning = LockedValue<[Bool]>([])
+
+    func scheduleRepeating(every interval: TimeInterval, _ tick: @escaping @Sendable () -> Void) -> ScheduledCycle {
+        if let engine { sawRunning.withLock { $0.append(engine.isCycleRunning) } }
+        return inner.scheduleRepeating(every: interval, tick)
     }
 }
 
