@@ -94,23 +94,24 @@ enum GeneratedNameCheck {
         var firstByIdentifier: [String: String] = [:]
         let path: [JSONPathComponent] = [.key("events"), .index(event.indexInCatalog), .key("args")]
         for arg in event.args {
-            let identifier = SwiftNaming.lowerCamelCase(arg.name)
-            var found: String?
-            var expected = ""
-            if reservedArgIdentifiers.contains(identifier) {
-                found = "the arg name \(quoted(arg.name)), whose Swift name \(identifier) is reserved"
-                expected = "another name (reserved: \(reservedArgIdentifiers.sorted().joined(separator: ", ")))"
-            } else if let owner = firstByIdentifier[identifier] {
-                found = "the arg name \(quoted(arg.name)), whose Swift name \(identifier) is already used by \(owner)"
-                expected = "arg names that give distinct Swift identifiers"
-            } else {
-                firstByIdentifier[identifier] = quoted(arg.name)
-            }
-            if let found {
+            func report(found: String, expected: String) {
                 diagnostics.append(
                     CatalogDiagnostic(
                         file: catalog.path, position: arg.namePosition, path: path + [.key(arg.name)], found: found,
                         expected: expected))
+            }
+            let identifier = SwiftNaming.lowerCamelCase(arg.name)
+            if reservedArgIdentifiers.contains(identifier) {
+                report(
+                    found: "the arg name \(quoted(arg.name)), whose Swift name \(identifier) is reserved",
+                    expected: "another name (reserved: \(reservedArgIdentifiers.sorted().joined(separator: ", ")))")
+            } else if let owner = firstByIdentifier[identifier] {
+                report(
+                    found:
+                        "the arg name \(quoted(arg.name)), whose Swift name \(identifier) is already used by \(owner)",
+                    expected: "arg names that give distinct Swift identifiers")
+            } else {
+                firstByIdentifier[identifier] = quoted(arg.name)
             }
         }
         return diagnostics
