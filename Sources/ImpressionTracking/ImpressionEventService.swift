@@ -2,7 +2,7 @@ import Foundation
 import MeasurementEvents
 
 /// Encodes each impression as an `impression/item_viewed` measurement event of type
-/// type `impression` (see `Events/ImpressionTracking.json`).
+/// `impression` (see `Events/ImpressionTracking.json`).
 ///
 /// The event's args are the host's context plus the engine's own keys (``ImpressionEventKey``); when the
 /// context uses one of the engine's keys, **the engine's value wins** and the host's is left out.
