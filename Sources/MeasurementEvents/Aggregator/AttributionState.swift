@@ -11,6 +11,9 @@ final class AttributionState: @unchecked Sendable {
     // `published` has its own lock.
     private let store: any IdentityStore
     private var contents: IdentityStoreContents
+    /// What the store holds, as far as this object knows: a save of the same contents is
+    /// skipped (the store is app code, and may be slow, like the Keychain).
+    private var lastSaved: IdentityStoreContents?
     private var timeline: SessionTimeline
     private var context: EventContext
     /// Shared by every event stamped until identity, session or context changes.
@@ -41,6 +44,7 @@ final class AttributionState: @unchecked Sendable {
         let contents = loaded ?? IdentityStoreContents(identity: .anonymous())
         restored.consent = contents.consent
         self.contents = contents
+        self.lastSaved = loaded
         self.timeline = SessionTimeline(rules: rules, restored: contents.session)
         self.context = context
         // A restored session that is still alive goes on: its events carry its id.
@@ -131,11 +135,14 @@ final class AttributionState: @unchecked Sendable {
         return (release, save())
     }
 
-    /// Saves the current state; the session's last activity is saved with it.
+    /// Saves the current state, unless the store already holds it; the session's last activity
+    /// is saved with it.
     func save() -> IdentityStoreError? {
         contents.session = timeline.current
+        if contents == lastSaved { return nil }
         do {
             try store.save(contents)
+            lastSaved = contents
             return nil
         } catch let error as IdentityStoreError {
             return error

@@ -111,4 +111,47 @@ final class IdentityStoreTests: XCTestCase {
         XCTAssertTrue(
             problems.withLock { $0 }.allSatisfy { $0.contains("cannot be written") }, "\(problems.withLock { $0 })")
     }
+
+    /// The store is app code (the Keychain, say): the same contents are not written twice,
+    /// as when an app identifies the same user at every launch.
+    func testUnchangedContentsAreNotWrittenAgain() {
+        let store = CountingStore()
+        let center = NotificationCenter()
+        let aggregator = aggregator(store: store, center: center)
+        aggregator.waitUntilDelivered()
+        let atStart = store.saves.withLock { $0 }
+        MeasurementIdentity.identify(userID: "user-1", traits: ["plan": "pro"], to: center)
+        aggregator.waitUntilDelivered()
+        XCTAssertEqual(store.saves.withLock { $0 }, atStart + 1)
+        MeasurementIdentity.identify(userID: "user-1", traits: ["plan": "pro"], to: center)
+        aggregator.waitUntilDelivered()
+        XCTAssertEqual(store.saves.withLock { $0 }, atStart + 1)
+
+        // Relaunched on what was saved: identifying the same user writes nothing.
+        let relaunched = self.aggregator(store: store, center: NotificationCenter())
+        let beforeRelaunchIdentify = store.saves.withLock { $0 }
+        relaunched.receive(
+            Notification(
+                name: .measurementIdentity, object: nil,
+                userInfo: IdentityChange.identify(userID: "user-1", traits: ["plan": .string("pro")]).userInfo))
+        relaunched.waitUntilDelivered()
+        XCTAssertEqual(store.saves.withLock { $0 }, beforeRelaunchIdentify)
+        MeasurementIdentity.reset(to: center)
+        aggregator.waitUntilDelivered()
+        XCTAssertEqual(store.saves.withLock { $0 }, beforeRelaunchIdentify + 1)
+    }
+}
+
+/// An in-memory store that counts its writes.
+private final class CountingStore: IdentityStore, @unchecked Sendable {
+    // @unchecked: both properties are locked values.
+    let saves = LockedValue(0)
+    private let inner = InMemoryIdentityStore()
+
+    func load() throws -> IdentityStoreContents? { try inner.load() }
+
+    func save(_ contents: IdentityStoreContents) throws {
+        saves.withLock { $0 += 1 }
+        try inner.save(contents)
+    }
 }
