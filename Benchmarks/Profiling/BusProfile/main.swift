@@ -131,6 +131,14 @@ case "filtered", "allowed", "sync":
     for _ in 0..<count { post(center) }
     aggregator.waitUntilDelivered()
     print("delivered", tracker.count, "dropped in flight", aggregator.diagnostics.droppedInFlight)
+case "rounds":
+    // Like the end-to-end benchmarks: rounds of 1,000 posts, each waited for.
+    let (aggregator, tracker) = aggregator(on: center, allowing: true, delivery: .asynchronous)
+    for _ in 0..<count / 1_000 {
+        for _ in 0..<1_000 { post(center) }
+        aggregator.waitUntilDelivered()
+    }
+    print("delivered", tracker.count, "dropped in flight", aggregator.diagnostics.droppedInFlight)
 case "decode":
     let note = Notification(
         name: .measurementEvent, object: nil,
@@ -141,7 +149,7 @@ case "decode":
 case "interleaved":
     runInterleaved(batch: arguments.count > 2 ? count : 10_000)
 default:
-    print("usage: BusProfile raw|filtered|allowed|sync|decode|interleaved [count]")
+    print("usage: BusProfile raw|filtered|allowed|sync|rounds|decode|interleaved [count]")
     exit(64)
 }
 print(mode, count, String(format: "%.0f ns/op", Date().timeIntervalSince(started) * 1e9 / Double(count)))

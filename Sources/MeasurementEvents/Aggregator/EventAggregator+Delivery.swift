@@ -7,10 +7,22 @@ extension EventAggregator {
     func scheduleDrain() {
         let delay = configuration.deliveryCoalescing
         if delay > 0 {
-            queue.asyncAfter(deadline: .now() + delay) { self.drain() }
+            queue.asyncAfter(deadline: .now() + delay) { self.drainAsRequested() }
         } else {
-            queue.async { self.drain() }
+            queue.async { self.drainAsRequested() }
         }
+    }
+
+    /// The drain a post scheduled: clears the request first, so that a post appended after the
+    /// buffers are swapped schedules the next one.
+    ///
+    /// Only this drain clears it, and it drains one round: when every drain cleared it (those
+    /// of `waitUntilDelivered` too) and looped until the buffers were empty, each clearing let
+    /// a busy poster schedule one more timer (a dispatch source and four allocations each, every
+    /// few dozen posts), and the timers multiplied. Now at most one is pending.
+    func drainAsRequested() {
+        posting.drainRequested.exchange(0)
+        drain()
     }
 
     /// Delivers one event at once (synchronous delivery), on the posting thread.
@@ -21,32 +33,23 @@ extension EventAggregator {
         deliverSegment(&batch, 0..<batch.count)
     }
 
-    /// Delivers everything posted, in order, applying controls (identity changes, background
-    /// moves) between the events they were posted between.
+    /// Delivers everything posted before the call, in order, applying controls (identity
+    /// changes, background moves) between the events they were posted between. Posts made
+    /// during the round are left to the drain they scheduled (see ``drainAsRequested()``).
     func drain() {
-        while true {
-            // Cleared before the buffers are swapped: a post appended after the swap sets it
-            // again and schedules another drain.
-            posting.drainRequested.exchange(0)
-            var rejected: [MalformedEventError] = []
-            var (batch, controls) = posting.buffers.nextRound(rejected: &rejected)
-            for error in rejected { posting.reject(error, alreadyCounted: true) }
-            if batch.isEmpty && controls.isEmpty {
-                if rejected.isEmpty { return }
-                posting.finishInFlight(rejected.count)
-                continue
-            }
-            let events = batch.count + rejected.count
-            var start = 0
-            for control in controls {
-                deliverSegment(&batch, start..<control.position)
-                apply(control)
-                start = control.position
-            }
-            deliverSegment(&batch, start..<batch.count)
-            posting.buffers.recycle(events: &batch)
-            posting.finishInFlight(events)
+        var rejected: [MalformedEventError] = []
+        var (batch, controls) = posting.buffers.nextRound(rejected: &rejected)
+        for error in rejected { posting.reject(error, alreadyCounted: true) }
+        let events = batch.count + rejected.count
+        var start = 0
+        for control in controls {
+            deliverSegment(&batch, start..<control.position)
+            apply(control)
+            start = control.position
         }
+        deliverSegment(&batch, start..<batch.count)
+        posting.buffers.recycle(events: &batch)
+        if events > 0 { posting.finishInFlight(events) }
     }
 
     /// Stamps the events of `range` with identity, session and context, adds session events

@@ -137,7 +137,13 @@ extension PostingState {
     /// set) before it swaps the buffers.
     @inline(__always)
     func requestDrain() {
-        if drainRequested.exchange(1) == 0 { owner?.scheduleDrain() }
+        if drainRequested.exchange(1) == 0 { scheduleDrain() }
+    }
+
+    @inline(never)
+    private func scheduleDrain() {
+        drainsScheduled.add(1)
+        owner?.scheduleDrain()
     }
 
     /// Whether one more event may wait for delivery; otherwise drops it (the newest), counts

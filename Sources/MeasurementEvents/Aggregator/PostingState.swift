@@ -37,6 +37,8 @@ final class PostingState: @unchecked Sendable {
     let overflowing = AtomicCounter()
     /// 1 while a drain is scheduled and has not yet started swapping.
     let drainRequested = AtomicCounter()
+    /// Drains scheduled by posts, for tests: at most one is pending at a time.
+    let drainsScheduled = AtomicCounter()
     /// Bumped whenever the filter changes: cached decisions of older generations are misses.
     let filterGeneration = AtomicCounter()
     private let consentCode: AtomicCounter

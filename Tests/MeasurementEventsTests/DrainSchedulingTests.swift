@@ -1,0 +1,55 @@
+import Foundation
+import MeasurementEventsTesting
+import XCTest
+
+@testable import MeasurementEvents
+
+/// How many drains posts schedule: one pending at a time, whatever else drains meanwhile.
+final class DrainSchedulingTests: XCTestCase {
+    private func makeAggregator(coalescing: TimeInterval) -> (EventAggregator, RecordingTracker, NotificationCenter) {
+        let center = NotificationCenter()
+        let tracker = RecordingTracker()
+        var configuration = EventAggregator.Configuration()
+        configuration.deliveryCoalescing = coalescing
+        let aggregator = EventAggregator(
+            center: center, filter: .allowAll, trackers: [tracker], configuration: configuration)
+        aggregator.start()
+        return (aggregator, tracker, center)
+    }
+
+    /// `waitUntilDelivered` drains without taking over the pending drain: posts after it do
+    /// not schedule another timer while one is pending. (When every drain cleared the
+    /// request, each of these 50 rounds scheduled one, and a busy poster beside a running
+    /// drain scheduled one every few dozen posts.)
+    func testDrainingBetweenPostsSchedulesNoFurtherDrain() {
+        let (aggregator, tracker, center) = makeAggregator(coalescing: 0.5)
+        for round in 0..<50 {
+            for index in 0..<10 { MeasurementEvent.post("x/posted", args: ["n": round * 10 + index], to: center) }
+            aggregator.waitUntilDelivered()
+        }
+        XCTAssertEqual(aggregator.posting.drainsScheduled.value, 1)
+        let delivered = tracker.events.map { $0.args["n"] }
+        XCTAssertEqual(delivered, (0..<500).map { .int($0) })
+    }
+
+    /// The pending drain delivers what was posted after the last `waitUntilDelivered`, and
+    /// the next post after it schedules a new one.
+    func testThePendingDrainDeliversLaterPostsAndTheNextPostSchedulesAgain() {
+        let (aggregator, tracker, center) = makeAggregator(coalescing: 0.01)
+        MeasurementEvent.post("x/first", to: center)
+        aggregator.waitUntilDelivered()
+        MeasurementEvent.post("x/second", to: center)
+        let delivered = expectation(description: "the scheduled drain delivered x/second")
+        DispatchQueue.global().async {
+            while tracker.names.count < 2 { usleep(1_000) }
+            delivered.fulfill()
+        }
+        wait(for: [delivered], timeout: 10)
+        XCTAssertEqual(tracker.names, ["x/first", "x/second"])
+        XCTAssertEqual(aggregator.posting.drainsScheduled.value, 1)
+        MeasurementEvent.post("x/third", to: center)
+        XCTAssertEqual(aggregator.posting.drainsScheduled.value, 2)
+        aggregator.waitUntilDelivered()
+        XCTAssertEqual(tracker.names, ["x/first", "x/second", "x/third"])
+    }
+}
