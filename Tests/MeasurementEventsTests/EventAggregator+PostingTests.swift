@@ -21,6 +21,29 @@ final class EventAggregatorPostingTests: XCTestCase {
         XCTAssertEqual(aggregator.diagnostics.filteredOut, 2)
     }
 
+    /// The thread's decision cache compares a name's bytes first: a name built at run time (other
+    /// storage, same text) must get the literal's decision, and a different name in the same
+    /// cache slot must not.
+    func testTheDecisionCacheMatchesNamesByTextNotByStorage() {
+        let center = NotificationCenter()
+        let tracker = RecordingTracker()
+        let aggregator = EventAggregator(
+            center: center, filter: EventFilter(allow: ["feed/item_tapped_in_the_list", "s/a"]), trackers: [tracker])
+        aggregator.start()
+        let area = ["feed", "item_tapped_in_the_list"]
+        MeasurementEvent.post("feed/item_tapped_in_the_list", to: center)  // a literal: cached
+        MeasurementEvent.post(EventName(area.joined(separator: "/")), to: center)  // same text, built
+        MeasurementEvent.post(EventName(area.joined(separator: "/") + "s"), to: center)  // not listed
+        MeasurementEvent.post(EventName(["s", "a"].joined(separator: "/")), to: center)  // small, built
+        MeasurementEvent.post("s/a", to: center)
+        MeasurementEvent.post("s/b", to: center)
+        aggregator.waitUntilDelivered()
+
+        XCTAssertEqual(
+            tracker.names, ["feed/item_tapped_in_the_list", "feed/item_tapped_in_the_list", "s/a", "s/a"])
+        XCTAssertEqual(aggregator.diagnostics.filteredOut, 2)
+    }
+
     func testAnInvalidNameIsRejectedEveryTimeItIsPosted() {
         let center = NotificationCenter()
         let tracker = RecordingTracker()

@@ -40,58 +40,67 @@ struct NameDecisionCache: ~Copyable {
         entries.deallocate()
     }
 
+    /// The decision remembered for the `String` at `name`, read in place: loading the name out
+    /// of the poster's frame retained and released it, twice per post.
     @inline(__always)
-    func decision(for name: String, generation: Int64) -> Decision? {
-        let entry = entries + Self.slot(of: name)
-        guard entry.pointee.generation == generation,
-            Self.isSameValue(&entry.pointee.name, name) || entry.pointee.name == name
-        else { return nil }
+    func decision(for name: UnsafePointer<String>, generation: Int64) -> Decision? {
+        let entry = entries + Self.slot(ofBytesAt: UnsafeRawPointer(name))
+        guard entry.pointee.generation == generation else { return nil }
+        // The same bytes (the same literal or storage): equal without looking further.
+        let isSame = withUnsafePointer(to: &entry.pointee.name) {
+            Self.isSameValue(UnsafeRawPointer($0), UnsafeRawPointer(name))
+        }
+        guard isSame || Self.isEqual(entry, name) else { return nil }
         return entry.pointee.decision
     }
 
-    /// Whether two `String` values are the same bytes (the same literal, or the same storage):
-    /// checked in place, where `==` first copied the cached name (a retain and a release).
+    /// Whether two `String` values are the same bytes, word by word (a String is 16 bytes on
+    /// 64-bit platforms, 12 on 32-bit watchOS).
     @inline(__always)
-    private static func isSameValue(_ cached: inout String, _ name: String) -> Bool {
-        withUnsafeBytes(of: &cached) { cached in
-            withUnsafeBytes(of: name) { name in
-                // Word by word (a String is 16 bytes on 64-bit platforms, 12 on 32-bit watchOS).
-                var offset = 0
-                while offset + MemoryLayout<UInt>.size <= cached.count {
-                    if cached.loadUnaligned(fromByteOffset: offset, as: UInt.self)
-                        != name.loadUnaligned(fromByteOffset: offset, as: UInt.self)
-                    {
-                        return false
-                    }
-                    offset += MemoryLayout<UInt>.size
-                }
-                while offset < cached.count {
-                    if cached[offset] != name[offset] { return false }
-                    offset += 1
-                }
-                return true
+    private static func isSameValue(_ cached: UnsafeRawPointer, _ name: UnsafeRawPointer) -> Bool {
+        let size = MemoryLayout<String>.size
+        var offset = 0
+        while offset + MemoryLayout<UInt>.size <= size {
+            if cached.loadUnaligned(fromByteOffset: offset, as: UInt.self)
+                != name.loadUnaligned(fromByteOffset: offset, as: UInt.self)
+            {
+                return false
             }
+            offset += MemoryLayout<UInt>.size
         }
+        while offset < size {
+            if cached.load(fromByteOffset: offset, as: UInt8.self) != name.load(fromByteOffset: offset, as: UInt8.self)
+            {
+                return false
+            }
+            offset += 1
+        }
+        return true
+    }
+
+    /// `==` for names with different bytes (a name built at run time, equal to a cached one).
+    @inline(never)
+    private static func isEqual(_ entry: UnsafeMutablePointer<Entry>, _ name: UnsafePointer<String>) -> Bool {
+        entry.pointee.name == name.pointee
     }
 
     func remember(_ decision: Decision, for name: String, generation: Int64) {
-        entries[Self.slot(of: name)] = Entry(name: name, generation: generation, decision: decision)
+        let slot = withUnsafePointer(to: name) { Self.slot(ofBytesAt: UnsafeRawPointer($0)) }
+        entries[slot] = Entry(name: name, generation: generation, decision: decision)
     }
 
-    /// A hash of the `String` value's bytes (its size differs between platforms: 16 bytes on
-    /// 64-bit, 12 on 32-bit watchOS), not of its characters.
+    /// A hash of the `String` value's bytes at `name` (its size differs between platforms: 16
+    /// bytes on 64-bit, 12 on 32-bit watchOS), not of its characters.
     @inline(__always)
-    private static func slot(of name: String) -> Int {
-        withUnsafeBytes(of: name) { bytes -> Int in
-            let multiplier = UInt(truncatingIfNeeded: 0x9E37_79B9_7F4A_7C15 as UInt64)
-            var hash: UInt = 0
-            var offset = 0
-            while offset + MemoryLayout<UInt>.size <= bytes.count {
-                hash = (hash ^ bytes.loadUnaligned(fromByteOffset: offset, as: UInt.self)) &* multiplier
-                offset += MemoryLayout<UInt>.size
-            }
-            // The top bits are the ones every word was mixed into.
-            return Int(truncatingIfNeeded: hash >> UInt(UInt.bitWidth - indexBits))
+    private static func slot(ofBytesAt name: UnsafeRawPointer) -> Int {
+        let multiplier = UInt(truncatingIfNeeded: 0x9E37_79B9_7F4A_7C15 as UInt64)
+        var hash: UInt = 0
+        var offset = 0
+        while offset + MemoryLayout<UInt>.size <= MemoryLayout<String>.size {
+            hash = (hash ^ name.loadUnaligned(fromByteOffset: offset, as: UInt.self)) &* multiplier
+            offset += MemoryLayout<UInt>.size
         }
+        // The top bits are the ones every word was mixed into.
+        return Int(truncatingIfNeeded: hash >> UInt(UInt.bitWidth - indexBits))
     }
 }

@@ -16,7 +16,10 @@ extension PostingState {
             return reject(error)
         }
         let slot = postingSlot()
-        guard let consent = admit(fields.name, decision(on: fields.name, cachedIn: slot.decisions)) else { return }
+        let admitted = withUnsafePointer(to: fields.name) { name in
+            admit(name, decision(on: name, cachedIn: slot.decisions))
+        }
+        guard let consent = admitted else { return }
         let event: MeasurementEvent
         do {
             event = try MeasurementEvent(fields: fields, receivedAt: now(), assignsID: false)
@@ -48,8 +51,8 @@ extension PostingState {
     func receive(
         _ post: UnsafePointer<PostInProgress>, from notification: borrowing Notification, slot: PostingThread.Slot
     ) {
-        let decision = decision(on: post.pointee.name.pointee, cachedIn: slot.decisions)
-        guard let consent = admit(post.pointee.name.pointee, decision) else { return }
+        let decision = decision(on: post.pointee.name, cachedIn: slot.decisions)
+        guard let consent = admit(post.pointee.name, decision) else { return }
         if !decision.isValid, let problem = post.pointee.name.pointee.validationFailure {
             return reject(
                 MalformedEventError(
@@ -86,13 +89,18 @@ extension PostingState {
     }
 
     /// Whether the filter keeps `name` and whether the name is valid: from this thread's cache,
-    /// or worked out (under the state lock for the filter) and remembered.
+    /// or worked out (under the state lock for the filter) and remembered. The name is read in
+    /// place (see ``NameDecisionCache/decision(for:generation:)``).
     @inline(__always)
-    func decision(on name: EventName, cachedIn cache: borrowing NameDecisionCache) -> NameDecisionCache.Decision {
-        if let decision = cache.decision(for: name.rawValue, generation: filterGeneration.value) {
+    func decision(
+        on name: UnsafePointer<EventName>, cachedIn cache: borrowing NameDecisionCache
+    ) -> NameDecisionCache.Decision {
+        // An EventName is its one stored String.
+        let text = UnsafeRawPointer(name).assumingMemoryBound(to: String.self)
+        if let decision = cache.decision(for: text, generation: filterGeneration.value) {
             return decision
         }
-        return decideAndRemember(name, in: cache)
+        return decideAndRemember(name.pointee, in: cache)
     }
 
     @inline(never)
@@ -109,11 +117,12 @@ extension PostingState {
 
     /// Counts a received event; the consent in force when the filter keeps it.
     @inline(__always)
-    func admit(_ name: EventName, _ decision: NameDecisionCache.Decision) -> EventAggregator.Consent? {
+    func admit(_ name: UnsafePointer<EventName>, _ decision: NameDecisionCache.Decision) -> EventAggregator.Consent? {
         received.add(1)
         if decision.allowed { return consent }
         filteredOut.add(1)
         if configuration.recordsFilteredOutNames {
+            let name = name.pointee
             state.withLock { $0.diagnostics.filteredOutNames[name, default: 0] += 1 }
         }
         return nil
