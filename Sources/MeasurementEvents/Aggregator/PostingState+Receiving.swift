@@ -69,8 +69,7 @@ extension PostingState {
         switch configuration.delivery {
         case .asynchronous:
             guard admitInFlight() else { return }
-            slot.buffer.append(numberedBy: buffers.sequence, makePosted)
-            requestDrain()
+            if slot.buffer.append(numberedBy: buffers.sequence, makePosted) { requestDrain() }
         case .synchronous:
             do {
                 owner?.deliverNow(try makePosted().makePending())
@@ -134,16 +133,16 @@ extension PostingState {
         switch configuration.delivery {
         case .asynchronous:
             guard admitInFlight() else { return }
-            slot.buffer.append(pending, numberedBy: buffers.sequence)
-            requestDrain()
+            if slot.buffer.append(pending, numberedBy: buffers.sequence) { requestDrain() }
         case .synchronous:
             owner?.deliverNow(pending)
         }
     }
 
-    /// Schedules a drain unless one is scheduled and has not started swapping yet. The drain
-    /// clears the flag (an exchange, so that it sees every item appended before the flag was
-    /// set) before it swaps the buffers.
+    /// Schedules a drain unless one is scheduled and has not started swapping yet; called by
+    /// the first append to a buffer since a drain last took it. The scheduled drain clears the
+    /// flag (an exchange, so that it sees every item appended before the flag was set) before
+    /// it swaps the buffers.
     @inline(__always)
     func requestDrain() {
         if drainRequested.exchange(1) == 0 { scheduleDrain() }
