@@ -139,6 +139,14 @@ case "rounds":
         aggregator.waitUntilDelivered()
     }
     print("delivered", tracker.count, "dropped in flight", aggregator.diagnostics.droppedInFlight)
+case "rounds4":
+    // Like the 4-thread end-to-end benchmark: rounds of 4 x 250 posts on 4 threads, each waited for.
+    let (aggregator, tracker) = aggregator(on: center, allowing: true, delivery: .asynchronous)
+    for _ in 0..<count / 1_000 {
+        onThreads(4) { _ in for _ in 0..<250 { post(center) } }
+        aggregator.waitUntilDelivered()
+    }
+    print("delivered", tracker.count, "dropped in flight", aggregator.diagnostics.droppedInFlight)
 case "decode":
     let note = Notification(
         name: .measurementEvent, object: nil,
@@ -149,7 +157,7 @@ case "decode":
 case "interleaved":
     runInterleaved(batch: arguments.count > 2 ? count : 10_000)
 default:
-    print("usage: BusProfile raw|filtered|allowed|sync|rounds|decode|interleaved [count]")
+    print("usage: BusProfile raw|filtered|allowed|sync|rounds|rounds4|decode|interleaved [count]")
     exit(64)
 }
 print(mode, count, String(format: "%.0f ns/op", Date().timeIntervalSince(started) * 1e9 / Double(count)))
