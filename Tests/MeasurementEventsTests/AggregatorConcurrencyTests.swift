@@ -47,6 +47,37 @@ final class AggregatorConcurrencyTests: XCTestCase {
         XCTAssertEqual(diagnostics.received, diagnostics.forwarded + diagnostics.filteredOut)
     }
 
+    /// Posts that threads take turns at (each waits for the other's post before its next one)
+    /// are delivered in that order, when one delivery round holds all of them and merges the
+    /// threads' buffers.
+    func testPostsOrderedAcrossThreadsAreDeliveredInThatOrderFromOneRound() {
+        let center = NotificationCenter()
+        let tracker = RecordingTracker()
+        var configuration = EventAggregator.Configuration()
+        configuration.deliveryCoalescing = 2  // one round: the one waitUntilDelivered runs
+        let aggregator = EventAggregator(
+            center: center, filter: .allowAll, trackers: [tracker], configuration: configuration)
+        aggregator.start()
+        let threads = 3
+        let turns = (0..<threads).map { _ in DispatchSemaphore(value: 0) }
+        let group = DispatchGroup()
+        for thread in 0..<threads {
+            group.enter()
+            Thread {
+                for round in 0..<100 {
+                    turns[thread].wait()
+                    MeasurementEvent.post("x/turn", args: ["n": round * threads + thread], to: center)
+                    turns[(thread + 1) % threads].signal()
+                }
+                group.leave()
+            }.start()
+        }
+        turns[0].signal()
+        group.wait()
+        aggregator.waitUntilDelivered()
+        XCTAssertEqual(tracker.events.map { $0.args["n"] }, (0..<300).map { .int($0) })
+    }
+
     func testReconfiguringWhilePostingIsSafe() {
         let center = NotificationCenter()
         let tracker = RecordingTracker()
