@@ -147,6 +147,16 @@ case "rounds4":
         aggregator.waitUntilDelivered()
     }
     print("delivered", tracker.count, "dropped in flight", aggregator.diagnostics.droppedInFlight)
+case "raw2":
+    let observer = center.addObserver(forName: .measurementEvent, object: nil, queue: nil) { _ in }
+    onThreads(2) { _ in for _ in 0..<count / 2 { postRaw(center) } }
+    center.removeObserver(observer)
+case "threads2":
+    // Two posting threads, end to end (for a wall-clock profiler such as `perf record`).
+    let (aggregator, tracker) = aggregator(on: center, allowing: true, delivery: .asynchronous)
+    onThreads(2) { _ in for _ in 0..<count / 2 { post(center) } }
+    aggregator.waitUntilDelivered()
+    print("delivered", tracker.count, "dropped in flight", aggregator.diagnostics.droppedInFlight)
 case "decode":
     let note = Notification(
         name: .measurementEvent, object: nil,
@@ -157,7 +167,7 @@ case "decode":
 case "interleaved":
     runInterleaved(batch: arguments.count > 2 ? count : 10_000)
 default:
-    print("usage: BusProfile raw|filtered|allowed|sync|rounds|rounds4|decode|interleaved [count]")
+    print("usage: BusProfile raw|filtered|allowed|sync|rounds|rounds4|raw2|threads2|decode|interleaved [count]")
     exit(64)
 }
 print(mode, count, String(format: "%.0f ns/op", Date().timeIntervalSince(started) * 1e9 / Double(count)))
