@@ -3,6 +3,20 @@ import MeasurementEvents
 import MeasurementEventsTesting
 import XCTest
 
+/// An arg whose conversion fails, so that it travels as it is (the event is rejected at
+/// delivery), and which records where it is released.
+private final class Probe: EventValueConvertible, @unchecked Sendable {
+    // @unchecked: `releasedOn` is a LockedValue.
+    let releasedOn: LockedValue<[String]>
+    init(_ releasedOn: LockedValue<[String]>) { self.releasedOn = releasedOn }
+    deinit {
+        let role = Thread.current.threadDictionary["role"] as? String ?? "another thread"
+        releasedOn.withLock { $0.append(role) }
+    }
+    var eventValue: EventValue { .string("probe") }
+    var checkedEventValue: Result<EventValue, EventValue.ValueRejection> { .failure(.outOfRange) }
+}
+
 /// The posting path: per-thread buffers and decision caches, and the in-flight bound.
 final class EventAggregatorPostingTests: XCTestCase {
     func testAFilterChangeAppliesToANameThisThreadAlreadyPosted() {
@@ -42,6 +56,68 @@ final class EventAggregatorPostingTests: XCTestCase {
         XCTAssertEqual(
             tracker.names, ["feed/item_tapped_in_the_list", "feed/item_tapped_in_the_list", "s/a", "s/a"])
         XCTAssertEqual(aggregator.diagnostics.filteredOut, 2)
+    }
+
+    /// The args a post allocated are released by the posting thread (at its next posts), not
+    /// by the delivery thread: freeing another thread's memory made delivery wait for that
+    /// thread's allocator lock. A value that cannot be an arg travels as it is (the event is
+    /// rejected at delivery), so its deinitialiser shows where the args were released.
+    func testPostedArgsAreReleasedOnThePostingThread() {
+        let center = NotificationCenter()
+        var configuration = EventAggregator.Configuration()
+        configuration.deliveryCoalescing = 10  // only waitUntilDelivered drains: rounds are counted
+        let aggregator = EventAggregator(
+            center: center, filter: .allowAll, trackers: [RecordingTracker()], configuration: configuration)
+        aggregator.start()
+        let releasedOn = LockedValue<[String]>([])
+        let posted = DispatchSemaphore(value: 0)
+        let delivered = DispatchSemaphore(value: 0)
+        let finished = DispatchSemaphore(value: 0)
+        let poster = Thread {
+            Thread.current.threadDictionary["role"] = "poster"
+            MeasurementEvent.post("x/probe", args: ["probe": Probe(releasedOn)], to: center)
+            posted.signal()
+            delivered.wait()
+            MeasurementEvent.post("x/next", to: center)
+            finished.signal()
+        }
+        poster.start()
+        posted.wait()
+        aggregator.waitUntilDelivered()
+        XCTAssertEqual(aggregator.diagnostics.malformed, 1)
+        XCTAssertEqual(releasedOn.withLock { $0 }, [], "released before the poster posted again")
+        delivered.signal()
+        finished.wait()
+        XCTAssertEqual(releasedOn.withLock { $0 }, ["poster"])
+    }
+
+    /// A thread that stops posting does not keep its delivered posts: once it has not taken
+    /// them for a whole round, a later round releases them.
+    func testDeliveredPostsOfAThreadThatStoppedPostingAreReleasedByALaterRound() {
+        let center = NotificationCenter()
+        var configuration = EventAggregator.Configuration()
+        configuration.deliveryCoalescing = 10  // only waitUntilDelivered drains: rounds are counted
+        let aggregator = EventAggregator(
+            center: center, filter: .allowAll, trackers: [RecordingTracker()], configuration: configuration)
+        aggregator.start()
+        let releasedOn = LockedValue<[String]>([])
+        let posted = DispatchSemaphore(value: 0)
+        let done = DispatchSemaphore(value: 0)
+        Thread {
+            Thread.current.threadDictionary["role"] = "poster"
+            MeasurementEvent.post("x/probe", args: ["probe": Probe(releasedOn)], to: center)
+            posted.signal()
+            done.wait()
+        }.start()
+        posted.wait()
+        aggregator.waitUntilDelivered()  // gives the post back to its thread
+        MeasurementEvent.post("x/other", to: center)
+        aggregator.waitUntilDelivered()  // one round: the thread may still take them
+        XCTAssertEqual(releasedOn.withLock { $0 }, [])
+        MeasurementEvent.post("x/other", to: center)
+        aggregator.waitUntilDelivered()  // a whole round untaken: released here
+        XCTAssertEqual(releasedOn.withLock { $0 }, ["another thread"])
+        done.signal()
     }
 
     func testAnInvalidNameIsRejectedEveryTimeItIsPosted() {

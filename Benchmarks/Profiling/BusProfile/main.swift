@@ -23,14 +23,17 @@ func post(_ center: NotificationCenter) {
     MeasurementEvent.post("feed/item_tapped", args: ["item_id": "42", "position": 3], to: center)
 }
 
-func aggregator(on center: NotificationCenter, allowing: Bool, delivery: EventAggregator.Delivery) -> (EventAggregator, CountingTracker) {
+func aggregator(on center: NotificationCenter, allowing: Bool, delivery: EventAggregator.Delivery) -> (
+    EventAggregator, CountingTracker
+) {
     var configuration = EventAggregator.Configuration()
     configuration.delivery = delivery
     // Under valgrind the delivery thread hardly runs while the poster loops: with the default
     // in-flight bound most posts would be dropped, and measured as cheaper than they are.
     configuration.maximumInFlightEvents = .max
     let tracker = CountingTracker()
-    let names: [EventPattern] = (0..<10).map { EventPattern(EventName("module\($0)/screen\($0)/tapped")) }
+    let names: [EventPattern] =
+        (0..<10).map { EventPattern(EventName("module\($0)/screen\($0)/tapped")) }
         + (0..<100).map { EventPattern(stringLiteral: "area\($0)/*") }
     let filter = EventFilter(allow: names + (allowing ? ["feed/item_tapped"] : []))
     let aggregator = EventAggregator(center: center, filter: filter, trackers: [tracker], configuration: configuration)
@@ -58,6 +61,38 @@ func onThreads(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) {
     group.wait()
 }
 
+/// Threads that live for the whole run and post when told to, like an app's posting threads
+/// (a thread keeps its posting buffer from one batch to the next).
+final class PostingPool: @unchecked Sendable {
+    // @unchecked: `work` is set before the threads are released and read only after.
+    private let starts: [DispatchSemaphore]
+    private let done = DispatchGroup()
+    private var work: (@Sendable (Int) -> Void)?
+
+    init(count: Int) {
+        starts = (0..<count).map { _ in DispatchSemaphore(value: 0) }
+        for index in 0..<count {
+            Thread { [self] in
+                while true {
+                    starts[index].wait()
+                    work?(index)
+                    done.leave()
+                }
+            }.start()
+        }
+    }
+
+    /// Runs `work(thread)` on every thread at once; returns when all are done.
+    func run(_ work: @escaping @Sendable (Int) -> Void) {
+        self.work = work
+        for start in starts {
+            done.enter()
+            start.signal()
+        }
+        done.wait()
+    }
+}
+
 func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
 
 /// Wall-clock ratios with each variant run right after a raw post batch, 31 times: the noise
@@ -70,8 +105,12 @@ func runInterleaved(batch: Int) {
     let (filteredAggregator, _) = aggregator(on: filteredCenter, allowing: false, delivery: .asynchronous)
     let allowedCenter = NotificationCenter()
     let (allowedAggregator, tracker) = aggregator(on: allowedCenter, allowing: true, delivery: .asynchronous)
-    var filtered: [Double] = [], allowed: [Double] = [], allowedIdle: [Double] = [], endToEnd: [Double] = []
+    var filtered: [Double] = []
+    var allowed: [Double] = []
+    var allowedIdle: [Double] = []
+    var endToEnd: [Double] = []
     var threadRates: [Int: [Double]] = [1: [], 2: [], 4: []]
+    let pools = [1: PostingPool(count: 1), 2: PostingPool(count: 2), 4: PostingPool(count: 4)]
     for _ in 0..<31 {
         let raw1 = nanoseconds(per: batch) { for _ in 0..<batch { postRaw(rawCenter) } }
         filtered.append(nanoseconds(per: batch) { for _ in 0..<batch { post(filteredCenter) } } / raw1)
@@ -81,9 +120,10 @@ func runInterleaved(batch: Int) {
         let raw3 = nanoseconds(per: batch) { for _ in 0..<batch { postRaw(rawCenter) } }
         // 1,000 posts (less than the 2 ms coalescing delay) with the delivery thread idle: the
         // poster's own cost, without a delivery running beside it.
-        allowedIdle.append(nanoseconds(per: 1_000) {
-            for _ in 0..<1_000 { post(allowedCenter) }
-        } / raw3)
+        allowedIdle.append(
+            nanoseconds(per: 1_000) {
+                for _ in 0..<1_000 { post(allowedCenter) }
+            } / raw3)
         allowedAggregator.waitUntilDelivered()
         let raw4 = nanoseconds(per: batch) { for _ in 0..<batch { postRaw(rawCenter) } }
         let bus = nanoseconds(per: batch) {
@@ -93,11 +133,12 @@ func runInterleaved(batch: Int) {
         endToEnd.append(raw4 / bus)
         for threads in [1, 2, 4] {
             let perThread = batch / threads
+            let pool = pools[threads]!
             let raw = nanoseconds(per: perThread * threads) {
-                onThreads(threads) { _ in for _ in 0..<perThread { postRaw(rawCenter) } }
+                pool.run { _ in for _ in 0..<perThread { postRaw(rawCenter) } }
             }
             let bus = nanoseconds(per: perThread * threads) {
-                onThreads(threads) { _ in for _ in 0..<perThread { post(allowedCenter) } }
+                pool.run { _ in for _ in 0..<perThread { post(allowedCenter) } }
                 allowedAggregator.waitUntilDelivered()
             }
             threadRates[threads]!.append(raw / bus)
@@ -109,7 +150,10 @@ func runInterleaved(batch: Int) {
     print(String(format: "allowed post, 1,000 after an idle delivery thread / raw post: %.2fx", median(allowedIdle)))
     print(String(format: "end-to-end delivery rate / raw post rate, 1 thread in-line: %.2fx", median(endToEnd)))
     for threads in [1, 2, 4] {
-        print(String(format: "end-to-end delivery rate / raw post rate, %d new posting thread(s): %.2fx", threads, median(threadRates[threads]!)))
+        print(
+            String(
+                format: "end-to-end delivery rate / raw post rate, %d posting thread(s): %.2fx", threads,
+                median(threadRates[threads]!)))
     }
     print("delivered", tracker.count, "dropped in flight", allowedAggregator.diagnostics.droppedInFlight)
 }

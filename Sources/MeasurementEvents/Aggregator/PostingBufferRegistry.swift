@@ -18,6 +18,8 @@ final class PostingBufferRegistry: @unchecked Sendable {
     private var spares: [[EventAggregator.PostedEvent]] = []
     /// The last round's arrays, emptied, kept for their capacity: a round allocates none.
     private var spareSources: [PostingBuffer.Contents] = []
+    /// The number of the round being drained.
+    private var round: Int64 = 0
     /// Emptied arrays of events (one per source, and the merged round), kept for their capacity.
     private var spareEvents: [[EventAggregator.Pending]] = []
 
@@ -37,6 +39,7 @@ final class PostingBufferRegistry: @unchecked Sendable {
         rejected: inout [MalformedEventError]
     ) -> (events: [EventAggregator.Pending], controls: [EventAggregator.Control]) {
         let buffers = self.buffers.withLock { $0 }
+        round += 1
         var sources = spareSources
         spareSources = []
         defer {
@@ -129,6 +132,12 @@ final class PostingBufferRegistry: @unchecked Sendable {
                 }
             }
         }
+        if let buffer = source.buffer {
+            // Back to the posting thread, which releases the args it allocated; what it has not
+            // taken since the last round is released here.
+            var untaken = buffer.giveBack(&source.posted, round: round)
+            untaken.removeAll()
+        }
         recycle(&source.posted)
         if source.events.isEmpty {
             swap(&source.events, &made)
@@ -160,11 +169,15 @@ final class PostingBufferRegistry: @unchecked Sendable {
     private func takeAll(
         from buffers: [PostingBuffer], into sources: inout [PostingBuffer.Contents], finished: inout [ObjectIdentifier]
     ) {
+        var untaken: [EventAggregator.PostedEvent] = []
+        // Released here, outside the buffers' locks (a value's deinitialiser may run).
+        defer { untaken.removeAll() }
         for buffer in buffers {
             var contents = PostingBuffer.Contents(posted: spares.popLast() ?? [])
-            if buffer.take(into: &contents) {
+            if buffer.take(into: &contents, round: round, untaken: &untaken) {
                 finished.append(ObjectIdentifier(buffer))
             } else if !contents.isEmpty {
+                contents.buffer = buffer
                 sources.append(contents)
                 continue
             }

@@ -69,7 +69,9 @@ extension PostingState {
         switch configuration.delivery {
         case .asynchronous:
             guard admitInFlight() else { return }
-            if slot.buffer.append(numberedBy: buffers.sequence, makePosted) { requestDrain() }
+            let appended = slot.buffer.append(numberedBy: buffers.sequence, makePosted)
+            if appended.requestsDrain { requestDrain() }
+            if appended.hasDelivered || slot.isReleasing { slot.releaseDelivered(take: appended.hasDelivered) }
         case .synchronous:
             do {
                 owner?.deliverNow(try makePosted().makePending())
@@ -133,7 +135,9 @@ extension PostingState {
         switch configuration.delivery {
         case .asynchronous:
             guard admitInFlight() else { return }
-            if slot.buffer.append(pending, numberedBy: buffers.sequence) { requestDrain() }
+            let appended = slot.buffer.append(pending, numberedBy: buffers.sequence)
+            if appended.requestsDrain { requestDrain() }
+            if appended.hasDelivered || slot.isReleasing { slot.releaseDelivered(take: appended.hasDelivered) }
         case .synchronous:
             owner?.deliverNow(pending)
         }
