@@ -91,8 +91,8 @@ final class EventAggregatorPostingTests: XCTestCase {
         XCTAssertEqual(releasedOn.withLock { $0 }, ["poster"])
     }
 
-    /// A thread that stops posting does not keep its delivered posts: once it has not taken
-    /// them for a whole round, a later round releases them.
+    /// A thread that stops posting does not keep its delivered posts: the next round releases
+    /// what it has not.
     func testDeliveredPostsOfAThreadThatStoppedPostingAreReleasedByALaterRound() {
         let center = NotificationCenter()
         var configuration = EventAggregator.Configuration()
@@ -111,13 +111,72 @@ final class EventAggregatorPostingTests: XCTestCase {
         }.start()
         posted.wait()
         aggregator.waitUntilDelivered()  // gives the post back to its thread
-        MeasurementEvent.post("x/other", to: center)
-        aggregator.waitUntilDelivered()  // one round: the thread may still take them
         XCTAssertEqual(releasedOn.withLock { $0 }, [])
-        MeasurementEvent.post("x/other", to: center)
-        aggregator.waitUntilDelivered()  // a whole round untaken: released here
+        aggregator.waitUntilDelivered()  // a round later, still not released by it: released here
         XCTAssertEqual(releasedOn.withLock { $0 }, ["another thread"])
         done.signal()
+    }
+
+    /// The next round comes by itself: a burst followed by silence does not keep its args.
+    func testARoundThatGaveBackPostsIsFollowedByOneThatReleasesThem() {
+        let center = NotificationCenter()
+        var configuration = EventAggregator.Configuration()
+        configuration.deliveryCoalescing = 0.01
+        let aggregator = EventAggregator(
+            center: center, filter: .allowAll, trackers: [RecordingTracker()], configuration: configuration)
+        aggregator.start()
+        let releasedOn = LockedValue<[String]>([])
+        let posted = DispatchSemaphore(value: 0)
+        let done = DispatchSemaphore(value: 0)
+        Thread {
+            Thread.current.threadDictionary["role"] = "poster"
+            MeasurementEvent.post("x/probe", args: ["probe": Probe(releasedOn)], to: center)
+            posted.signal()
+            done.wait()
+        }.start()
+        posted.wait()
+        let released = expectation(description: "released without another post")
+        DispatchQueue.global().async {
+            while releasedOn.withLock({ $0 }).isEmpty { usleep(1_000) }
+            released.fulfill()
+        }
+        wait(for: [released], timeout: 10)
+        XCTAssertEqual(releasedOn.withLock { $0 }, ["another thread"])
+        done.signal()
+    }
+
+    /// A value released on the posting thread may post from its deinitialiser: the posts being
+    /// released are out of the buffer meanwhile, so nothing is released twice.
+    func testADeinitialiserThatPostsWhileItsPostIsReleasedIsSafe() {
+        final class Reposting: EventValueConvertible, @unchecked Sendable {
+            // @unchecked: immutable.
+            let center: NotificationCenter
+            let reposts: Bool
+            init(_ center: NotificationCenter, reposts: Bool) { (self.center, self.reposts) = (center, reposts) }
+            deinit {
+                // Once: the value it posts does not post again.
+                guard reposts else { return }
+                MeasurementEvent.post("x/from_deinit", args: ["again": Reposting(center, reposts: false)], to: center)
+            }
+            var eventValue: EventValue { .string("reposting") }
+            var checkedEventValue: Result<EventValue, EventValue.ValueRejection> { .failure(.outOfRange) }
+        }
+        let center = NotificationCenter()
+        var configuration = EventAggregator.Configuration()
+        configuration.deliveryCoalescing = 10
+        let tracker = RecordingTracker()
+        let aggregator = EventAggregator(
+            center: center, filter: .allowAll, trackers: [tracker], configuration: configuration)
+        aggregator.start()
+        for _ in 0..<200 {
+            MeasurementEvent.post("x/reposting", args: ["value": Reposting(center, reposts: true)], to: center)
+        }
+        aggregator.waitUntilDelivered()
+        for _ in 0..<10 { MeasurementEvent.post("x/plain", to: center) }
+        aggregator.waitUntilDelivered()
+        XCTAssertEqual(tracker.names, Array(repeating: "x/plain", count: 10))
+        aggregator.waitUntilDelivered()
+        XCTAssertEqual(aggregator.diagnostics.malformed, 400)
     }
 
     func testAnInvalidNameIsRejectedEveryTimeItIsPosted() {

@@ -50,6 +50,9 @@ extension EventAggregator {
         deliverSegment(&batch, start..<batch.count)
         posting.buffers.recycle(events: &batch)
         if events > 0 { posting.finishInFlight(events) }
+        // Posts given back to their threads: a next round releases what those threads do not
+        // (one that stopped posting), even if nothing else is posted.
+        if posting.buffers.gaveBack { posting.requestDrain() }
     }
 
     /// Stamps the events of `range` with identity, session and context, adds session events

@@ -4,11 +4,12 @@
 /// Only the posting thread appends and only the drain takes, so the lock is uncontended
 /// except while the drain swaps the contents out.
 ///
-/// Posts come back once the drain has made events of them (``giveBack(_:)``), so that the
-/// posting thread releases their args (``takeDelivered()``): the args dictionary is the one
-/// thing a post allocates that the delivery thread would otherwise free, and freeing memory
-/// of another thread's malloc arena made the delivery thread wait for that arena's lock
-/// (over half of its context switches with two posting threads).
+/// Posts come back once the drain has made events of them (``giveBack(_:round:)``), so that
+/// the posting thread releases their args (``releaseDelivered(upTo:)``): the args dictionary is
+/// the one thing a post allocates that the delivery thread would otherwise free, and freeing
+/// memory of another thread's malloc arena made the delivery thread wait for that arena's
+/// lock (over half of its context switches with two posting threads). What the posting thread
+/// has not released by the next round, the drain releases (``take(into:round:untaken:)``).
 final class PostingBuffer: Sendable {
     struct Contents {
         /// Fast-path posts.
@@ -33,9 +34,10 @@ final class PostingBuffer: Sendable {
         /// Something was appended since the drain last took the contents, and that append
         /// requested a drain: later appends need not (see ``append(numberedBy:_:)``).
         var drainRequested = false
-        /// Posts made into events, given back for the posting thread to release.
+        /// Posts made into events, given back for the posting thread to release. Always here
+        /// (not in the thread's own state) so that a drain round can release what is left.
         var delivered: [EventAggregator.PostedEvent] = []
-        /// The drain round that gave back `delivered`.
+        /// The drain round that last gave posts back.
         var deliveredRound: Int64 = -1
         /// An emptied array of the posting thread's, for the drain to reuse.
         var emptied: [EventAggregator.PostedEvent] = []
@@ -45,7 +47,7 @@ final class PostingBuffer: Sendable {
     struct Appended {
         /// Request a drain (see ``append(numberedBy:_:)``).
         var requestsDrain: Bool
-        /// Take the delivered posts and release them (see ``takeDelivered()``).
+        /// Release some delivered posts (see ``releaseDelivered(upTo:)``).
         var hasDelivered: Bool
     }
 
@@ -91,17 +93,18 @@ final class PostingBuffer: Sendable {
     /// Swaps what was appended into `contents` (which must be empty) in round `round`; returns
     /// whether the buffer is finished: empty, and its thread gone.
     ///
-    /// Delivered posts the posting thread has not taken for a whole round (it has not posted
-    /// since) are moved to `untaken`, for the drain to release: a thread that stops posting
-    /// does not keep them.
+    /// Delivered posts given back in an earlier round and not yet released (the posting thread
+    /// has not posted since, or not enough) are moved to `untaken`, for the drain to release:
+    /// a thread that stops posting does not keep them.
     func take(into contents: inout Contents, round: Int64, untaken: inout [EventAggregator.PostedEvent]) -> Bool {
         guarded.withLock { guarded in
             swap(&contents, &guarded.contents)
             guarded.drainRequested = false
-            if !guarded.delivered.isEmpty, guarded.deliveredRound < round - 1 {
+            if !guarded.delivered.isEmpty, guarded.deliveredRound < round {
                 if untaken.isEmpty {
                     swap(&untaken, &guarded.delivered)
                 } else {
+                    // Copies: the values stay alive in `untaken`, released outside the lock.
                     untaken += guarded.delivered
                     guarded.delivered = []
                 }
@@ -111,41 +114,54 @@ final class PostingBuffer: Sendable {
     }
 
     /// Drain: takes back `posts`, made into events in round `round`, for the posting thread to
-    /// release. Returns what the posting thread has not taken since an earlier round (it posted
-    /// nothing since, so releasing them on the delivery thread contends with nothing), and, in
-    /// `posts`, an emptied array to reuse.
-    func giveBack(_ posts: inout [EventAggregator.PostedEvent], round: Int64) -> [EventAggregator.PostedEvent] {
-        var untaken: [EventAggregator.PostedEvent] = []
+    /// release, and returns in `posts` an emptied array to reuse.
+    func giveBack(_ posts: inout [EventAggregator.PostedEvent], round: Int64) {
         guarded.withLock { guarded in
-            if guarded.deliveredRound == round {
-                // The round's second pass: add to the first's.
-                guarded.delivered += posts
-                return
-            }
             guarded.deliveredRound = round
-            swap(&untaken, &guarded.delivered)
-            swap(&guarded.delivered, &posts)
-            swap(&posts, &guarded.emptied)
+            if guarded.delivered.isEmpty {
+                swap(&guarded.delivered, &posts)
+                swap(&posts, &guarded.emptied)
+            } else {
+                // The round's second pass, or posts the thread is still releasing: added to them
+                // (copies; `posts` then only drops references, never the last one).
+                guarded.delivered += posts
+            }
         }
-        return untaken
     }
 
-    /// Posting thread: the posts given back since it last took them.
-    func takeDelivered() -> [EventAggregator.PostedEvent] {
-        var delivered: [EventAggregator.PostedEvent] = []
-        guarded.withLock { swap(&delivered, &$0.delivered) }
-        return delivered
-    }
-
-    /// Posting thread: an emptied array for the drain to reuse (the larger one is kept).
-    func keepEmptied(_ array: inout [EventAggregator.PostedEvent]) {
+    /// Posting thread: releases up to `limit` delivered posts (a few per post, so that no post
+    /// pays for a whole round), outside the lock; the rest stay given back.
+    ///
+    /// The posts are out of the buffer while they are released: a value's deinitialiser may
+    /// post again, on this thread, and then finds nothing half released.
+    func releaseDelivered(upTo limit: Int) {
+        var posts: [EventAggregator.PostedEvent] = []
+        guarded.withLock { swap(&posts, &$0.delivered) }
+        posts.removeLast(Swift.min(limit, posts.count))
         guarded.withLock { guarded in
-            if array.capacity > guarded.emptied.capacity { swap(&array, &guarded.emptied) }
+            if posts.isEmpty {
+                if posts.capacity > guarded.emptied.capacity, posts.capacity <= 4_096 { swap(&posts, &guarded.emptied) }
+            } else if guarded.delivered.isEmpty {
+                swap(&posts, &guarded.delivered)
+            } else {
+                // The drain gave more back meanwhile.
+                guarded.delivered += posts
+            }
+        }
+        // `posts` is now empty, or copies of what the buffer holds: dropping it frees no value.
+    }
+
+    /// Marks the aggregator gone, and returns the posts and arrays the buffer still holds, for
+    /// the caller to release outside the lock.
+    func markAggregatorGone() -> [[EventAggregator.PostedEvent]] {
+        guarded.withLock { guarded in
+            guarded.aggregatorGone = true
+            defer { (guarded.delivered, guarded.emptied) = ([], []) }
+            return [guarded.delivered, guarded.emptied]
         }
     }
 
     func markThreadExited() { guarded.withLock { $0.threadExited = true } }
-    func markAggregatorGone() { guarded.withLock { $0.aggregatorGone = true } }
     var isAggregatorGone: Bool { guarded.withLock { $0.aggregatorGone } }
 }
 

@@ -20,6 +20,9 @@ final class PostingBufferRegistry: @unchecked Sendable {
     private var spareSources: [PostingBuffer.Contents] = []
     /// The number of the round being drained.
     private var round: Int64 = 0
+    /// Whether the last round gave posts back: then a next round must come, to release what
+    /// their threads do not (see ``PostingBuffer/take(into:round:untaken:)``).
+    private(set) var gaveBack = false
     /// Emptied arrays of events (one per source, and the merged round), kept for their capacity.
     private var spareEvents: [[EventAggregator.Pending]] = []
 
@@ -29,7 +32,9 @@ final class PostingBufferRegistry: @unchecked Sendable {
 
     /// At the aggregator's end: threads may forget its buffers.
     func close() {
-        for buffer in buffers.withLock({ $0 }) { buffer.markAggregatorGone() }
+        // What the buffers held is released here, outside their locks.
+        let held = buffers.withLock({ $0 }).map { $0.markAggregatorGone() }
+        withExtendedLifetime(held) {}
     }
 
     /// The next events in sequence order, and the controls with their positions among them;
@@ -40,6 +45,7 @@ final class PostingBufferRegistry: @unchecked Sendable {
     ) -> (events: [EventAggregator.Pending], controls: [EventAggregator.Control]) {
         let buffers = self.buffers.withLock { $0 }
         round += 1
+        gaveBack = false
         var sources = spareSources
         spareSources = []
         defer {
@@ -134,9 +140,9 @@ final class PostingBufferRegistry: @unchecked Sendable {
         }
         if let buffer = source.buffer {
             // Back to the posting thread, which releases the args it allocated; what it has not
-            // taken since the last round is released here.
-            var untaken = buffer.giveBack(&source.posted, round: round)
-            untaken.removeAll()
+            // released by the next round is released by that round.
+            buffer.giveBack(&source.posted, round: round)
+            gaveBack = true
         }
         recycle(&source.posted)
         if source.events.isEmpty {

@@ -71,7 +71,7 @@ extension PostingState {
             guard admitInFlight() else { return }
             let appended = slot.buffer.append(numberedBy: buffers.sequence, makePosted)
             if appended.requestsDrain { requestDrain() }
-            if appended.hasDelivered || slot.isReleasing { slot.releaseDelivered(take: appended.hasDelivered) }
+            if appended.hasDelivered { slot.buffer.releaseDelivered(upTo: 64) }
         case .synchronous:
             do {
                 owner?.deliverNow(try makePosted().makePending())
@@ -137,7 +137,7 @@ extension PostingState {
             guard admitInFlight() else { return }
             let appended = slot.buffer.append(pending, numberedBy: buffers.sequence)
             if appended.requestsDrain { requestDrain() }
-            if appended.hasDelivered || slot.isReleasing { slot.releaseDelivered(take: appended.hasDelivered) }
+            if appended.hasDelivered { slot.buffer.releaseDelivered(upTo: 64) }
         case .synchronous:
             owner?.deliverNow(pending)
         }

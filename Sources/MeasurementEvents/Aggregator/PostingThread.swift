@@ -20,29 +20,10 @@ final class PostingThread {
         let aggregatorSerial: Int64
         let buffer: PostingBuffer
         let decisions = NameDecisionCache()
-        /// Delivered posts whose args this thread releases, a few at each post.
-        @exclusivity(unchecked) private var releasing: [EventAggregator.PostedEvent] = []
 
         init(aggregatorSerial: Int64, buffer: PostingBuffer) {
             self.aggregatorSerial = aggregatorSerial
             self.buffer = buffer
-        }
-
-        /// Whether delivered posts wait to be released.
-        @inline(__always)
-        var isReleasing: Bool { !releasing.isEmpty }
-
-        /// Releases up to 64 delivered posts (taking the buffer's, when `take`): spread over
-        /// posts, so that no post pays for a whole round. Outside every lock: releasing a value
-        /// may run its deinitialiser.
-        @inline(never)
-        func releaseDelivered(take: Bool) {
-            if take, releasing.isEmpty { releasing = buffer.takeDelivered() }
-            releasing.removeLast(min(64, releasing.count))
-            if releasing.isEmpty {
-                buffer.keepEmptied(&releasing)
-                releasing = []
-            }
         }
     }
 
@@ -111,12 +92,19 @@ final class PostingThread {
             lastUsed = slot
             return slot
         }
-        // Rare (a new aggregator): forget the slots of aggregators that are gone.
-        slots.removeAll { $0.buffer.isAggregatorGone }
+        // Rare (a new aggregator): forget the slots of aggregators that are gone. They are
+        // released at the end, once `slots` and `lastUsed` are consistent: releasing one may
+        // run a deinitialiser that posts on this thread.
+        let gone = slots.filter { $0.buffer.isAggregatorGone }
+        if !gone.isEmpty {
+            lastUsed = nil
+            slots.removeAll { $0.buffer.isAggregatorGone }
+        }
         let slot = Slot(aggregatorSerial: serial, buffer: PostingBuffer())
         register(slot.buffer)
         slots.append(slot)
         lastUsed = slot
+        withExtendedLifetime(gone) {}
         return slot
     }
 }
