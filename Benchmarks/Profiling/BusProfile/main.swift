@@ -184,10 +184,12 @@ case "rounds":
     }
     print("delivered", tracker.count, "dropped in flight", aggregator.diagnostics.droppedInFlight)
 case "rounds4":
-    // Like the 4-thread end-to-end benchmark: rounds of 4 x 250 posts on 4 threads, each waited for.
+    // Like the 4-thread end-to-end benchmark: rounds of 4 x 250 posts on 4 long-lived threads,
+    // each waited for.
     let (aggregator, tracker) = aggregator(on: center, allowing: true, delivery: .asynchronous)
+    let pool = PostingPool(count: 4)
     for _ in 0..<count / 1_000 {
-        onThreads(4) { _ in for _ in 0..<250 { post(center) } }
+        pool.run { _ in for _ in 0..<250 { post(center) } }
         aggregator.waitUntilDelivered()
     }
     print("delivered", tracker.count, "dropped in flight", aggregator.diagnostics.droppedInFlight)

@@ -36,11 +36,10 @@ final class PostingBuffer: Sendable {
         var drainRequested = false
         /// Posts made into events, given back for the posting thread to release. Always here
         /// (not in the thread's own state) so that a drain round can release what is left.
+        /// Once they are released the empty array stays, with its capacity, for reuse.
         var delivered: [EventAggregator.PostedEvent] = []
         /// The drain round that last gave posts back.
         var deliveredRound: Int64 = -1
-        /// An emptied array of the posting thread's, for the drain to reuse.
-        var emptied: [EventAggregator.PostedEvent] = []
     }
 
     /// What an append tells the posting thread to do next.
@@ -98,8 +97,14 @@ final class PostingBuffer: Sendable {
     /// a thread that stops posting does not keep them.
     func take(into contents: inout Contents, round: Int64, untaken: inout [EventAggregator.PostedEvent]) -> Bool {
         guarded.withLock { guarded in
-            swap(&contents, &guarded.contents)
+            // Nothing appended (the round's second pass, usually): the buffer keeps its array.
+            if !guarded.contents.isEmpty { swap(&contents, &guarded.contents) }
             guarded.drainRequested = false
+            // The emptied array of released posts, when larger than the drain's spare: appends
+            // do not grow it again. The spare goes back to the drain at the next give-back.
+            if guarded.delivered.isEmpty, guarded.delivered.capacity > guarded.contents.posted.capacity {
+                swap(&guarded.delivered, &guarded.contents.posted)
+            }
             if !guarded.delivered.isEmpty, guarded.deliveredRound < round {
                 if untaken.isEmpty {
                     swap(&untaken, &guarded.delivered)
@@ -114,23 +119,19 @@ final class PostingBuffer: Sendable {
     }
 
     /// Drain: takes back `posts`, made into events in round `round`, for the posting thread to
-    /// release, and returns in `posts` an emptied array to reuse.
+    /// release, and returns in `posts` an emptied array to reuse. When the thread still holds
+    /// posts to release (it is behind, or this is the round's second pass) nothing is taken:
+    /// `posts` stays with the drain, which releases them itself.
     func giveBack(_ posts: inout [EventAggregator.PostedEvent], round: Int64) {
         guarded.withLock { guarded in
+            guard guarded.delivered.isEmpty else { return }
             guarded.deliveredRound = round
-            if guarded.delivered.isEmpty {
-                swap(&guarded.delivered, &posts)
-                swap(&posts, &guarded.emptied)
-            } else {
-                // The round's second pass, or posts the thread is still releasing: added to them
-                // (copies; `posts` then only drops references, never the last one).
-                guarded.delivered += posts
-            }
+            swap(&guarded.delivered, &posts)
         }
     }
 
     /// Posting thread: releases up to `limit` delivered posts (a few per post, so that no post
-    /// pays for a whole round), outside the lock; the rest stay given back.
+    /// pays for a whole round), outside the lock; the rest, or the emptied array, go back.
     ///
     /// The posts are out of the buffer while they are released: a value's deinitialiser may
     /// post again, on this thread, and then finds nothing half released.
@@ -138,26 +139,22 @@ final class PostingBuffer: Sendable {
         var posts: [EventAggregator.PostedEvent] = []
         guarded.withLock { swap(&posts, &$0.delivered) }
         posts.removeLast(Swift.min(limit, posts.count))
-        guarded.withLock { guarded in
-            if posts.isEmpty {
-                if posts.capacity > guarded.emptied.capacity, posts.capacity <= 4_096 { swap(&posts, &guarded.emptied) }
-            } else if guarded.delivered.isEmpty {
-                swap(&posts, &guarded.delivered)
-            } else {
-                // The drain gave more back meanwhile.
-                guarded.delivered += posts
-            }
+        let putBack = guarded.withLock { guarded -> Bool in
+            guard guarded.delivered.isEmpty else { return false }
+            swap(&posts, &guarded.delivered)
+            return true
         }
-        // `posts` is now empty, or copies of what the buffer holds: dropping it frees no value.
+        // The drain gave other posts back meanwhile (rare): these are released here, at once.
+        if !putBack { posts.removeAll() }
     }
 
-    /// Marks the aggregator gone, and returns the posts and arrays the buffer still holds, for
-    /// the caller to release outside the lock.
-    func markAggregatorGone() -> [[EventAggregator.PostedEvent]] {
+    /// Marks the aggregator gone, and returns the posts the buffer still holds, for the caller
+    /// to release outside the lock.
+    func markAggregatorGone() -> [EventAggregator.PostedEvent] {
         guarded.withLock { guarded in
             guarded.aggregatorGone = true
-            defer { (guarded.delivered, guarded.emptied) = ([], []) }
-            return [guarded.delivered, guarded.emptied]
+            defer { guarded.delivered = [] }
+            return guarded.delivered
         }
     }
 

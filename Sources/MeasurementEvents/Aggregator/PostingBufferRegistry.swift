@@ -144,6 +144,8 @@ final class PostingBufferRegistry: @unchecked Sendable {
             buffer.giveBack(&source.posted, round: round)
             gaveBack = true
         }
+        // An emptied array from the buffer, or (when the thread was behind) the posts, released
+        // here.
         recycle(&source.posted)
         if source.events.isEmpty {
             swap(&source.events, &made)
@@ -167,9 +169,24 @@ final class PostingBufferRegistry: @unchecked Sendable {
     /// Takes back an emptied array of posts, for its capacity.
     func recycle(_ events: inout [EventAggregator.PostedEvent]) {
         events.removeAll(keepingCapacity: true)
-        // A few arrays, none larger than a busy round needs: a burst's capacity is let go.
-        if spares.count < 4, events.capacity <= 4_096 { spares.append(events) }
+        // A few arrays (two a posting thread), none larger than a busy round needs: a burst's
+        // capacity is let go.
+        if events.capacity > 0, events.capacity <= 4_096 {
+            if spares.count < 8 {
+                spares.append(events)
+            } else if let smallest = spares.indices.min(by: { spares[$0].capacity < spares[$1].capacity }),
+                spares[smallest].capacity < events.capacity
+            {
+                swap(&spares[smallest], &events)
+            }
+        }
         events = []
+    }
+
+    /// The spare array with the most capacity (a buffer given a small one grows it again).
+    private func largestSpare() -> [EventAggregator.PostedEvent] {
+        guard let largest = spares.indices.max(by: { spares[$0].capacity < spares[$1].capacity }) else { return [] }
+        return spares.remove(at: largest)
     }
 
     private func takeAll(
@@ -179,7 +196,7 @@ final class PostingBufferRegistry: @unchecked Sendable {
         // Released here, outside the buffers' locks (a value's deinitialiser may run).
         defer { untaken.removeAll() }
         for buffer in buffers {
-            var contents = PostingBuffer.Contents(posted: spares.popLast() ?? [])
+            var contents = PostingBuffer.Contents(posted: largestSpare())
             if buffer.take(into: &contents, round: round, untaken: &untaken) {
                 finished.append(ObjectIdentifier(buffer))
             } else if !contents.isEmpty {
