@@ -31,6 +31,10 @@ func aggregator(on center: NotificationCenter, allowing: Bool, delivery: EventAg
     // Under valgrind the delivery thread hardly runs while the poster loops: with the default
     // in-flight bound most posts would be dropped, and measured as cheaper than they are.
     configuration.maximumInFlightEvents = .max
+    // BUSPROFILE_COALESCING=<seconds> tries another coalescing delay than the default.
+    if let seconds = ProcessInfo.processInfo.environment["BUSPROFILE_COALESCING"].flatMap(Double.init) {
+        configuration.deliveryCoalescing = seconds
+    }
     let tracker = CountingTracker()
     let names: [EventPattern] =
         (0..<10).map { EventPattern(EventName("module\($0)/screen\($0)/tapped")) }
