@@ -11,9 +11,12 @@ let package = Package(
         .package(url: "https://github.com/ordo-one/package-benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
     ],
     targets: [
+        // Long-lived posting threads, shared by the benchmarks and the profiling driver.
+        .target(name: "BenchmarkSupport", path: "Support/BenchmarkSupport"),
         .executableTarget(
             name: "BusBenchmarks",
             dependencies: [
+                "BenchmarkSupport",
                 .product(name: "MeasurementEvents", package: "MeasurementEvents"),
                 .product(name: "Benchmark", package: "package-benchmark"),
             ],
@@ -42,7 +45,7 @@ let package = Package(
         // Not a benchmark: a plain driver to run under a profiler.
         .executableTarget(
             name: "BusProfile",
-            dependencies: [.product(name: "MeasurementEvents", package: "MeasurementEvents")],
+            dependencies: ["BenchmarkSupport", .product(name: "MeasurementEvents", package: "MeasurementEvents")],
             path: "Profiling/BusProfile"
         ),
     ],

@@ -17,6 +17,46 @@ private final class Probe: EventValueConvertible, @unchecked Sendable {
     var checkedEventValue: Result<EventValue, EventValue.ValueRejection> { .failure(.outOfRange) }
 }
 
+/// An aggregator that keeps every event, on a center of its own.
+private func allowingAggregator(coalescing: TimeInterval) -> (EventAggregator, NotificationCenter) {
+    let center = NotificationCenter()
+    var configuration = EventAggregator.Configuration()
+    configuration.deliveryCoalescing = coalescing
+    let aggregator = EventAggregator(
+        center: center, filter: .allowAll, trackers: [RecordingTracker()], configuration: configuration)
+    aggregator.start()
+    return (aggregator, center)
+}
+
+/// A thread (its role "poster") that posts one event carrying a ``Probe`` and then waits for
+/// ``finish(postingAgain:)``.
+private final class ProbePoster: Sendable {
+    let releasedOn = LockedValue<[String]>([])
+    private let next = LockedValue<EventName?>(nil)
+    private let go = DispatchSemaphore(value: 0)
+    private let finished = DispatchSemaphore(value: 0)
+
+    init(center: NotificationCenter) {
+        let posted = DispatchSemaphore(value: 0)
+        Thread { [releasedOn, next, go, finished] in
+            Thread.current.threadDictionary["role"] = "poster"
+            MeasurementEvent.post("x/probe", args: ["probe": Probe(releasedOn)], to: center)
+            posted.signal()
+            go.wait()
+            if let name = next.withLock({ $0 }) { MeasurementEvent.post(name, to: center) }
+            finished.signal()
+        }.start()
+        posted.wait()
+    }
+
+    /// Lets the thread post `name` (if any) and end; returns when it has.
+    func finish(postingAgain name: EventName? = nil) {
+        next.withLock { $0 = name }
+        go.signal()
+        finished.wait()
+    }
+}
+
 /// The posting path: per-thread buffers and decision caches, and the in-flight bound.
 final class EventAggregatorPostingTests: XCTestCase {
     func testAFilterChangeAppliesToANameThisThreadAlreadyPosted() {
@@ -63,86 +103,40 @@ final class EventAggregatorPostingTests: XCTestCase {
     /// thread's allocator lock. A value that cannot be an arg travels as it is (the event is
     /// rejected at delivery), so its deinitialiser shows where the args were released.
     func testPostedArgsAreReleasedOnThePostingThread() {
-        let center = NotificationCenter()
-        var configuration = EventAggregator.Configuration()
-        configuration.deliveryCoalescing = 10  // only waitUntilDelivered drains: rounds are counted
-        let aggregator = EventAggregator(
-            center: center, filter: .allowAll, trackers: [RecordingTracker()], configuration: configuration)
-        aggregator.start()
-        let releasedOn = LockedValue<[String]>([])
-        let posted = DispatchSemaphore(value: 0)
-        let delivered = DispatchSemaphore(value: 0)
-        let finished = DispatchSemaphore(value: 0)
-        let poster = Thread {
-            Thread.current.threadDictionary["role"] = "poster"
-            MeasurementEvent.post("x/probe", args: ["probe": Probe(releasedOn)], to: center)
-            posted.signal()
-            delivered.wait()
-            MeasurementEvent.post("x/next", to: center)
-            finished.signal()
-        }
-        poster.start()
-        posted.wait()
+        let (aggregator, center) = allowingAggregator(coalescing: 10)  // only the waits drain
+        let poster = ProbePoster(center: center)
         aggregator.waitUntilDelivered()
         XCTAssertEqual(aggregator.diagnostics.malformed, 1)
-        XCTAssertEqual(releasedOn.withLock { $0 }, [], "released before the poster posted again")
-        delivered.signal()
-        finished.wait()
-        XCTAssertEqual(releasedOn.withLock { $0 }, ["poster"])
+        XCTAssertEqual(poster.releasedOn.withLock { $0 }, [], "released before the poster posted again")
+        poster.finish(postingAgain: "x/next")
+        XCTAssertEqual(poster.releasedOn.withLock { $0 }, ["poster"])
     }
 
     /// A thread that stops posting does not keep its delivered posts: the next round releases
     /// what it has not.
     func testDeliveredPostsOfAThreadThatStoppedPostingAreReleasedByALaterRound() {
-        let center = NotificationCenter()
-        var configuration = EventAggregator.Configuration()
-        configuration.deliveryCoalescing = 10  // only waitUntilDelivered drains: rounds are counted
-        let aggregator = EventAggregator(
-            center: center, filter: .allowAll, trackers: [RecordingTracker()], configuration: configuration)
-        aggregator.start()
-        let releasedOn = LockedValue<[String]>([])
-        let posted = DispatchSemaphore(value: 0)
-        let done = DispatchSemaphore(value: 0)
-        Thread {
-            Thread.current.threadDictionary["role"] = "poster"
-            MeasurementEvent.post("x/probe", args: ["probe": Probe(releasedOn)], to: center)
-            posted.signal()
-            done.wait()
-        }.start()
-        posted.wait()
+        let (aggregator, center) = allowingAggregator(coalescing: 10)  // only the waits drain
+        let poster = ProbePoster(center: center)
         aggregator.waitUntilDelivered()  // gives the post back to its thread
-        XCTAssertEqual(releasedOn.withLock { $0 }, [])
+        XCTAssertEqual(poster.releasedOn.withLock { $0 }, [])
         aggregator.waitUntilDelivered()  // a round later, still not released by it: released here
-        XCTAssertEqual(releasedOn.withLock { $0 }, ["another thread"])
-        done.signal()
+        XCTAssertEqual(poster.releasedOn.withLock { $0 }, ["another thread"])
+        poster.finish()
     }
 
     /// The next round comes by itself: a burst followed by silence does not keep its args.
     func testARoundThatGaveBackPostsIsFollowedByOneThatReleasesThem() {
-        let center = NotificationCenter()
-        var configuration = EventAggregator.Configuration()
-        configuration.deliveryCoalescing = 0.01
-        let aggregator = EventAggregator(
-            center: center, filter: .allowAll, trackers: [RecordingTracker()], configuration: configuration)
-        aggregator.start()
-        let releasedOn = LockedValue<[String]>([])
-        let posted = DispatchSemaphore(value: 0)
-        let done = DispatchSemaphore(value: 0)
-        Thread {
-            Thread.current.threadDictionary["role"] = "poster"
-            MeasurementEvent.post("x/probe", args: ["probe": Probe(releasedOn)], to: center)
-            posted.signal()
-            done.wait()
-        }.start()
-        posted.wait()
+        let (aggregator, center) = allowingAggregator(coalescing: 0.01)
+        let poster = ProbePoster(center: center)
         let released = expectation(description: "released without another post")
         DispatchQueue.global().async {
-            while releasedOn.withLock({ $0 }).isEmpty { usleep(1_000) }
+            while poster.releasedOn.withLock({ $0 }).isEmpty { usleep(1_000) }
             released.fulfill()
         }
         wait(for: [released], timeout: 10)
-        XCTAssertEqual(releasedOn.withLock { $0 }, ["another thread"])
-        done.signal()
+        XCTAssertEqual(poster.releasedOn.withLock { $0 }, ["another thread"])
+        XCTAssertEqual(aggregator.diagnostics.malformed, 1)
+        poster.finish()
     }
 
     /// A value released on the posting thread may post from its deinitialiser: the posts being

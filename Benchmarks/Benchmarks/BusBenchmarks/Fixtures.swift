@@ -84,50 +84,6 @@ struct AggregatorFixture {
     }
 }
 
-/// Threads that stay alive across iterations, so that a multi-threaded benchmark measures
-/// posting rather than thread creation.
-final class PostingThreads: @unchecked Sendable {
-    // @unchecked: `work` is set before the threads are released by `start` and read only
-    // after they are; `done` orders the end of each round.
-    private let starts: [DispatchSemaphore]
-    private let done = DispatchGroup()
-    private var work: (@Sendable (Int) -> Void)?
-    private var stopping = false
-
-    let count: Int
-
-    init(count: Int) {
-        self.count = count
-        starts = (0..<count).map { _ in DispatchSemaphore(value: 0) }
-        for index in 0..<count {
-            let thread = Thread { [self] in
-                while true {
-                    starts[index].wait()
-                    if stopping { return }
-                    work?(index)
-                    done.leave()
-                }
-            }
-            thread.start()
-        }
-    }
-
-    /// Runs `work(threadIndex)` on every thread at once and returns when all are done.
-    func run(_ work: @escaping @Sendable (Int) -> Void) {
-        self.work = work
-        for start in starts {
-            done.enter()
-            start.signal()
-        }
-        done.wait()
-    }
-
-    func stop() {
-        stopping = true
-        for start in starts { start.signal() }
-    }
-}
-
 extension Benchmark {
     /// Fails the benchmark when a tracker saw a different number of events than were posted.
     func expect(delivered: Int, by tracker: CountingTracker) {

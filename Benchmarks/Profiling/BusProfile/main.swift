@@ -1,5 +1,6 @@
 import Foundation
 import MeasurementEvents
+import BenchmarkSupport
 
 // A small driver for profilers (callgrind, perf): runs one bus operation many times, with no
 // benchmark harness around it. `swift build -c release --product BusProfile`, then for example
@@ -65,38 +66,6 @@ func onThreads(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) {
     group.wait()
 }
 
-/// Threads that live for the whole run and post when told to, like an app's posting threads
-/// (a thread keeps its posting buffer from one batch to the next).
-final class PostingPool: @unchecked Sendable {
-    // @unchecked: `work` is set before the threads are released and read only after.
-    private let starts: [DispatchSemaphore]
-    private let done = DispatchGroup()
-    private var work: (@Sendable (Int) -> Void)?
-
-    init(count: Int) {
-        starts = (0..<count).map { _ in DispatchSemaphore(value: 0) }
-        for index in 0..<count {
-            Thread { [self] in
-                while true {
-                    starts[index].wait()
-                    work?(index)
-                    done.leave()
-                }
-            }.start()
-        }
-    }
-
-    /// Runs `work(thread)` on every thread at once; returns when all are done.
-    func run(_ work: @escaping @Sendable (Int) -> Void) {
-        self.work = work
-        for start in starts {
-            done.enter()
-            start.signal()
-        }
-        done.wait()
-    }
-}
-
 func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
 
 /// Wall-clock ratios with each variant run right after a raw post batch, 31 times: the noise
@@ -114,7 +83,7 @@ func runInterleaved(batch: Int) {
     var allowedIdle: [Double] = []
     var endToEnd: [Double] = []
     var threadRates: [Int: [Double]] = [1: [], 2: [], 4: []]
-    let pools = [1: PostingPool(count: 1), 2: PostingPool(count: 2), 4: PostingPool(count: 4)]
+    let pools = [1: PostingThreads(count: 1), 2: PostingThreads(count: 2), 4: PostingThreads(count: 4)]
     for _ in 0..<31 {
         let raw1 = nanoseconds(per: batch) { for _ in 0..<batch { postRaw(rawCenter) } }
         filtered.append(nanoseconds(per: batch) { for _ in 0..<batch { post(filteredCenter) } } / raw1)
@@ -191,7 +160,7 @@ case "rounds4":
     // Like the 4-thread end-to-end benchmark: rounds of 4 x 250 posts on 4 long-lived threads,
     // each waited for.
     let (aggregator, tracker) = aggregator(on: center, allowing: true, delivery: .asynchronous)
-    let pool = PostingPool(count: 4)
+    let pool = PostingThreads(count: 4)
     for _ in 0..<count / 1_000 {
         pool.run { _ in for _ in 0..<250 { post(center) } }
         aggregator.waitUntilDelivered()
