@@ -4,12 +4,12 @@
 /// Only the posting thread appends and only the drain takes, so the lock is uncontended
 /// except while the drain swaps the contents out.
 ///
-/// Posts come back once the drain has made events of them (``giveBack(_:round:)``), so that
+/// Posts come back once the drain has made events of them (``giveBack(_:)``), so that
 /// the posting thread releases their args (``releaseDelivered(upTo:)``): the args dictionary is
 /// the one thing a post allocates that the delivery thread would otherwise free, and freeing
 /// memory of another thread's malloc arena made the delivery thread wait for that arena's
 /// lock (over half of its context switches with two posting threads). What the posting thread
-/// has not released by the next round, the drain releases (``take(into:round:untaken:)``).
+/// has not released by the next round, the drain releases (``take(into:untaken:)``).
 final class PostingBuffer: Sendable {
     struct Contents {
         /// Fast-path posts.
@@ -38,8 +38,6 @@ final class PostingBuffer: Sendable {
         /// (not in the thread's own state) so that a drain round can release what is left.
         /// Once they are released the empty array stays, with its capacity, for reuse.
         var delivered: [EventAggregator.PostedEvent] = []
-        /// The drain round that last gave posts back.
-        var deliveredRound: Int64 = -1
     }
 
     /// What an append tells the posting thread to do next.
@@ -89,43 +87,48 @@ final class PostingBuffer: Sendable {
         }
     }
 
-    /// Swaps what was appended into `contents` (which must be empty) in round `round`; returns
-    /// whether the buffer is finished: empty, and its thread gone.
+    /// Swaps what was appended into `contents` (which must be empty); returns whether the
+    /// buffer is finished: empty, and its thread gone.
     ///
-    /// Delivered posts given back in an earlier round and not yet released (the posting thread
-    /// has not posted since, or not enough) are moved to `untaken`, for the drain to release:
-    /// a thread that stops posting does not keep them.
-    func take(into contents: inout Contents, round: Int64, untaken: inout [EventAggregator.PostedEvent]) -> Bool {
+    /// Delivered posts still here were given back by an earlier round (a round gives back only
+    /// after both its passes) and not released by the posting thread (it has not posted since,
+    /// or not enough): they are moved to `untaken`, for the drain to release. A thread that
+    /// stops posting does not keep them.
+    func take(into contents: inout Contents, untaken: inout [EventAggregator.PostedEvent]) -> Bool {
         guarded.withLock { guarded in
             // Nothing appended (the round's second pass, usually): the buffer keeps its array.
             if !guarded.contents.isEmpty { swap(&contents, &guarded.contents) }
             guarded.drainRequested = false
-            // The emptied array of released posts, when larger than the drain's spare: appends
-            // do not grow it again. The spare goes back to the drain at the next give-back.
-            if guarded.delivered.isEmpty, guarded.delivered.capacity > guarded.contents.posted.capacity {
-                swap(&guarded.delivered, &guarded.contents.posted)
-            }
-            if !guarded.delivered.isEmpty, guarded.deliveredRound < round {
-                if untaken.isEmpty {
-                    swap(&untaken, &guarded.delivered)
-                } else {
-                    // Copies: the values stay alive in `untaken`, released outside the lock.
-                    untaken += guarded.delivered
+            if guarded.delivered.isEmpty {
+                if guarded.delivered.capacity > Self.largestKeptCapacity {
+                    // A burst's capacity is let go (storage only: no value is released here).
                     guarded.delivered = []
+                } else if guarded.delivered.capacity > guarded.contents.posted.capacity {
+                    // The emptied array of released posts, larger than the drain's spare: appends
+                    // do not grow it again. The spare goes back at the next give-back.
+                    swap(&guarded.delivered, &guarded.contents.posted)
                 }
+            } else if untaken.isEmpty {
+                swap(&untaken, &guarded.delivered)
+            } else {
+                // Copies: the values stay alive in `untaken`, released outside the lock.
+                untaken += guarded.delivered
+                guarded.delivered = []
             }
             return guarded.threadExited && contents.isEmpty
         }
     }
 
-    /// Drain: takes back `posts`, made into events in round `round`, for the posting thread to
-    /// release, and returns in `posts` an emptied array to reuse. When the thread still holds
-    /// posts to release (it is behind, or this is the round's second pass) nothing is taken:
-    /// `posts` stays with the drain, which releases them itself.
-    func giveBack(_ posts: inout [EventAggregator.PostedEvent], round: Int64) {
+    /// The largest array a buffer keeps for reuse: more than a busy round needs.
+    static let largestKeptCapacity = 4_096
+
+    /// Drain: takes back `posts`, made into events, for the posting thread to release, and
+    /// returns in `posts` an emptied array to reuse. When the thread still holds posts to
+    /// release (it is behind, or this is the round's second pass), or the aggregator is gone,
+    /// nothing is taken: `posts` stays with the drain, which releases them itself.
+    func giveBack(_ posts: inout [EventAggregator.PostedEvent]) {
         guarded.withLock { guarded in
-            guard guarded.delivered.isEmpty else { return }
-            guarded.deliveredRound = round
+            guard guarded.delivered.isEmpty, !guarded.aggregatorGone else { return }
             swap(&guarded.delivered, &posts)
         }
     }
@@ -140,11 +143,12 @@ final class PostingBuffer: Sendable {
         guarded.withLock { swap(&posts, &$0.delivered) }
         posts.removeLast(Swift.min(limit, posts.count))
         let putBack = guarded.withLock { guarded -> Bool in
-            guard guarded.delivered.isEmpty else { return false }
+            guard guarded.delivered.isEmpty, !guarded.aggregatorGone else { return false }
             swap(&posts, &guarded.delivered)
             return true
         }
-        // The drain gave other posts back meanwhile (rare): these are released here, at once.
+        // The drain gave other posts back meanwhile, or the aggregator is gone (rare): these are
+        // released here, at once.
         if !putBack { posts.removeAll() }
     }
 
@@ -156,6 +160,11 @@ final class PostingBuffer: Sendable {
             defer { guarded.delivered = [] }
             return guarded.delivered
         }
+    }
+
+    /// The capacity of the post arrays the buffer holds, for tests.
+    var heldCapacity: Int {
+        guarded.withLock { $0.contents.posted.capacity + $0.delivered.capacity }
     }
 
     func markThreadExited() { guarded.withLock { $0.threadExited = true } }

@@ -18,10 +18,8 @@ final class PostingBufferRegistry: @unchecked Sendable {
     private var spares: [[EventAggregator.PostedEvent]] = []
     /// The last round's arrays, emptied, kept for their capacity: a round allocates none.
     private var spareSources: [PostingBuffer.Contents] = []
-    /// The number of the round being drained.
-    private var round: Int64 = 0
     /// Whether the last round gave posts back: then a next round must come, to release what
-    /// their threads do not (see ``PostingBuffer/take(into:round:untaken:)``).
+    /// their threads do not (see ``PostingBuffer/take(into:untaken:)``).
     private(set) var gaveBack = false
     /// Emptied arrays of events (one per source, and the merged round), kept for their capacity.
     private var spareEvents: [[EventAggregator.Pending]] = []
@@ -29,6 +27,9 @@ final class PostingBufferRegistry: @unchecked Sendable {
     func register(_ buffer: PostingBuffer) {
         buffers.withLock { $0.append(buffer) }
     }
+
+    /// The capacity of the post arrays the buffers hold, for tests.
+    var heldCapacity: Int { buffers.withLock { $0 }.reduce(0) { $0 + $1.heldCapacity } }
 
     /// At the aggregator's end: threads may forget its buffers.
     func close() {
@@ -44,7 +45,6 @@ final class PostingBufferRegistry: @unchecked Sendable {
         rejected: inout [MalformedEventError]
     ) -> (events: [EventAggregator.Pending], controls: [EventAggregator.Control]) {
         let buffers = self.buffers.withLock { $0 }
-        round += 1
         gaveBack = false
         var sources = spareSources
         spareSources = []
@@ -141,7 +141,7 @@ final class PostingBufferRegistry: @unchecked Sendable {
         if let buffer = source.buffer {
             // Back to the posting thread, which releases the args it allocated; what it has not
             // released by the next round is released by that round.
-            buffer.giveBack(&source.posted, round: round)
+            buffer.giveBack(&source.posted)
             gaveBack = true
         }
         // An emptied array from the buffer, or (when the thread was behind) the posts, released
@@ -162,7 +162,9 @@ final class PostingBufferRegistry: @unchecked Sendable {
         events.removeAll(keepingCapacity: true)
         // A few arrays (one per posting thread and the merged round), none larger than a busy
         // round needs: a burst's capacity is let go.
-        if spareEvents.count < 8, events.capacity > 0, events.capacity <= 4_096 { spareEvents.append(events) }
+        if spareEvents.count < 8, events.capacity > 0, events.capacity <= PostingBuffer.largestKeptCapacity {
+            spareEvents.append(events)
+        }
         events = []
     }
 
@@ -171,7 +173,7 @@ final class PostingBufferRegistry: @unchecked Sendable {
         events.removeAll(keepingCapacity: true)
         // A few arrays (two a posting thread), none larger than a busy round needs: a burst's
         // capacity is let go.
-        if events.capacity > 0, events.capacity <= 4_096 {
+        if events.capacity > 0, events.capacity <= PostingBuffer.largestKeptCapacity {
             if spares.count < 8 {
                 spares.append(events)
             } else if let smallest = spares.indices.min(by: { spares[$0].capacity < spares[$1].capacity }),
@@ -197,7 +199,7 @@ final class PostingBufferRegistry: @unchecked Sendable {
         defer { untaken.removeAll() }
         for buffer in buffers {
             var contents = PostingBuffer.Contents(posted: largestSpare())
-            if buffer.take(into: &contents, round: round, untaken: &untaken) {
+            if buffer.take(into: &contents, untaken: &untaken) {
                 finished.append(ObjectIdentifier(buffer))
             } else if !contents.isEmpty {
                 contents.buffer = buffer

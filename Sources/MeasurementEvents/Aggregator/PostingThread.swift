@@ -98,7 +98,9 @@ final class PostingThread {
         let gone = slots.filter { $0.buffer.isAggregatorGone }
         if !gone.isEmpty {
             lastUsed = nil
-            slots.removeAll { $0.buffer.isAggregatorGone }
+            // By identity: an aggregator that goes meanwhile must not lose its slot's last
+            // reference inside the removal.
+            slots.removeAll { slot in gone.contains { $0 === slot } }
         }
         let slot = Slot(aggregatorSerial: serial, buffer: PostingBuffer())
         register(slot.buffer)
