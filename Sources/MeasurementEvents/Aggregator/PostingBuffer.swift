@@ -115,6 +115,12 @@ final class PostingBuffer: Sendable {
                 untaken += guarded.delivered
                 guarded.delivered = []
             }
+            // Room for as many posts as this round took, allocated once, rather than grown
+            // step by step while the thread posts.
+            let taken = contents.posted.count
+            if guarded.contents.posted.capacity < taken, taken <= Self.largestKeptCapacity {
+                guarded.contents.posted.reserveCapacity(taken)
+            }
             return guarded.threadExited && contents.isEmpty
         }
     }
