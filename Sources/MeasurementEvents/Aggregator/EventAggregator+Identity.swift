@@ -27,10 +27,10 @@ extension EventAggregator {
         let timestamp = posting.now()
         switch configuration.delivery {
         case .asynchronous:
-            let requests = posting.postingSlot().buffer.append(
+            let appended = posting.postingSlot().buffer.append(
                 Control(position: 0, action: action, timestamp: timestamp, consentAtPost: posting.consent),
                 numberedBy: posting.buffers.sequence)
-            if requests { posting.requestDrain() }
+            if appended.requestsDrain { posting.requestDrain() }
         case .synchronous:
             let consent = self.consent
             synchronousDelivery.lock()

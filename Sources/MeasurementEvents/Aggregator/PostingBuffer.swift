@@ -54,10 +54,10 @@ final class PostingBuffer: Sendable {
     /// that a drain which has seen a number has seen, or will see in its next pass, every
     /// smaller one (see ``PostingBufferRegistry``).
     ///
-    /// Returns whether the caller must request a drain: only the first append since the drain
-    /// last took the contents does. The ones after it will be taken by the same drain, which
-    /// takes the contents after this lock is released. A shared atomic flag set on every post
-    /// was a contended write per post between posting threads.
+    /// Returns what the caller must do next (``Appended``). It requests a drain only for the
+    /// first append since the drain last took the contents: the ones after it will be taken by
+    /// the same drain, which takes the contents after this lock is released. A shared atomic
+    /// flag set on every post was a contended write per post between posting threads.
     @inline(__always)
     func append(numberedBy sequence: borrowing AtomicCounter, _ makePosted: () -> EventAggregator.PostedEvent)
         -> Appended
@@ -65,7 +65,7 @@ final class PostingBuffer: Sendable {
         guarded.withLock { guarded in
             guarded.contents.posted.append(makePosted())
             guarded.contents.posted[guarded.contents.posted.count - 1].sequence = sequence.add(1)
-            return Appended(requestsDrain: guarded.requestsDrain(), hasDelivered: !guarded.delivered.isEmpty)
+            return guarded.appended()
         }
     }
 
@@ -74,16 +74,16 @@ final class PostingBuffer: Sendable {
             var pending = pending
             pending.sequence = sequence.add(1)
             guarded.contents.events.append(pending)
-            return Appended(requestsDrain: guarded.requestsDrain(), hasDelivered: !guarded.delivered.isEmpty)
+            return guarded.appended()
         }
     }
 
-    func append(_ control: EventAggregator.Control, numberedBy sequence: borrowing AtomicCounter) -> Bool {
+    func append(_ control: EventAggregator.Control, numberedBy sequence: borrowing AtomicCounter) -> Appended {
         guarded.withLock { guarded in
             var control = control
             control.sequence = sequence.add(1)
             guarded.contents.controls.append(control)
-            return guarded.requestsDrain()
+            return guarded.appended()
         }
     }
 
@@ -178,11 +178,11 @@ final class PostingBuffer: Sendable {
 }
 
 extension PostingBuffer.Guarded {
-    /// Whether this append is the first since the contents were taken; marks it requested.
+    /// After an append: a drain is requested by the first append since the contents were taken
+    /// (and marked requested), and delivered posts wait to be released.
     @inline(__always)
-    fileprivate mutating func requestsDrain() -> Bool {
-        if drainRequested { return false }
-        drainRequested = true
-        return true
+    fileprivate mutating func appended() -> PostingBuffer.Appended {
+        defer { drainRequested = true }
+        return PostingBuffer.Appended(requestsDrain: !drainRequested, hasDelivered: !delivered.isEmpty)
     }
 }

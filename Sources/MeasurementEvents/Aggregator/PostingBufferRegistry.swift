@@ -72,7 +72,7 @@ final class PostingBufferRegistry: @unchecked Sendable {
             events = sources[0].events
             sources[0].events = []
         } else {
-            events = spareEvents.popLast() ?? []
+            events = Self.largest(from: &spareEvents)
             Self.merge(&sources, into: &events)
             for index in sources.indices { recycle(events: &sources[index].events) }
             controls.sort { $0.sequence < $1.sequence }
@@ -81,7 +81,7 @@ final class PostingBufferRegistry: @unchecked Sendable {
         if let last = events.last, last.sequence > limit,
             let cut = events.firstIndex(where: { $0.sequence > limit })
         {
-            carry.events = spareEvents.popLast() ?? []
+            carry.events = Self.largest(from: &spareEvents)
             carry.events.append(contentsOf: events[cut...])
             events.removeSubrange(cut...)
         }
@@ -127,7 +127,7 @@ final class PostingBufferRegistry: @unchecked Sendable {
         guard !source.posted.isEmpty else { return }
         // Posts are read in place: iterating the array copied every post and destroyed the copy.
         // The events go into an array of an earlier round, which has the capacity already.
-        var made = spareEvents.popLast() ?? []
+        var made = Self.largest(from: &spareEvents)
         made.reserveCapacity(source.posted.count)
         source.posted.withUnsafeBufferPointer { posts in
             for index in posts.indices {
@@ -149,46 +149,43 @@ final class PostingBufferRegistry: @unchecked Sendable {
         recycle(&source.posted)
         if source.events.isEmpty {
             swap(&source.events, &made)
-            recycle(events: &made)
         } else {
             source.events += made
             source.events.sort { $0.sequence < $1.sequence }
-            recycle(events: &made)
         }
+        recycle(events: &made)
     }
 
-    /// Takes back a delivered round's events, for the array's capacity (up to a busy round's).
+    /// Takes back a delivered round's events, for the array's capacity.
     func recycle(events: inout [EventAggregator.Pending]) {
-        events.removeAll(keepingCapacity: true)
-        // A few arrays (one per posting thread and the merged round), none larger than a busy
-        // round needs: a burst's capacity is let go.
-        if spareEvents.count < 8, events.capacity > 0, events.capacity <= PostingBuffer.largestKeptCapacity {
-            spareEvents.append(events)
-        }
-        events = []
+        Self.keep(&events, in: &spareEvents)
     }
 
     /// Takes back an emptied array of posts, for its capacity.
-    func recycle(_ events: inout [EventAggregator.PostedEvent]) {
-        events.removeAll(keepingCapacity: true)
-        // A few arrays (two a posting thread), none larger than a busy round needs: a burst's
-        // capacity is let go.
-        if events.capacity > 0, events.capacity <= PostingBuffer.largestKeptCapacity {
-            if spares.count < 8 {
-                spares.append(events)
-            } else if let smallest = spares.indices.min(by: { spares[$0].capacity < spares[$1].capacity }),
-                spares[smallest].capacity < events.capacity
-            {
-                swap(&spares[smallest], &events)
-            }
-        }
-        events = []
+    func recycle(_ posts: inout [EventAggregator.PostedEvent]) {
+        Self.keep(&posts, in: &spares)
     }
 
-    /// The spare array with the most capacity (a buffer given a small one grows it again).
-    private func largestSpare() -> [EventAggregator.PostedEvent] {
-        guard let largest = spares.indices.max(by: { spares[$0].capacity < spares[$1].capacity }) else { return [] }
-        return spares.remove(at: largest)
+    /// Empties `array` and keeps it in `pool` for its capacity: a few arrays (two a posting
+    /// thread), the largest, none larger than a busy round needs (a burst's capacity is let go).
+    private static func keep<Element>(_ array: inout [Element], in pool: inout [[Element]]) {
+        array.removeAll(keepingCapacity: true)
+        if array.capacity > 0, array.capacity <= PostingBuffer.largestKeptCapacity {
+            if pool.count < 8 {
+                pool.append(array)
+            } else if let smallest = pool.indices.min(by: { pool[$0].capacity < pool[$1].capacity }),
+                pool[smallest].capacity < array.capacity
+            {
+                swap(&pool[smallest], &array)
+            }
+        }
+        array = []
+    }
+
+    /// The array in `pool` with the most capacity (one given a small one grows it again).
+    private static func largest<Element>(from pool: inout [[Element]]) -> [Element] {
+        guard let largest = pool.indices.max(by: { pool[$0].capacity < pool[$1].capacity }) else { return [] }
+        return pool.remove(at: largest)
     }
 
     private func takeAll(
@@ -198,7 +195,7 @@ final class PostingBufferRegistry: @unchecked Sendable {
         // Released here, outside the buffers' locks (a value's deinitialiser may run).
         defer { untaken.removeAll() }
         for buffer in buffers {
-            var contents = PostingBuffer.Contents(posted: largestSpare())
+            var contents = PostingBuffer.Contents(posted: Self.largest(from: &spares))
             if buffer.take(into: &contents, untaken: &untaken) {
                 finished.append(ObjectIdentifier(buffer))
             } else if !contents.isEmpty {

@@ -69,9 +69,7 @@ extension PostingState {
         switch configuration.delivery {
         case .asynchronous:
             guard admitInFlight() else { return }
-            let appended = slot.buffer.append(numberedBy: buffers.sequence, makePosted)
-            if appended.requestsDrain { requestDrain() }
-            if appended.hasDelivered { slot.buffer.releaseDelivered(upTo: 64) }
+            followUp(slot.buffer.append(numberedBy: buffers.sequence, makePosted), in: slot.buffer)
         case .synchronous:
             do {
                 owner?.deliverNow(try makePosted().makePending())
@@ -135,12 +133,18 @@ extension PostingState {
         switch configuration.delivery {
         case .asynchronous:
             guard admitInFlight() else { return }
-            let appended = slot.buffer.append(pending, numberedBy: buffers.sequence)
-            if appended.requestsDrain { requestDrain() }
-            if appended.hasDelivered { slot.buffer.releaseDelivered(upTo: 64) }
+            followUp(slot.buffer.append(pending, numberedBy: buffers.sequence), in: slot.buffer)
         case .synchronous:
             owner?.deliverNow(pending)
         }
+    }
+
+    /// What an append asks for: a drain, and releasing some of this thread's delivered posts
+    /// (64 at most, so that no post pays for a whole round).
+    @inline(__always)
+    func followUp(_ appended: PostingBuffer.Appended, in buffer: PostingBuffer) {
+        if appended.requestsDrain { requestDrain() }
+        if appended.hasDelivered { buffer.releaseDelivered(upTo: 64) }
     }
 
     /// Schedules a drain unless one is scheduled and has not started swapping yet; called by
