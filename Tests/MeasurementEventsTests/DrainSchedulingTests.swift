@@ -6,23 +6,12 @@ import XCTest
 
 /// How many drains posts schedule: one pending at a time, whatever else drains meanwhile.
 final class DrainSchedulingTests: XCTestCase {
-    private func makeAggregator(coalescing: TimeInterval) -> (EventAggregator, RecordingTracker, NotificationCenter) {
-        let center = NotificationCenter()
-        let tracker = RecordingTracker()
-        var configuration = EventAggregator.Configuration()
-        configuration.deliveryCoalescing = coalescing
-        let aggregator = EventAggregator(
-            center: center, filter: .allowAll, trackers: [tracker], configuration: configuration)
-        aggregator.start()
-        return (aggregator, tracker, center)
-    }
-
     /// `waitUntilDelivered` drains without taking over the pending drain: posts after it do
     /// not schedule another timer while one is pending. (When every drain cleared the
     /// request, each of these 50 rounds scheduled one, and a busy poster beside a running
     /// drain scheduled one every few dozen posts.)
     func testDrainingBetweenPostsSchedulesNoFurtherDrain() {
-        let (aggregator, tracker, center) = makeAggregator(coalescing: 0.5)
+        let (aggregator, tracker, center) = allowingAggregator(coalescing: 0.5)
         for round in 0..<50 {
             for index in 0..<10 { MeasurementEvent.post("x/posted", args: ["n": round * 10 + index], to: center) }
             aggregator.waitUntilDelivered()
@@ -37,7 +26,7 @@ final class DrainSchedulingTests: XCTestCase {
     /// not), and that round, with nothing to give back, asks for none. The next post schedules
     /// again.
     func testARoundThatGaveBackPostsAsksForExactlyOneMore() {
-        let (aggregator, tracker, center) = makeAggregator(coalescing: 0.05)
+        let (aggregator, tracker, center) = allowingAggregator(coalescing: 0.05)
         MeasurementEvent.post("x/first", to: center)
         let delivered = expectation(description: "the scheduled drain delivered x/first")
         DispatchQueue.global().async {

@@ -17,17 +17,6 @@ private final class Probe: EventValueConvertible, @unchecked Sendable {
     var checkedEventValue: Result<EventValue, EventValue.ValueRejection> { .failure(.outOfRange) }
 }
 
-/// An aggregator that keeps every event, on a center of its own.
-private func allowingAggregator(coalescing: TimeInterval) -> (EventAggregator, NotificationCenter) {
-    let center = NotificationCenter()
-    var configuration = EventAggregator.Configuration()
-    configuration.deliveryCoalescing = coalescing
-    let aggregator = EventAggregator(
-        center: center, filter: .allowAll, trackers: [RecordingTracker()], configuration: configuration)
-    aggregator.start()
-    return (aggregator, center)
-}
-
 /// A thread (its role "poster") that posts one event carrying a ``Probe`` and then waits for
 /// ``finish(postingAgain:)``.
 private final class ProbePoster: Sendable {
@@ -103,7 +92,7 @@ final class EventAggregatorPostingTests: XCTestCase {
     /// thread's allocator lock. A value that cannot be an arg travels as it is (the event is
     /// rejected at delivery), so its deinitialiser shows where the args were released.
     func testPostedArgsAreReleasedOnThePostingThread() {
-        let (aggregator, center) = allowingAggregator(coalescing: 10)  // only the waits drain
+        let (aggregator, _, center) = allowingAggregator(coalescing: 10)  // only the waits drain
         let poster = ProbePoster(center: center)
         aggregator.waitUntilDelivered()
         XCTAssertEqual(aggregator.diagnostics.malformed, 1)
@@ -115,7 +104,7 @@ final class EventAggregatorPostingTests: XCTestCase {
     /// A thread that stops posting does not keep its delivered posts: the next round releases
     /// what it has not.
     func testDeliveredPostsOfAThreadThatStoppedPostingAreReleasedByALaterRound() {
-        let (aggregator, center) = allowingAggregator(coalescing: 10)  // only the waits drain
+        let (aggregator, _, center) = allowingAggregator(coalescing: 10)  // only the waits drain
         let poster = ProbePoster(center: center)
         aggregator.waitUntilDelivered()  // gives the post back to its thread
         XCTAssertEqual(poster.releasedOn.withLock { $0 }, [])
@@ -126,7 +115,7 @@ final class EventAggregatorPostingTests: XCTestCase {
 
     /// The next round comes by itself: a burst followed by silence does not keep its args.
     func testARoundThatGaveBackPostsIsFollowedByOneThatReleasesThem() {
-        let (aggregator, center) = allowingAggregator(coalescing: 0.01)
+        let (aggregator, _, center) = allowingAggregator(coalescing: 0.01)
         let poster = ProbePoster(center: center)
         let released = expectation(description: "released without another post")
         DispatchQueue.global().async {
@@ -155,13 +144,7 @@ final class EventAggregatorPostingTests: XCTestCase {
             var eventValue: EventValue { .string("reposting") }
             var checkedEventValue: Result<EventValue, EventValue.ValueRejection> { .failure(.outOfRange) }
         }
-        let center = NotificationCenter()
-        var configuration = EventAggregator.Configuration()
-        configuration.deliveryCoalescing = 10
-        let tracker = RecordingTracker()
-        let aggregator = EventAggregator(
-            center: center, filter: .allowAll, trackers: [tracker], configuration: configuration)
-        aggregator.start()
+        let (aggregator, tracker, center) = allowingAggregator(coalescing: 10)  // only the waits drain
         for _ in 0..<200 {
             MeasurementEvent.post("x/reposting", args: ["value": Reposting(center, reposts: true)], to: center)
         }
