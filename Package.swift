@@ -95,7 +95,8 @@ let httpTargets: [Target] = [
         resources: [.copy("PrivacyInfo.xcprivacy")]
     ),
     // A tiny HTTP/1.1 server on loopback with scripted replies: for the tests and the demo.
-    .target(name: "LoopbackCollector", path: "Tests/LoopbackCollector"),
+    // Not a product: no package that depends on this one sees it.
+    .target(name: "LoopbackCollector"),
     .executableTarget(
         name: "http-crash-child",
         dependencies: ["MeasurementEventsHTTP"],
@@ -129,8 +130,11 @@ let lifecycleProducts: [Product] = [
 let demoTargets: [Target] = [
     .target(name: "DemoFeed", dependencies: ["MeasurementEvents"]),
     .target(name: "DemoSettings", dependencies: ["MeasurementEvents"]),
+    // Not a product: `swift run measurement-demo` runs it in this package (SwiftPM makes an
+    // executable target of the root package runnable by its name), and no package that
+    // depends on this one sees it.
     .executableTarget(
-        name: "MeasurementDemo",
+        name: "measurement-demo",
         dependencies: [
             "MeasurementEvents",
             "DemoFeed",
@@ -140,17 +144,15 @@ let demoTargets: [Target] = [
             "MeasurementEventsHTTP",
             "ImpressionTracking",
         ],
+        path: "Sources/MeasurementDemo",
         resources: [.copy("tracking-plan.json")]
     ),
-]
-let demoProducts: [Product] = [
-    .executable(name: "measurement-demo", targets: ["MeasurementDemo"]),
 ]
 
 let package = Package(
     name: "MeasurementEvents",
-    platforms: [.iOS(.v13), .macOS(.v10_15), .tvOS(.v13), .watchOS(.v6)],
-    products: coreProducts + generatorProducts + impressionProducts + triggerProducts + httpProducts + lifecycleProducts + demoProducts,
+    platforms: [.iOS(.v13), .macOS(.v10_15), .tvOS(.v13), .watchOS(.v6), .visionOS(.v1)],
+    products: coreProducts + generatorProducts + impressionProducts + triggerProducts + httpProducts + lifecycleProducts,
     targets: coreTargets + generatorTargets + impressionTargets + triggerTargets + httpTargets + lifecycleTargets + demoTargets,
     swiftLanguageModes: [.v6]
 )

@@ -28,7 +28,7 @@ func runDeliveryDemo() throws {
         center: center, filter: EventFilter(allow: ["feed/*", "account/*"]), trackers: [tracker],
         processors: [
             PersonalDataProcessor(personalArgs: ["email"], treatment: .hash(salt: "demo-salt")),
-            GlobalContextProcessor(["app_version": "1.0.0"]),
+            GlobalContextProcessor(["app_version": "2026.11"]),
         ])
     aggregator.start()
 

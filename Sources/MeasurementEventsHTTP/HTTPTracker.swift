@@ -52,8 +52,8 @@ public final class HTTPTracker: EventTracker, @unchecked Sendable {
 
     /// The library's name, as sent in Segment's `context.library` and OTLP's scope.
     public static let libraryName = "MeasurementEventsHTTP"
-    /// The library's version, sent with its name.
-    public static let libraryVersion = "1.0.0"
+    /// The library's version, sent with its name: the package's one version.
+    public static let libraryVersion = PackageVersion.current
     /// This library, for a payload whose events carry no context.
     static let library = EventContext.Library(name: libraryName, version: libraryVersion)
 

@@ -95,7 +95,8 @@ public struct EventContext: Sendable, Hashable, Codable {
         }
 
         /// This package.
-        public static let measurementEvents = Library(name: "MeasurementEvents", version: "1.1.0")
+        public static let measurementEvents = Library(
+            name: "MeasurementEvents", version: PackageVersion.current)
     }
 
     /// The app: name, version, build and bundle id.

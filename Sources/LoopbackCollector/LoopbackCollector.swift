@@ -136,7 +136,7 @@ public final class LoopbackCollector: @unchecked Sendable {
         #if canImport(Darwin)
             let listener = socket(AF_INET, SOCK_STREAM, 0)
         #else
-            let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)  // fits: a socket type constant
         #endif
         guard listener >= 0 else { throw SocketError(call: "socket", code: errno) }
         var yes: Int32 = 1
@@ -179,8 +179,8 @@ public final class LoopbackCollector: @unchecked Sendable {
         // here is still ours. Shutting down wakes `recv` and (on Linux) `accept`; the accept loop
         // also polls for the stop.
         withState { state in
-            for client in state.clients { shutdown(client, Int32(SHUT_RDWR)) }
-            if state.listener >= 0 { shutdown(state.listener, Int32(SHUT_RDWR)) }
+            for client in state.clients { shutdown(client, Int32(SHUT_RDWR)) }  // fits: a shutdown constant
+            if state.listener >= 0 { shutdown(state.listener, Int32(SHUT_RDWR)) }  // fits: a shutdown constant
             state.listener = -1
         }
     }
@@ -276,8 +276,8 @@ public final class LoopbackCollector: @unchecked Sendable {
                     guard receive(client, into: &buffer) else { return nil }
                 }
                 let lineEnd = find(Array("\r\n".utf8), in: buffer)!
-                let size =
-                    Int(String(decoding: buffer[..<lineEnd], as: UTF8.self).split(separator: ";")[0], radix: 16) ?? 0
+                let sizeField = String(decoding: buffer[..<lineEnd], as: UTF8.self).split(separator: ";").first ?? ""
+                let size = max(0, Int(sizeField, radix: 16) ?? 0)  // checked: parsing gives nil out of range
                 buffer.removeSubrange(..<(lineEnd + 2))
                 while buffer.count < size + 2 {
                     guard receive(client, into: &buffer) else { return nil }
@@ -287,7 +287,7 @@ public final class LoopbackCollector: @unchecked Sendable {
                 if size == 0 { break }
             }
         } else {
-            let length = Int(headers["content-length"] ?? "0") ?? 0
+            let length = max(0, Int(headers["content-length"] ?? "0") ?? 0)  // checked: parsing gives nil out of range
             while buffer.count < length {
                 guard receive(client, into: &buffer) else { return nil }
             }
@@ -325,7 +325,7 @@ public final class LoopbackCollector: @unchecked Sendable {
                 let sent = bytes[offset...].withUnsafeBytes { send(client, $0.baseAddress, $0.count, 0) }
             #else
                 let sent = bytes[offset...].withUnsafeBytes {
-                    send(client, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
+                    send(client, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))  // fits: a flag constant
                 }
             #endif
             if sent < 0 && errno == EINTR { continue }
