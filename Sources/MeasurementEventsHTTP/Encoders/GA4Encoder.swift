@@ -187,6 +187,10 @@ public struct GA4Encoder: BatchEncoder {
         var adaptations: [EncodedBatch.Rejection] = []
         var encodedEvents: [[UInt8]] = []
         for queued in events where queued.kind == .track {
+            if let standard = standardEvent(queued, adaptations: &adaptations) {  // screen_view, purchase
+                encodedEvents.append(standard)
+                continue
+            }
             let event = queued.event
             let original = eventName.pick(event)
             let name: String
@@ -293,7 +297,7 @@ public struct GA4Encoder: BatchEncoder {
         }
     }
 
-    private func ga4Params(_ event: MeasurementEvent, adaptations: inout [EncodedBatch.Rejection]) -> EventArgs {
+    func ga4Params(_ event: MeasurementEvent, adaptations: inout [EncodedBatch.Rejection]) -> EventArgs {
         var params: EventArgs = [:]
         var dropped: [String] = []
         for key in event.vendorProperties.keys.sorted() {

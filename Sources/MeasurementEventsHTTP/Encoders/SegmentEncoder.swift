@@ -96,6 +96,7 @@ public struct SegmentEncoder: BatchEncoder {
     //   connections/spec/group: groupId, traits (of the group).
     // - connections/sources/catalog/libraries/server/http-api, "Batch": batch, sentAt.
     private func encodeCall(_ queued: QueuedEvent, context: BatchContext) -> [UInt8] {
+        if let call = standardCall(queued) { return call }  // screen, Order Completed, alias
         let event = queued.event
         let identity = queued.identity
         var json = JSONWriter()
@@ -126,7 +127,7 @@ public struct SegmentEncoder: BatchEncoder {
 
     /// Segment's `context`: only the fields its spec names (it ignores others), so the app's
     /// `EventContext.extra` fields are not sent here.
-    private static func writeContext(_ context: EventContext?, to json: inout JSONWriter) {
+    static func writeContext(_ context: EventContext?, to json: inout JSONWriter) {
         let library =
             context?.library ?? HTTPTracker.library
         json.object { fields in
