@@ -13,6 +13,11 @@ import MeasurementEventsStandard
 //   product: they are sent for an order of one product; an order of several sends "revenue"
 //   (the total) only, as Amplitude's fields hold one product. Not sent: "receipt" and
 //   "receiptSig" (the HTTP API does not verify receipts).
+// - The session's campaign: the utm_source, utm_medium, utm_campaign, utm_term and utm_content
+//   user properties Amplitude's attribution tracking sets
+//   (amplitude.com/docs/sdks/analytics/ios/ios-swift-sdk, "Track marketing attribution"), as
+//   "user_properties": {"$set": …} on the event (HTTP V2 "user_properties"; Identify API
+//   "$set"). They stay in event_properties too.
 // - Alias: Amplitude merges users with its User Mapping API (a separate endpoint,
 //   amplitude.com/docs/apis/analytics/user-mapping), not the HTTP V2 API: user/aliased goes
 //   as a plain event with previous_id and user_id.
@@ -42,6 +47,13 @@ struct AmplitudeStandardFields {
         case .alias, nil:
             return nil
         }
+    }
+
+    /// Writes `user_properties` `{"$set": {utm_*}}` for a tracked event that carries the session's campaign.
+    static func writeCampaign(_ queued: QueuedEvent, to fields: inout JSONWriter.ObjectWriter) {
+        let campaign = StandardCall.campaign(of: queued.event)
+        guard queued.kind == .track, !campaign.isEmpty else { return }
+        fields.field("user_properties") { $0.object { $0.field("$set") { $0.object(campaign) } } }
     }
 
     /// Writes the revenue keys (alphabetical among the event's other keys is not kept: they follow them).

@@ -136,6 +136,7 @@ public struct AmplitudeEncoder: BatchEncoder {
                 fields.field("user_properties") { $0.object { $0.field("$set") { $0.object(identity.traits) } } }
             }
             standard?.writeRevenue(to: &fields)
+            AmplitudeStandardFields.writeCampaign(queued, to: &fields)  // utm_* user properties
         }
     }
 

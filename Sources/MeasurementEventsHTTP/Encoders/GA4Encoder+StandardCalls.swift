@@ -15,6 +15,10 @@ import MeasurementEventsStandard
 //   (developers.google.com/analytics/devguides/collection/protocol/ga4/reference). Not sent:
 //   coupon, shipping, tax, affiliation, customer_type, and the items' optional fields
 //   (the order event does not collect them).
+// - The session's campaign: the campaign fields GA4 documents, campaign_source,
+//   campaign_medium, campaign_name, campaign_term, campaign_content
+//   (support.google.com/analytics/answer/11259997, "Set campaign values in gtag.js"), as params
+//   of every event that carries the utm_* args.
 // - No alias call: the Measurement Protocol joins a user's events by user_id; user/aliased
 //   goes as a plain user_aliased event.
 extension GA4Encoder {
@@ -29,7 +33,7 @@ extension GA4Encoder {
             name = "screen_view"
             var properties = event
             properties.args = view.properties
-            params = ga4Params(properties, adaptations: &adaptations)
+            params = ga4Params(properties, adaptations: &adaptations).filter { !DeepLink.utmArgs.contains($0.key) }
             params["screen_name"] = .string(view.name)
             if let screenClass = view.screenClass { params["screen_class"] = .string(screenClass) }
         case .order(let purchase):
@@ -40,6 +44,8 @@ extension GA4Encoder {
         case .alias, nil:
             return nil
         }
+        for (key, value) in StandardCall.campaign(of: event) { params[key] = value }
+        Self.renameCampaign(&params)
         params["engagement_time_msec"] = .int(1)
         if let sessionID = queued.sessionID { params["session_id"] = .string(String(sessionID)) }
         var json = JSONWriter()
@@ -65,6 +71,17 @@ extension GA4Encoder {
             object.field("timestamp_micros") { $0.int64(WireFormats.microseconds(event.timestamp)) }
         }
         return json.bytes
+    }
+
+    /// Renames the `utm_*` params to GA4's `campaign_*` fields.
+    static func renameCampaign(_ params: inout EventArgs) {
+        let names = [
+            "utm_source": "campaign_source", "utm_medium": "campaign_medium", "utm_campaign": "campaign_name",
+            "utm_term": "campaign_term", "utm_content": "campaign_content",
+        ]
+        for (utm, campaign) in names {
+            if let value = params.removeValue(forKey: utm) { params[campaign] = value }
+        }
     }
 
     private static func writeItems(_ products: [Order.Product], to json: inout JSONWriter) {

@@ -206,6 +206,7 @@ public struct GA4Encoder: BatchEncoder {
                 adaptations.append(.init(event: event.name, reason: "sent to GA4 as \(name)"))
             }
             var params = ga4Params(event, adaptations: &adaptations)
+            Self.renameCampaign(&params)  // utm_* as campaign_*
             params["engagement_time_msec"] = .int(1)
             if let sessionID = queued.sessionID { params["session_id"] = .string(String(sessionID)) }
             var json = JSONWriter()

@@ -9,6 +9,8 @@ import MeasurementEventsStandard
 //   "quantity"). Not sent: total, subtotal, tax, shipping, discount, coupon, affiliation (the
 //   order event does not collect them), revenue_type and receipt (not in the spec).
 // - alias: connections/spec/alias ("previousId", "userId"; type "alias").
+// - The session's campaign: connections/spec/common, "Context fields", "campaign" (name,
+//   source, medium, term, content), from the utm_* args; taken out of the properties.
 extension SegmentEncoder {
     /// The call for a standard event, or `nil` for any other event (a plain `track`).
     func standardCall(_ queued: QueuedEvent) -> [UInt8]? {
@@ -18,12 +20,14 @@ extension SegmentEncoder {
         var json = JSONWriter()
         json.object { object in
             object.field("anonymousId") { $0.string(identity.anonymousID) }
-            object.field("context") { Self.writeContext(queued.context, to: &$0) }
+            object.field("context") {
+                Self.writeContext(queued.context, campaign: StandardCall.campaign(of: event), to: &$0)
+            }
             switch call {
             case .screen(let view):
                 object.field("messageId") { $0.string(event.id.uuidString) }
                 object.field("name") { $0.string(view.name) }
-                var properties = view.properties
+                var properties = StandardCall.withoutCampaign(view.properties)
                 if let screenClass = view.screenClass { properties["screen_class"] = .string(screenClass) }
                 object.field("properties") { $0.object(properties) }
             case .order(let order):
@@ -49,6 +53,22 @@ extension SegmentEncoder {
             }
         }
         return json.bytes
+    }
+
+    /// `"campaign": {"content", "medium", "name", "source", "term"}` when the event carries one.
+    static func writeCampaign(_ campaign: EventArgs, to fields: inout JSONWriter.ObjectWriter) {
+        guard !campaign.isEmpty else { return }
+        let names = [
+            ("content", "utm_content"), ("medium", "utm_medium"), ("name", "utm_campaign"), ("source", "utm_source"),
+            ("term", "utm_term"),
+        ]
+        fields.field("campaign") {
+            $0.object { object in
+                for (name, arg) in names {
+                    if let value = campaign[arg] { object.field(name) { $0.value(value) } }
+                }
+            }
+        }
     }
 
     private static func writeOrder(_ order: Order, to json: inout JSONWriter) {

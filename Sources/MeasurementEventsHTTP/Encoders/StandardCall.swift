@@ -28,9 +28,15 @@ enum StandardCall {
         }
     }
 
-    /// The event's args other than the campaign's `utm_*`, which vendors take as context.
+    /// The session's campaign an event carries: its `utm_*` args (``StandardEventsProcessor``
+    /// stamps them on every event of the session after a deep link named one).
     static func campaign(of event: MeasurementEvent) -> EventArgs {
         event.args.filter { DeepLink.utmArgs.contains($0.key) }
+    }
+
+    /// `args` without the campaign, for vendors that take the campaign as context.
+    static func withoutCampaign(_ args: EventArgs) -> EventArgs {
+        args.filter { !DeepLink.utmArgs.contains($0.key) }
     }
 }
 
