@@ -22,7 +22,8 @@ import MeasurementEvents
 ///   and session; the rest are dropped and counted (``Counts/rateLimitedErrors``); the first
 ///   drop of a type in a session is reported. The `message` arg is removed unless
 ///   ``sendsErrorMessages`` is true.
-/// - **Timing.** `timer/started` (``Timers/start(_:to:)``) is consumed; the next event of
+/// - **Timing.** `timer/started` (``Timers/start(_:to:)``) is consumed (the aggregator
+///   counts it in `discarded`, as every event a processor keeps from trackers); the next event of
 ///   that name carries `duration`, the seconds between the two timestamps. A timer still
 ///   running when its session ends is dropped, counted (``Counts/droppedTimers``) and
 ///   reported at the first event of the next session.

@@ -6,7 +6,7 @@ import XCTest
 
 /// Exact bodies of the standard calls (``StandardCallSamples``), each field traced to the vendor's documentation.
 final class OTLPStandardCallTests: XCTestCase {
-    private let encoder = OTLPLogsEncoder(baseURL: URL(string: "https://otel.example.com:4318")!)
+    let encoder = OTLPLogsEncoder(baseURL: URL(string: "https://otel.example.com:4318")!)
 
     func testScreenView() {
         // opentelemetry.io/docs/specs/semconv/registry/attributes/app/: "app.screen.name" and "app.screen.id";
@@ -63,4 +63,16 @@ final class OTLPStandardCallTests: XCTestCase {
             XCTAssertEqual(status, 0, "check_otlp_logs.py: \(output)\nbody: \(body)")
         }
     #endif
+}
+
+extension OTLPStandardCallTests {
+    func testErrorCarriesTheExceptionAttributes() {
+        // opentelemetry.io/docs/specs/semconv/registry/attributes/exception/: "exception.type",
+        // "exception.message".
+        let body = EncoderSamples.body(encoder, StandardCallSamples.error)
+        XCTAssertTrue(
+            body.contains(
+                #"{"key":"exception.type","value":{"stringValue":"URLError"}},{"key":"exception.message","value":{"stringValue":"The request timed out."}},{"key":"event.name""#
+            ), body)
+    }
 }

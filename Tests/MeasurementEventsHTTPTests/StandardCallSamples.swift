@@ -46,7 +46,15 @@ enum StandardCallSamples {
         args: ["source": "deep_link", "utm_source": "newsletter", "utm_medium": "email", "utm_campaign": "spring"],
         id: 5, at: 5)
 
-    static let all = [screen, order, largeOrder, alias, campaignTrack]
+    /// An error the app opted to send the message of.
+    static let error = queued(
+        "error/occurred",
+        args: [
+            "error_type": "URLError", "error_domain": "NSURLErrorDomain", "error_code": -1001,
+            "message": "The request timed out.", "context": "feed/refresh",
+        ], id: 7, at: 7)
+
+    static let all = [screen, order, largeOrder, alias, campaignTrack, error]
 }
 
 #if os(macOS) || os(Linux)
