@@ -13,16 +13,14 @@
         ///
         /// - Parameters:
         ///   - name: the screen's name.
-        ///   - screenClass: the screen's class; the view's type name when `nil`.
+        ///   - screenClass: the screen's class (the view's type name, for instance), if it helps.
         ///   - properties: properties of the screen.
         /// - Returns: the view, reporting its appearances.
         public func measurementScreen(
             _ name: String, screenClass: String? = nil, properties: EventArgs = [:]
         ) -> some View {
             modifier(
-                MeasurementScreenModifier(
-                    view: ScreenView(
-                        name, screenClass: screenClass ?? String(describing: Self.self), properties: properties)))
+                MeasurementScreenModifier(view: ScreenView(name, screenClass: screenClass, properties: properties)))
         }
     }
 
@@ -33,7 +31,7 @@
 
         func body(content: Content) -> some View {
             content
-                .onAppear { ScreenAppearances.shared.appeared(id: id, view: view) }
+                .onAppear { _ = ScreenAppearances.shared.appeared(id: id, view: view) }
                 .onDisappear { ScreenAppearances.shared.disappeared(id: id) }
         }
     }
