@@ -56,7 +56,8 @@ struct AmplitudeStandardFields {
         fields.field("user_properties") { $0.object { $0.field("$set") { $0.object(campaign) } } }
     }
 
-    /// Writes the revenue keys (alphabetical among the event's other keys is not kept: they follow them).
+    /// Writes the revenue keys, after the event's own keys (not sorted among them: the encoder's
+    /// own fields are left as they are).
     func writeRevenue(to fields: inout JSONWriter.ObjectWriter) {
         guard let order else { return }
         fields.field("currency") { $0.string(order.currency) }
