@@ -53,4 +53,20 @@ final class AmplitudeStandardCallTests: XCTestCase {
             #"{"api_key":"API_KEY","events":[{"app_version":"2.4.1","device_id":"anon-1234","device_manufacturer":"Apple","device_model":"iPhone15,2","event_properties":{"event_type":"activity","source":"deep_link","utm_campaign":"spring","utm_medium":"email","utm_source":"newsletter"},"event_type":"feed/opened","groups":{"group":"acme"},"insert_id":"00000000-0000-4000-8000-000000000015","language":"en-US","os_name":"iOS","os_version":"17.2.1","platform":"iOS","session_id":1714566000000,"time":1714566605000,"user_id":"user-42","user_properties":{"$set":{"utm_campaign":"spring","utm_medium":"email","utm_source":"newsletter"}}}]}"#
         )
     }
+
+    func testError() {
+        // amplitude.com/docs/apis/analytics/http-v2: a plain event ("event_type", "event_properties"); no vendor has an error call. The message is here because the sample opted in.
+        XCTAssertEqual(
+            EncoderSamples.body(encoder, StandardCallSamples.error),
+            #"{"api_key":"API_KEY","events":[{"app_version":"2.4.1","device_id":"anon-1234","device_manufacturer":"Apple","device_model":"iPhone15,2","event_properties":{"context":"feed/refresh","error_code":-1001,"error_domain":"NSURLErrorDomain","error_type":"URLError","event_type":"activity","message":"The request timed out."},"event_type":"error/occurred","groups":{"group":"acme"},"insert_id":"00000000-0000-4000-8000-000000000017","language":"en-US","os_name":"iOS","os_version":"17.2.1","platform":"iOS","session_id":1714566000000,"time":1714566607000,"user_id":"user-42"}]}"#
+        )
+    }
+
+    func testTimedEvent() {
+        // amplitude.com/docs/apis/analytics/http-v2: a plain event ("event_type", "event_properties") with the "duration" property, in seconds.
+        XCTAssertEqual(
+            EncoderSamples.body(encoder, StandardCallSamples.timed),
+            #"{"api_key":"API_KEY","events":[{"app_version":"2.4.1","device_id":"anon-1234","device_manufacturer":"Apple","device_model":"iPhone15,2","event_properties":{"duration":42.5,"event_type":"activity"},"event_type":"checkout/completed","groups":{"group":"acme"},"insert_id":"00000000-0000-4000-8000-000000000018","language":"en-US","os_name":"iOS","os_version":"17.2.1","platform":"iOS","session_id":1714566000000,"time":1714566608000,"user_id":"user-42"}]}"#
+        )
+    }
 }

@@ -48,4 +48,20 @@ final class GA4StandardCallTests: XCTestCase {
             #"{"client_id":"anon-1234","user_id":"user-42","user_properties":{"group_employees":{"value":120},"group_id":{"value":"acme"},"group_name":{"value":"Acme Inc"},"plan":{"value":"pro"},"seats":{"value":3}},"events":[{"name":"feed_opened","params":{"campaign_medium":"email","campaign_name":"spring","campaign_source":"newsletter","engagement_time_msec":1,"event_type":"activity","session_id":"1714566000000","source":"deep_link"},"timestamp_micros":1714566605000000}]}"#
         )
     }
+
+    func testError() {
+        // developers.google.com/analytics/devguides/collection/protocol/ga4/reference: a plain event (GA4 reserves "error"); no vendor has an error call. The message is here because the sample opted in.
+        XCTAssertEqual(
+            EncoderSamples.body(encoder, StandardCallSamples.error),
+            #"{"client_id":"anon-1234","user_id":"user-42","user_properties":{"group_employees":{"value":120},"group_id":{"value":"acme"},"group_name":{"value":"Acme Inc"},"plan":{"value":"pro"},"seats":{"value":3}},"events":[{"name":"error_occurred","params":{"context":"feed/refresh","engagement_time_msec":1,"error_code":-1001,"error_domain":"NSURLErrorDomain","error_type":"URLError","event_type":"activity","message":"The request timed out.","session_id":"1714566000000"},"timestamp_micros":1714566607000000}]}"#
+        )
+    }
+
+    func testTimedEvent() {
+        // developers.google.com/analytics/devguides/collection/protocol/ga4/reference: a plain event (GA4 reserves "error") with the "duration" property, in seconds.
+        XCTAssertEqual(
+            EncoderSamples.body(encoder, StandardCallSamples.timed),
+            #"{"client_id":"anon-1234","user_id":"user-42","user_properties":{"group_employees":{"value":120},"group_id":{"value":"acme"},"group_name":{"value":"Acme Inc"},"plan":{"value":"pro"},"seats":{"value":3}},"events":[{"name":"checkout_completed","params":{"duration":42.5,"engagement_time_msec":1,"event_type":"activity","session_id":"1714566000000"},"timestamp_micros":1714566608000000}]}"#
+        )
+    }
 }

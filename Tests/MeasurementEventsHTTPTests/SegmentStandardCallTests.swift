@@ -51,4 +51,20 @@ final class SegmentStandardCallTests: XCTestCase {
             #"{"batch":[{"anonymousId":"anon-1234","context":{"app":{"name":"Shop","version":"2.4.1","build":"812","namespace":"com.example.shop"},"campaign":{"medium":"email","name":"spring","source":"newsletter"},"device":{"model":"iPhone15,2","manufacturer":"Apple"},"library":{"name":"MeasurementEvents","version":"1.1.0"},"locale":"en-US","os":{"name":"iOS","version":"17.2.1"},"timezone":"Europe/Berlin"},"event":"feed/opened","messageId":"00000000-0000-4000-8000-000000000015","properties":{"event_type":"activity","source":"deep_link"},"timestamp":"2024-05-01T12:30:05.000Z","type":"track","userId":"user-42"}],"sentAt":"2024-05-01T12:30:10.000Z"}"#
         )
     }
+
+    func testError() {
+        // twilio.com/docs/segment/connections/spec/track: a plain track call ("event", "properties"); no vendor has an error call. The message is here because the sample opted in.
+        XCTAssertEqual(
+            EncoderSamples.body(encoder, StandardCallSamples.error),
+            #"{"batch":[{"anonymousId":"anon-1234","context":{"app":{"name":"Shop","version":"2.4.1","build":"812","namespace":"com.example.shop"},"device":{"model":"iPhone15,2","manufacturer":"Apple"},"library":{"name":"MeasurementEvents","version":"1.1.0"},"locale":"en-US","os":{"name":"iOS","version":"17.2.1"},"timezone":"Europe/Berlin"},"event":"error/occurred","messageId":"00000000-0000-4000-8000-000000000017","properties":{"context":"feed/refresh","error_code":-1001,"error_domain":"NSURLErrorDomain","error_type":"URLError","event_type":"activity","message":"The request timed out."},"timestamp":"2024-05-01T12:30:07.000Z","type":"track","userId":"user-42"}],"sentAt":"2024-05-01T12:30:10.000Z"}"#
+        )
+    }
+
+    func testTimedEvent() {
+        // twilio.com/docs/segment/connections/spec/track: a plain track call ("event", "properties") with the "duration" property, in seconds.
+        XCTAssertEqual(
+            EncoderSamples.body(encoder, StandardCallSamples.timed),
+            #"{"batch":[{"anonymousId":"anon-1234","context":{"app":{"name":"Shop","version":"2.4.1","build":"812","namespace":"com.example.shop"},"device":{"model":"iPhone15,2","manufacturer":"Apple"},"library":{"name":"MeasurementEvents","version":"1.1.0"},"locale":"en-US","os":{"name":"iOS","version":"17.2.1"},"timezone":"Europe/Berlin"},"event":"checkout/completed","messageId":"00000000-0000-4000-8000-000000000018","properties":{"duration":42.5,"event_type":"activity"},"timestamp":"2024-05-01T12:30:08.000Z","type":"track","userId":"user-42"}],"sentAt":"2024-05-01T12:30:10.000Z"}"#
+        )
+    }
 }

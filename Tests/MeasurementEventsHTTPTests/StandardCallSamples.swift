@@ -54,7 +54,10 @@ enum StandardCallSamples {
             "message": "The request timed out.", "context": "feed/refresh",
         ], id: 7, at: 7)
 
-    static let all = [screen, order, largeOrder, alias, campaignTrack, error]
+    /// An event a timer measured: StandardEventsProcessor added `duration` (seconds).
+    static let timed = queued("checkout/completed", args: ["duration": 42.5], id: 8, at: 8)
+
+    static let all = [screen, order, largeOrder, alias, campaignTrack, error, timed]
 }
 
 #if os(macOS) || os(Linux)
