@@ -91,7 +91,7 @@ let triggerProducts: [Product] = [
 let httpTargets: [Target] = [
     // PrivacyInfo.xcprivacy: Apple's privacy manifest (file metadata, for the disk queue).
     .target(
-        name: "MeasurementEventsHTTP", dependencies: ["MeasurementEvents"],
+        name: "MeasurementEventsHTTP", dependencies: ["MeasurementEvents", "MeasurementEventsStandard"],
         resources: [.copy("PrivacyInfo.xcprivacy")]
     ),
     // A tiny HTTP/1.1 server on loopback with scripted replies: for the tests and the demo.
@@ -104,7 +104,7 @@ let httpTargets: [Target] = [
     ),
     .testTarget(
         name: "MeasurementEventsHTTPTests",
-        dependencies: ["MeasurementEvents", "MeasurementEventsHTTP", "LoopbackCollector"]
+        dependencies: ["MeasurementEvents", "MeasurementEventsHTTP", "MeasurementEventsStandard", "LoopbackCollector"]
     ),
 ]
 let httpProducts: [Product] = [
@@ -126,6 +126,23 @@ let lifecycleProducts: [Product] = [
     .library(name: "MeasurementEventsLifecycle", targets: ["MeasurementEventsLifecycle"]),
 ]
 
+// MARK: Standard calls (screen views, orders, aliases, errors, deep links, timers) and their UI layer
+let standardTargets: [Target] = [
+    // Its own module: the catalog's generated file imports MeasurementEvents, so it cannot live
+    // in the core; and apps that send only plain events do not carry it.
+    .target(name: "MeasurementEventsStandard", dependencies: ["MeasurementEvents"]),
+    // The SwiftUI modifier and the UIKit helper; compiled only where those frameworks exist.
+    .target(name: "MeasurementEventsUI", dependencies: ["MeasurementEventsStandard"]),
+    .testTarget(
+        name: "MeasurementEventsStandardTests",
+        dependencies: ["MeasurementEventsStandard", "MeasurementEvents", "MeasurementEventsTesting"]
+    ),
+]
+let standardProducts: [Product] = [
+    .library(name: "MeasurementEventsStandard", targets: ["MeasurementEventsStandard"]),
+    .library(name: "MeasurementEventsUI", targets: ["MeasurementEventsUI"]),
+]
+
 // MARK: Demo
 let demoTargets: [Target] = [
     .target(name: "DemoFeed", dependencies: ["MeasurementEvents"]),
@@ -143,6 +160,7 @@ let demoTargets: [Target] = [
             "LoopbackCollector",
             "MeasurementEventsHTTP",
             "ImpressionTracking",
+            "MeasurementEventsStandard",
         ],
         path: "Sources/MeasurementDemo",
         resources: [.copy("tracking-plan.json")]
@@ -152,7 +170,7 @@ let demoTargets: [Target] = [
 let package = Package(
     name: "MeasurementEvents",
     platforms: [.iOS(.v13), .macOS(.v10_15), .tvOS(.v13), .watchOS(.v6), .visionOS(.v1)],
-    products: coreProducts + generatorProducts + impressionProducts + triggerProducts + httpProducts + lifecycleProducts,
-    targets: coreTargets + generatorTargets + impressionTargets + triggerTargets + httpTargets + lifecycleTargets + demoTargets,
+    products: coreProducts + generatorProducts + impressionProducts + triggerProducts + httpProducts + lifecycleProducts + standardProducts,
+    targets: coreTargets + generatorTargets + impressionTargets + triggerTargets + httpTargets + lifecycleTargets + standardTargets + demoTargets,
     swiftLanguageModes: [.v6]
 )

@@ -33,11 +33,13 @@ api_dump() {
         echo "error: $bin/Modules/$module.swiftmodule is missing: run 'swift build' first" >&2
         return 1
     fi
-    swift-api-digester -dump-sdk -module "$module" "${includes[@]}" -avoid-location -avoid-tool-args \
-        -o "$output"
+    local log
+    log=$(swift-api-digester -dump-sdk -module "$module" "${includes[@]}" -avoid-location -avoid-tool-args \
+        -o "$output" 2>&1) || { echo "$log" >&2; echo "error: swift-api-digester failed on $module" >&2; return 1; }
     # The digester writes an empty root when it cannot load the module: never take that for an API.
-    if ! grep -q '"kind": "TypeDecl"\|"kind": "Function"\|"kind": "Var"' "$output"; then
-        echo "error: swift-api-digester found no public declaration in $module ($output): could it load the module?" >&2
+    if grep -q "Failed to load module" <<< "$log"; then
+        echo "$log" >&2
+        echo "error: swift-api-digester could not load $module ($output is not its API)" >&2
         return 1
     fi
 }

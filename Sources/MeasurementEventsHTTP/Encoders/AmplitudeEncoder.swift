@@ -106,13 +106,16 @@ public struct AmplitudeEncoder: BatchEncoder {
         let event = queued.event
         let identity = queued.identity
         let context = queued.context
+        let standard = AmplitudeStandardFields(queued)  // screen view, revenue
         json.object { fields in
             if let version = context?.app.version { fields.field("app_version") { $0.string(version) } }
             fields.field("device_id") { $0.string(identity.anonymousID) }
             if let maker = context?.device.manufacturer { fields.field("device_manufacturer") { $0.string(maker) } }
             if let model = context?.device.model { fields.field("device_model") { $0.string(model) } }
-            if queued.kind == .track { fields.field("event_properties") { $0.object(event.vendorProperties) } }
-            fields.field("event_type") { $0.string(eventType(queued)) }
+            if queued.kind == .track {
+                fields.field("event_properties") { $0.object(standard?.eventProperties ?? event.vendorProperties) }
+            }
+            fields.field("event_type") { $0.string(standard?.eventType ?? eventType(queued)) }
             if queued.kind == .group {
                 fields.field("group_properties") { $0.object { $0.field("$set") { $0.object(identity.groupTraits) } } }
             }
@@ -132,6 +135,8 @@ public struct AmplitudeEncoder: BatchEncoder {
             if queued.kind == .identify {
                 fields.field("user_properties") { $0.object { $0.field("$set") { $0.object(identity.traits) } } }
             }
+            standard?.writeRevenue(to: &fields)
+            AmplitudeStandardFields.writeCampaign(queued, to: &fields)  // utm_* user properties
         }
     }
 

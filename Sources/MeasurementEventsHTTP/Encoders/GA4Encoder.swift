@@ -187,6 +187,10 @@ public struct GA4Encoder: BatchEncoder {
         var adaptations: [EncodedBatch.Rejection] = []
         var encodedEvents: [[UInt8]] = []
         for queued in events where queued.kind == .track {
+            if let standard = standardEvent(queued, adaptations: &adaptations) {  // screen_view, purchase
+                encodedEvents.append(standard)
+                continue
+            }
             let event = queued.event
             let original = eventName.pick(event)
             let name: String
@@ -202,6 +206,7 @@ public struct GA4Encoder: BatchEncoder {
                 adaptations.append(.init(event: event.name, reason: "sent to GA4 as \(name)"))
             }
             var params = ga4Params(event, adaptations: &adaptations)
+            Self.renameCampaign(&params)  // utm_* as campaign_*
             params["engagement_time_msec"] = .int(1)
             if let sessionID = queued.sessionID { params["session_id"] = .string(String(sessionID)) }
             var json = JSONWriter()
@@ -293,7 +298,7 @@ public struct GA4Encoder: BatchEncoder {
         }
     }
 
-    private func ga4Params(_ event: MeasurementEvent, adaptations: inout [EncodedBatch.Rejection]) -> EventArgs {
+    func ga4Params(_ event: MeasurementEvent, adaptations: inout [EncodedBatch.Rejection]) -> EventArgs {
         var params: EventArgs = [:]
         var dropped: [String] = []
         for key in event.vendorProperties.keys.sorted() {

@@ -122,6 +122,7 @@ public struct OTLPLogsEncoder: BatchEncoder {
             name = "group"
             attributes = identity.groupTraits.keys.sorted().map { ("group.trait." + $0, identity.groupTraits[$0]!) }
         }
+        attributes += Self.standardAttributes(queued)  // app.screen.name, app.screen.id
         attributes.append(("event.name", .string(name)))
         if let userID = identity.userID { attributes.append(("user.id", .string(userID))) }
         attributes.append(("enduser.pseudo.id", .string(identity.anonymousID)))

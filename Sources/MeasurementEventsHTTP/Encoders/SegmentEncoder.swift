@@ -96,17 +96,22 @@ public struct SegmentEncoder: BatchEncoder {
     //   connections/spec/group: groupId, traits (of the group).
     // - connections/sources/catalog/libraries/server/http-api, "Batch": batch, sentAt.
     private func encodeCall(_ queued: QueuedEvent, context: BatchContext) -> [UInt8] {
+        if let call = standardCall(queued) { return call }  // screen, Order Completed, alias
         let event = queued.event
         let identity = queued.identity
         var json = JSONWriter()
         json.object { call in
             call.field("anonymousId") { $0.string(identity.anonymousID) }
-            call.field("context") { Self.writeContext(queued.context, to: &$0) }
+            call.field("context") {
+                Self.writeContext(queued.context, campaign: StandardCall.campaign(of: event), to: &$0)
+            }
             // Keys in alphabetical order, as in every body this package writes.
             if queued.kind == .track { call.field("event") { $0.string(eventName.pick(event)) } }
             if queued.kind == .group, let groupID = identity.groupID { call.field("groupId") { $0.string(groupID) } }
             call.field("messageId") { $0.string(event.id.uuidString) }
-            if queued.kind == .track { call.field("properties") { $0.object(event.vendorProperties) } }
+            if queued.kind == .track {
+                call.field("properties") { $0.object(StandardCall.withoutCampaign(event.vendorProperties)) }
+            }
             call.field("timestamp") { $0.string(WireFormats.iso8601(event.timestamp)) }
             if queued.kind == .identify { call.field("traits") { $0.object(identity.traits) } }
             if queued.kind == .group { call.field("traits") { $0.object(identity.groupTraits) } }
@@ -126,7 +131,7 @@ public struct SegmentEncoder: BatchEncoder {
 
     /// Segment's `context`: only the fields its spec names (it ignores others), so the app's
     /// `EventContext.extra` fields are not sent here.
-    private static func writeContext(_ context: EventContext?, to json: inout JSONWriter) {
+    static func writeContext(_ context: EventContext?, campaign: EventArgs = [:], to json: inout JSONWriter) {
         let library =
             context?.library ?? HTTPTracker.library
         json.object { fields in
@@ -142,6 +147,9 @@ public struct SegmentEncoder: BatchEncoder {
                         }
                     }
                 }
+            }
+            writeCampaign(campaign, to: &fields)  // context.campaign, from a deep link's UTM parameters
+            if let context {
                 if context.device.model != nil || context.device.manufacturer != nil {
                     fields.field("device") {
                         $0.object { object in

@@ -1,0 +1,97 @@
+import Foundation
+import MeasurementEvents
+import MeasurementEventsStandard
+
+// GA4's events for the standard events:
+// - screen_view with screen_name and screen_class: GA4's screen-view event
+//   (firebase.google.com/docs/analytics/screenviews, "Manually track screens";
+//   developers.google.com/analytics/devguides/collection/ga4/reference/events lists the
+//   recommended events). GA4's naming rules (support.google.com/analytics/answer/13316687)
+//   reserve screen_view for app streams' own collection, so the generic path rejects the name;
+//   this is the one place it is sent, as the vendors' dashboards expect.
+// - purchase with currency, transaction_id, value and items (item_id, item_name, price,
+//   quantity): developers.google.com/analytics/devguides/collection/ga4/reference/events#purchase,
+//   sent over the Measurement Protocol as any event
+//   (developers.google.com/analytics/devguides/collection/protocol/ga4/reference). Not sent:
+//   coupon, shipping, tax, affiliation, customer_type, and the items' optional fields
+//   (the order event does not collect them).
+// - The session's campaign: the campaign fields GA4 documents, campaign_source,
+//   campaign_medium, campaign_name, campaign_term, campaign_content
+//   (support.google.com/analytics/answer/11259997, "Set campaign values in gtag.js"), as params
+//   of every event that carries the utm_* args.
+// - No alias call: the Measurement Protocol joins a user's events by user_id; user/aliased
+//   goes as a plain user_aliased event.
+extension GA4Encoder {
+    /// The encoded event for a screen view or an order, or `nil` for any other event.
+    func standardEvent(_ queued: QueuedEvent, adaptations: inout [EncodedBatch.Rejection]) -> [UInt8]? {
+        let event = queued.event
+        let name: String
+        var params: EventArgs
+        var order: Order?
+        switch StandardCall(queued) {
+        case .screen(let view):
+            name = "screen_view"
+            var properties = event
+            properties.args = view.properties
+            params = ga4Params(properties, adaptations: &adaptations).filter { !DeepLink.utmArgs.contains($0.key) }
+            params["screen_name"] = .string(view.name)
+            if let screenClass = view.screenClass { params["screen_class"] = .string(screenClass) }
+        case .order(let purchase):
+            name = "purchase"
+            params = ["currency": .string(purchase.currency)]
+            if let orderID = purchase.orderID { params["transaction_id"] = .string(orderID) }
+            order = purchase
+        case .alias, nil:
+            return nil
+        }
+        for (key, value) in StandardCall.campaign(of: event) { params[key] = value }
+        Self.renameCampaign(&params)
+        params["engagement_time_msec"] = .int(1)
+        if let sessionID = queued.sessionID { params["session_id"] = .string(String(sessionID)) }
+        var json = JSONWriter()
+        json.object { object in
+            object.field("name") { $0.string(name) }
+            object.field("params") {
+                $0.object { fields in
+                    // Keys sorted with the order's items and value among them.
+                    var keys = Array(params.keys)
+                    if order != nil { keys += ["items", "value"] }
+                    for key in keys.sorted() {
+                        switch key {
+                        case "items" where order != nil:
+                            fields.field("items") { Self.writeItems(order!.products, to: &$0) }
+                        case "value" where order != nil:
+                            fields.field("value") { $0.decimal(order!.revenue) }
+                        default:
+                            fields.field(key) { $0.value(params[key]!) }
+                        }
+                    }
+                }
+            }
+            object.field("timestamp_micros") { $0.int64(WireFormats.microseconds(event.timestamp)) }
+        }
+        return json.bytes
+    }
+
+    /// Renames the `utm_*` params to GA4's `campaign_*` fields.
+    static func renameCampaign(_ params: inout EventArgs) {
+        let names = [
+            "utm_source": "campaign_source", "utm_medium": "campaign_medium", "utm_campaign": "campaign_name",
+            "utm_term": "campaign_term", "utm_content": "campaign_content",
+        ]
+        for (utm, campaign) in names {
+            if let value = params.removeValue(forKey: utm) { params[campaign] = value }
+        }
+    }
+
+    private static func writeItems(_ products: [Order.Product], to json: inout JSONWriter) {
+        json.array(products) { json, product in
+            json.object { fields in
+                fields.field("item_id") { $0.string(product.productID) }
+                if let name = product.name { fields.field("item_name") { $0.string(name) } }
+                fields.field("price") { $0.decimal(product.price) }
+                fields.field("quantity") { $0.int(product.quantity) }
+            }
+        }
+    }
+}

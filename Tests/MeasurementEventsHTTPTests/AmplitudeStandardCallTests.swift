@@ -1,0 +1,72 @@
+import Foundation
+import MeasurementEvents
+import XCTest
+
+@testable import MeasurementEventsHTTP
+
+/// Exact bodies of the standard calls (``StandardCallSamples``), each field traced to the vendor's documentation.
+final class AmplitudeStandardCallTests: XCTestCase {
+    private let encoder = AmplitudeEncoder(apiKey: "API_KEY")
+
+    func testScreenView() {
+        // amplitude.com/docs/sdks/analytics/ios/ios-swift-sdk, "Autocapture", screen views: event type
+        // "[Amplitude] Screen Viewed" with the "[Amplitude] Screen Name" event property.
+        XCTAssertEqual(
+            EncoderSamples.body(encoder, StandardCallSamples.screen),
+            #"{"api_key":"API_KEY","events":[{"app_version":"2.4.1","device_id":"anon-1234","device_manufacturer":"Apple","device_model":"iPhone15,2","event_properties":{"[Amplitude] Screen Name":"Feed","screen_class":"FeedViewController","tab":"home"},"event_type":"[Amplitude] Screen Viewed","groups":{"group":"acme"},"insert_id":"00000000-0000-4000-8000-000000000011","language":"en-US","os_name":"iOS","os_version":"17.2.1","platform":"iOS","session_id":1714566000000,"time":1714566601000,"user_id":"user-42"}]}"#
+        )
+    }
+
+    func testOrder() {
+        // amplitude.com/docs/apis/analytics/http-v2, "Keys for the event argument": "revenue", "revenueType",
+        // "currency"; amplitude.com/docs/data/sources/instrument-track-revenue, "Revenue properties". Two
+        // products: "revenue" is the total (0.5 exactly); "price", "quantity" and "productId" describe one
+        // product and are left out.
+        XCTAssertEqual(
+            EncoderSamples.body(encoder, StandardCallSamples.order),
+            #"{"api_key":"API_KEY","events":[{"app_version":"2.4.1","device_id":"anon-1234","device_manufacturer":"Apple","device_model":"iPhone15,2","event_properties":{"event_type":"activity","order_id":"T-1001","product_count":2},"event_type":"order/completed","groups":{"group":"acme"},"insert_id":"00000000-0000-4000-8000-000000000012","language":"en-US","os_name":"iOS","os_version":"17.2.1","platform":"iOS","session_id":1714566000000,"time":1714566602000,"user_id":"user-42","currency":"EUR","revenue":0.5,"revenueType":"purchase"}]}"#
+        )
+    }
+
+    func testLargeOrder() {
+        // Same keys for one product: "price", "productId", "quantity", "revenue" (= price × quantity).
+        XCTAssertEqual(
+            EncoderSamples.body(encoder, StandardCallSamples.largeOrder),
+            #"{"api_key":"API_KEY","events":[{"app_version":"2.4.1","device_id":"anon-1234","device_manufacturer":"Apple","device_model":"iPhone15,2","event_properties":{"event_type":"activity","order_id":"T-1002","product_count":1},"event_type":"order/completed","groups":{"group":"acme"},"insert_id":"00000000-0000-4000-8000-000000000013","language":"en-US","os_name":"iOS","os_version":"17.2.1","platform":"iOS","session_id":1714566000000,"time":1714566603000,"user_id":"user-42","currency":"JPY","price":12345678901234567.89,"productId":"yacht","quantity":1,"revenue":12345678901234567.89}]}"#
+        )
+    }
+
+    func testAlias() {
+        // No alias in the HTTP V2 API (merging is the User Mapping API, amplitude.com/docs/apis/analytics/user-mapping):
+        // a plain event with previous_id and user_id.
+        XCTAssertEqual(
+            EncoderSamples.body(encoder, StandardCallSamples.alias),
+            #"{"api_key":"API_KEY","events":[{"app_version":"2.4.1","device_id":"anon-1234","device_manufacturer":"Apple","device_model":"iPhone15,2","event_properties":{"event_type":"activity","previous_id":"anon-1234","user_id":"user-42"},"event_type":"user/aliased","groups":{"group":"acme"},"insert_id":"00000000-0000-4000-8000-000000000014","language":"en-US","os_name":"iOS","os_version":"17.2.1","platform":"iOS","session_id":1714566000000,"time":1714566604000,"user_id":"user-42"}]}"#
+        )
+    }
+
+    func testCampaignContext() {
+        // The campaign as user properties ("user_properties": {"$set": …}, http-v2 and the Identify API) named
+        // as Amplitude's attribution tracking names them (ios-swift-sdk, "Track marketing attribution").
+        XCTAssertEqual(
+            EncoderSamples.body(encoder, StandardCallSamples.campaignTrack),
+            #"{"api_key":"API_KEY","events":[{"app_version":"2.4.1","device_id":"anon-1234","device_manufacturer":"Apple","device_model":"iPhone15,2","event_properties":{"event_type":"activity","source":"deep_link","utm_campaign":"spring","utm_medium":"email","utm_source":"newsletter"},"event_type":"feed/opened","groups":{"group":"acme"},"insert_id":"00000000-0000-4000-8000-000000000015","language":"en-US","os_name":"iOS","os_version":"17.2.1","platform":"iOS","session_id":1714566000000,"time":1714566605000,"user_id":"user-42","user_properties":{"$set":{"utm_campaign":"spring","utm_medium":"email","utm_source":"newsletter"}}}]}"#
+        )
+    }
+
+    func testError() {
+        // amplitude.com/docs/apis/analytics/http-v2: a plain event ("event_type", "event_properties"); no vendor has an error call. The message is here because the sample opted in.
+        XCTAssertEqual(
+            EncoderSamples.body(encoder, StandardCallSamples.error),
+            #"{"api_key":"API_KEY","events":[{"app_version":"2.4.1","device_id":"anon-1234","device_manufacturer":"Apple","device_model":"iPhone15,2","event_properties":{"context":"feed/refresh","error_code":-1001,"error_domain":"NSURLErrorDomain","error_type":"URLError","event_type":"activity","message":"The request timed out."},"event_type":"error/occurred","groups":{"group":"acme"},"insert_id":"00000000-0000-4000-8000-000000000017","language":"en-US","os_name":"iOS","os_version":"17.2.1","platform":"iOS","session_id":1714566000000,"time":1714566607000,"user_id":"user-42"}]}"#
+        )
+    }
+
+    func testTimedEvent() {
+        // amplitude.com/docs/apis/analytics/http-v2: a plain event ("event_type", "event_properties") with the "duration" property, in seconds.
+        XCTAssertEqual(
+            EncoderSamples.body(encoder, StandardCallSamples.timed),
+            #"{"api_key":"API_KEY","events":[{"app_version":"2.4.1","device_id":"anon-1234","device_manufacturer":"Apple","device_model":"iPhone15,2","event_properties":{"duration":42.5,"event_type":"activity"},"event_type":"checkout/completed","groups":{"group":"acme"},"insert_id":"00000000-0000-4000-8000-000000000018","language":"en-US","os_name":"iOS","os_version":"17.2.1","platform":"iOS","session_id":1714566000000,"time":1714566608000,"user_id":"user-42"}]}"#
+        )
+    }
+}
