@@ -30,7 +30,7 @@ let coreProducts: [Product] = [
 // MARK: Catalogs and the generator
 let generatorTargets: [Target] = [
     // Parses, validates and writes; everything the CLI and the plugin do, testable in-process.
-    .target(name: "MeasurementEventsGenerator", dependencies: ["MeasurementEvents"]),
+    .target(name: "MeasurementEventsGenerator", dependencies: ["MeasurementEvents", "MeasurementEventsJSON"]),
     .executableTarget(name: "measurement-events", dependencies: ["MeasurementEventsGenerator"]),
     .plugin(
         name: "GenerateMeasurementEvents",
@@ -62,6 +62,22 @@ let generatorProducts: [Product] = [
     .plugin(name: "GenerateMeasurementEvents", targets: ["GenerateMeasurementEvents"]),
 ]
 
+// MARK: Tracking plan and the strict JSON parser
+let planTargets: [Target] = [
+    // The strict JSON parser (positions, duplicate keys, paths) that the plan, the generator and the
+    // HTTP encoders share: a target of this package, not a product, so nothing outside depends on it.
+    .target(name: "MeasurementEventsJSON", dependencies: ["MeasurementEvents"]),
+    .testTarget(name: "MeasurementEventsJSONTests", dependencies: ["MeasurementEventsJSON"]),
+    .target(name: "MeasurementEventsPlan", dependencies: ["MeasurementEvents", "MeasurementEventsJSON"]),
+    .testTarget(
+        name: "MeasurementEventsPlanTests",
+        dependencies: ["MeasurementEventsPlan", "MeasurementEvents", "MeasurementEventsTesting"]
+    ),
+]
+let planProducts: [Product] = [
+    .library(name: "MeasurementEventsPlan", targets: ["MeasurementEventsPlan"]),
+]
+
 // MARK: Impression tracking
 let impressionTargets: [Target] = [
     // PrivacyInfo.xcprivacy: Apple's privacy manifest (system boot time, for the impression clock).
@@ -80,8 +96,10 @@ let impressionProducts: [Product] = [
 
 // MARK: Trigger-action events
 let triggerTargets: [Target] = [
-    .target(name: "EventTriggers", dependencies: ["MeasurementEvents"]),
-    .testTarget(name: "EventTriggersTests", dependencies: ["EventTriggers", "MeasurementEvents"]),
+    .target(name: "EventTriggers", dependencies: ["MeasurementEvents", "MeasurementEventsPlan"]),
+    .testTarget(
+        name: "EventTriggersTests", dependencies: ["EventTriggers", "MeasurementEvents", "MeasurementEventsPlan"]
+    ),
 ]
 let triggerProducts: [Product] = [
     .library(name: "EventTriggers", targets: ["EventTriggers"]),
@@ -91,7 +109,7 @@ let triggerProducts: [Product] = [
 let httpTargets: [Target] = [
     // PrivacyInfo.xcprivacy: Apple's privacy manifest (file metadata, for the disk queue).
     .target(
-        name: "MeasurementEventsHTTP", dependencies: ["MeasurementEvents"],
+        name: "MeasurementEventsHTTP", dependencies: ["MeasurementEvents", "MeasurementEventsJSON"],
         resources: [.copy("PrivacyInfo.xcprivacy")]
     ),
     // A tiny HTTP/1.1 server on loopback with scripted replies: for the tests and the demo.
@@ -133,6 +151,7 @@ let demoTargets: [Target] = [
         name: "MeasurementDemo",
         dependencies: [
             "MeasurementEvents",
+            "MeasurementEventsPlan",
             "DemoFeed",
             "DemoSettings",
             "EventTriggers",
@@ -150,7 +169,7 @@ let demoProducts: [Product] = [
 let package = Package(
     name: "MeasurementEvents",
     platforms: [.iOS(.v13), .macOS(.v10_15), .tvOS(.v13), .watchOS(.v6)],
-    products: coreProducts + generatorProducts + impressionProducts + triggerProducts + httpProducts + lifecycleProducts + demoProducts,
-    targets: coreTargets + generatorTargets + impressionTargets + triggerTargets + httpTargets + lifecycleTargets + demoTargets,
+    products: coreProducts + generatorProducts + planProducts + impressionProducts + triggerProducts + httpProducts + lifecycleProducts + demoProducts,
+    targets: coreTargets + generatorTargets + planTargets + impressionTargets + triggerTargets + httpTargets + lifecycleTargets + demoTargets,
     swiftLanguageModes: [.v6]
 )

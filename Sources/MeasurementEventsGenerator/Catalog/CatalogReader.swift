@@ -1,4 +1,5 @@
 import MeasurementEvents
+import MeasurementEventsJSON
 
 /// Reads one catalog file into a ``Catalog``, collecting every problem it finds rather than
 /// stopping at the first.

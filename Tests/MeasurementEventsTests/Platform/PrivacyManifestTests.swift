@@ -9,10 +9,10 @@ final class PrivacyManifestTests: XCTestCase {
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("Sources")
 
-    /// The modules that ship in a library product.
+    /// The modules that ship in a library product (the JSON parser as a dependency of the plan and HTTP).
     private static let libraryModules = [
-        "MeasurementEvents", "MeasurementEventsTesting", "MeasurementEventsGenerator",
-        "ImpressionTracking", "EventTriggers", "MeasurementEventsHTTP",
+        "MeasurementEvents", "MeasurementEventsTesting", "MeasurementEventsGenerator", "MeasurementEventsPlan",
+        "MeasurementEventsJSON", "ImpressionTracking", "EventTriggers", "MeasurementEventsHTTP",
     ]
 
     /// Apple's categories, the Swift spellings of their APIs, and the reasons that fit what this
