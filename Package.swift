@@ -56,8 +56,9 @@ let generatorTargets: [Target] = [
         dependencies: ["MeasurementEventsGenerator", "MeasurementEvents", "MeasurementEventsGeneratorGolden", "DemoFeed", "DemoSettings"]
     ),
 ]
+// The CLI and the plugin are the supported interface; the generator library is a tool, not API
+// (its declarations are `package`), so it is no product.
 let generatorProducts: [Product] = [
-    .library(name: "MeasurementEventsGenerator", targets: ["MeasurementEventsGenerator"]),
     .executable(name: "measurement-events", targets: ["measurement-events"]),
     .plugin(name: "GenerateMeasurementEvents", targets: ["GenerateMeasurementEvents"]),
 ]

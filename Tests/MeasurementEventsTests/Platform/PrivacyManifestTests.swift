@@ -11,8 +11,8 @@ final class PrivacyManifestTests: XCTestCase {
 
     /// The modules that ship in a library product (the JSON parser as a dependency of the plan and HTTP).
     private static let libraryModules = [
-        "MeasurementEvents", "MeasurementEventsTesting", "MeasurementEventsGenerator", "MeasurementEventsPlan",
-        "MeasurementEventsJSON", "ImpressionTracking", "EventTriggers", "MeasurementEventsHTTP",
+        "MeasurementEvents", "MeasurementEventsTesting", "MeasurementEventsPlan", "MeasurementEventsJSON",
+        "ImpressionTracking", "EventTriggers", "MeasurementEventsHTTP",
     ]
 
     /// Apple's categories, the Swift spellings of their APIs, and the reasons that fit what this
