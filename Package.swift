@@ -30,7 +30,7 @@ let coreProducts: [Product] = [
 // MARK: Catalogs and the generator
 let generatorTargets: [Target] = [
     // Parses, validates and writes; everything the CLI and the plugin do, testable in-process.
-    .target(name: "MeasurementEventsGenerator", dependencies: ["MeasurementEvents"]),
+    .target(name: "MeasurementEventsGenerator", dependencies: ["MeasurementEvents", "MeasurementEventsJSON"]),
     .executableTarget(name: "measurement-events", dependencies: ["MeasurementEventsGenerator"]),
     .plugin(
         name: "GenerateMeasurementEvents",
@@ -56,10 +56,27 @@ let generatorTargets: [Target] = [
         dependencies: ["MeasurementEventsGenerator", "MeasurementEvents", "MeasurementEventsGeneratorGolden", "DemoFeed", "DemoSettings"]
     ),
 ]
+// The CLI and the plugin are the supported interface; the generator library is a tool, not API
+// (its declarations are `package`), so it is no product.
 let generatorProducts: [Product] = [
-    .library(name: "MeasurementEventsGenerator", targets: ["MeasurementEventsGenerator"]),
     .executable(name: "measurement-events", targets: ["measurement-events"]),
     .plugin(name: "GenerateMeasurementEvents", targets: ["GenerateMeasurementEvents"]),
+]
+
+// MARK: Tracking plan and the strict JSON parser
+let planTargets: [Target] = [
+    // The strict JSON parser (positions, duplicate keys, paths) that the plan, the generator and the
+    // HTTP encoders share: a target of this package, not a product, so nothing outside depends on it.
+    .target(name: "MeasurementEventsJSON", dependencies: ["MeasurementEvents"]),
+    .testTarget(name: "MeasurementEventsJSONTests", dependencies: ["MeasurementEventsJSON"]),
+    .target(name: "MeasurementEventsPlan", dependencies: ["MeasurementEvents", "MeasurementEventsJSON"]),
+    .testTarget(
+        name: "MeasurementEventsPlanTests",
+        dependencies: ["MeasurementEventsPlan", "MeasurementEvents", "MeasurementEventsTesting"]
+    ),
+]
+let planProducts: [Product] = [
+    .library(name: "MeasurementEventsPlan", targets: ["MeasurementEventsPlan"]),
 ]
 
 // MARK: Impression tracking
@@ -80,8 +97,10 @@ let impressionProducts: [Product] = [
 
 // MARK: Trigger-action events
 let triggerTargets: [Target] = [
-    .target(name: "EventTriggers", dependencies: ["MeasurementEvents"]),
-    .testTarget(name: "EventTriggersTests", dependencies: ["EventTriggers", "MeasurementEvents"]),
+    .target(name: "EventTriggers", dependencies: ["MeasurementEvents", "MeasurementEventsPlan"]),
+    .testTarget(
+        name: "EventTriggersTests", dependencies: ["EventTriggers", "MeasurementEvents", "MeasurementEventsPlan"]
+    ),
 ]
 let triggerProducts: [Product] = [
     .library(name: "EventTriggers", targets: ["EventTriggers"]),
@@ -91,7 +110,7 @@ let triggerProducts: [Product] = [
 let httpTargets: [Target] = [
     // PrivacyInfo.xcprivacy: Apple's privacy manifest (file metadata, for the disk queue).
     .target(
-        name: "MeasurementEventsHTTP", dependencies: ["MeasurementEvents", "MeasurementEventsStandard"],
+        name: "MeasurementEventsHTTP", dependencies: ["MeasurementEvents", "MeasurementEventsJSON", "MeasurementEventsStandard"],
         resources: [.copy("PrivacyInfo.xcprivacy")]
     ),
     // A tiny HTTP/1.1 server on loopback with scripted replies: for the tests and the demo.
@@ -135,7 +154,7 @@ let standardTargets: [Target] = [
     .target(name: "MeasurementEventsUI", dependencies: ["MeasurementEventsStandard"]),
     .testTarget(
         name: "MeasurementEventsStandardTests",
-        dependencies: ["MeasurementEventsStandard", "MeasurementEvents", "MeasurementEventsTesting"]
+        dependencies: ["MeasurementEventsStandard", "MeasurementEvents", "MeasurementEventsTesting", "MeasurementEventsPlan"]
     ),
 ]
 let standardProducts: [Product] = [
@@ -154,6 +173,7 @@ let demoTargets: [Target] = [
         name: "measurement-demo",
         dependencies: [
             "MeasurementEvents",
+            "MeasurementEventsPlan",
             "DemoFeed",
             "DemoSettings",
             "EventTriggers",
@@ -170,7 +190,7 @@ let demoTargets: [Target] = [
 let package = Package(
     name: "MeasurementEvents",
     platforms: [.iOS(.v13), .macOS(.v10_15), .tvOS(.v13), .watchOS(.v6), .visionOS(.v1)],
-    products: coreProducts + generatorProducts + impressionProducts + triggerProducts + httpProducts + lifecycleProducts + standardProducts,
-    targets: coreTargets + generatorTargets + impressionTargets + triggerTargets + httpTargets + lifecycleTargets + standardTargets + demoTargets,
+    products: coreProducts + generatorProducts + planProducts + impressionProducts + triggerProducts + httpProducts + lifecycleProducts + standardProducts,
+    targets: coreTargets + generatorTargets + planTargets + impressionTargets + triggerTargets + httpTargets + lifecycleTargets + standardTargets + demoTargets,
     swiftLanguageModes: [.v6]
 )

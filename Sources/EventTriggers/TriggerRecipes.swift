@@ -1,5 +1,6 @@
 import Foundation
 import MeasurementEvents
+import MeasurementEventsPlan
 
 /// Ready-made events for the common cases, each one call.
 ///
@@ -90,7 +91,7 @@ extension TriggeredEvent {
     ///
     /// - Parameters:
     ///   - screen: the screen's name in the plan: `FeedViewController`.
-    ///   - plan: the app's tracking plan (`MeasurementEvents.TrackingPlan`).
+    ///   - plan: the app's tracking plan (`MeasurementEventsPlan.TrackingPlan`).
     ///   - trace: a note for debugging.
     ///   - center: where to post; `.default` unless a test isolates it.
     /// - Returns: the event, to attach.

@@ -3,6 +3,7 @@ import DemoSettings
 import EventTriggers
 import Foundation
 import MeasurementEvents
+import MeasurementEventsPlan
 
 /// The app's aggregator: a subclass started once at launch, built from the tracking plan the
 /// app ships (`tracking-plan.json`, a resource of this target). The plan, not code, says what

@@ -1,6 +1,7 @@
 import EventTriggers
 import Foundation
 import MeasurementEvents
+import MeasurementEventsPlan
 
 /// Stands in for a `UIViewController` subclass: its lifecycle methods only report to the
 /// trigger detector; what gets tracked is attached from outside (see the UIKit recipes in

@@ -265,7 +265,7 @@ open class EventAggregator: @unchecked Sendable {
     /// synchronous-delivery lock. Asynchronous delivery runs `body` on a queue thread:
     /// `queue.sync` would run it on the caller's thread, and trackers must never run on a
     /// posting (or main) thread.
-    func onDeliveryContext(_ body: @escaping @Sendable () -> Void) {
+    package func onDeliveryContext(_ body: @escaping @Sendable () -> Void) {
         switch configuration.delivery {
         case .asynchronous:
             if isOnDeliveryQueue {

@@ -59,7 +59,7 @@ package func quotedInFull(_ text: String) -> String {
 }
 
 /// `value` in uppercase hexadecimal, zero-padded to at least `width` digits (`00A0`).
-func hex<T: BinaryInteger>(_ value: T, width: Int) -> String {
+package func hex<T: BinaryInteger>(_ value: T, width: Int) -> String {
     let digits = String(value, radix: 16, uppercase: true)
     return String(repeating: "0", count: max(0, width - digits.count)) + digits
 }

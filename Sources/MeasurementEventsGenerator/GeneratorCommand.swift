@@ -6,9 +6,9 @@ import Foundation
 /// let command = try GeneratorCommand.parse(["plan", "--format", "json", "--package-path", "App"])
 /// exit(command.run(output: { print($0) }, errorOutput: { FileHandle.standardError.write(Data(($0 + "\n").utf8)) }))
 /// ```
-public struct GeneratorCommand: Hashable, Sendable {
+package struct GeneratorCommand: Hashable, Sendable {
     /// What the command does.
-    public enum Subcommand: Hashable, Sendable {
+    package enum Subcommand: Hashable, Sendable {
         /// Generate all catalogs, or the named ones.
         case generate([String])
         /// List the generated files that are out of date; write nothing.
@@ -20,29 +20,29 @@ public struct GeneratorCommand: Hashable, Sendable {
     }
 
     /// What the command does.
-    public var subcommand: Subcommand
+    package var subcommand: Subcommand
     /// The package root: holds `Events/` and `Sources/`. Defaults to the current directory.
-    public var packagePath: String
+    package var packagePath: String
 
     /// Makes a command without parsing.
     ///
     /// - Parameters:
     ///   - subcommand: what the command does.
     ///   - packagePath: the package root, relative to the current directory or absolute.
-    public init(subcommand: Subcommand, packagePath: String = ".") {
+    package init(subcommand: Subcommand, packagePath: String = ".") {
         self.subcommand = subcommand
         self.packagePath = packagePath
     }
 
     /// The exit code of a run that did what was asked.
-    public static let exitSuccess: Int32 = 0
+    package static let exitSuccess: Int32 = 0
     /// The exit code of a failure of the input: invalid or stale catalogs, an unwritable file.
-    public static let exitFailure: Int32 = 1
+    package static let exitFailure: Int32 = 1
     /// The exit code of a command line that cannot be run as written (`EX_USAGE`).
-    public static let exitUsage: Int32 = 64
+    package static let exitUsage: Int32 = 64
 
     /// The help text `--help` prints.
-    public static let usage = """
+    package static let usage = """
         usage: measurement-events <subcommand> [--package-path <root>]
 
         subcommands:
@@ -64,7 +64,7 @@ public struct GeneratorCommand: Hashable, Sendable {
     /// - Returns: the command to run.
     /// - Throws: ``UsageError`` for an unknown subcommand or option, or a missing value, with a
     ///   "did you mean" suggestion when one is close.
-    public static func parse(_ arguments: [String]) throws(UsageError) -> GeneratorCommand {
+    package static func parse(_ arguments: [String]) throws(UsageError) -> GeneratorCommand {
         var packagePath = "."
         var format: TrackingPlanWriter.Format?
         var positionals: [String] = []
@@ -147,7 +147,7 @@ public struct GeneratorCommand: Hashable, Sendable {
     ///   - output: receives the results, a line or a block at a time.
     ///   - errorOutput: receives the problems.
     /// - Returns: ``exitSuccess``, ``exitFailure`` or ``exitUsage``.
-    public func run(
+    package func run(
         currentDirectory: URL = URL(fileURLWithPath: FileManager.default.currentDirectoryPath),
         output: (String) -> Void, errorOutput: (String) -> Void
     ) -> Int32 {
@@ -208,24 +208,24 @@ public struct GeneratorCommand: Hashable, Sendable {
 }
 
 /// A command line that cannot be run as written: exit code 64, with a usage line.
-public struct UsageError: Error, Hashable, Sendable, CustomStringConvertible {
+package struct UsageError: Error, Hashable, Sendable, CustomStringConvertible {
     /// What is wrong with the command line: `unknown subcommand 'genrate'`.
-    public var message: String
+    package var message: String
     /// The valid spelling closest to what was written, if any.
-    public var suggestion: String?
+    var suggestion: String?
 
     /// Makes a usage error.
     ///
     /// - Parameters:
     ///   - message: what is wrong with the command line.
     ///   - suggestion: the valid spelling closest to what was written.
-    public init(_ message: String, suggestion: String? = nil) {
+    package init(_ message: String, suggestion: String? = nil) {
         self.message = message
         self.suggestion = suggestion
     }
 
     /// `error: unknown subcommand 'genrate'`, `Did you mean 'generate'?`, and the usage line.
-    public var description: String {
+    package var description: String {
         var lines = ["error: \(message)"]
         if let suggestion { lines.append("Did you mean '\(suggestion)'?") }
         lines.append(String(GeneratorCommand.usage.prefix { $0 != "\n" }))

@@ -11,42 +11,42 @@ import Foundation
 ///
 /// Every catalog is validated before anything is written: when any catalog is invalid, the
 /// operation throws ``GeneratorFailure/invalidCatalogs(_:)`` with every problem and no file is touched.
-public struct PackageGenerator: Sendable {
+package struct PackageGenerator: Sendable {
     /// The folder holding `Events/` and `Sources/`.
-    public var packageRoot: URL
+    package var packageRoot: URL
 
     /// Makes a generator for the package at `packageRoot`.
     ///
     /// - Parameter packageRoot: the folder holding `Events/` and `Sources/`.
-    public init(packageRoot: URL) {
+    package init(packageRoot: URL) {
         self.packageRoot = packageRoot
     }
 
     /// What `generate` did to each file, by path relative to the package root.
-    public struct GenerateReport: Hashable, Sendable {
+    package struct GenerateReport: Hashable, Sendable {
         /// Generated files written because their content changed.
-        public var written: [String] = []
+        package var written: [String] = []
         /// Generated files left as they were, already up to date.
-        public var unchanged: [String] = []
+        package var unchanged: [String] = []
         /// Generated files whose catalog no longer exists; removed by a `generate` of all catalogs.
-        public var removed: [String] = []
+        package var removed: [String] = []
     }
 
     /// What `check` found.
-    public struct CheckReport: Hashable, Sendable {
+    package struct CheckReport: Hashable, Sendable {
         /// Generated files whose content differs from what `generate` would write.
-        public var stale: [String] = []
+        package var stale: [String] = []
         /// Generated files that do not exist yet.
-        public var missing: [String] = []
+        package var missing: [String] = []
         /// Generated files whose catalog no longer exists.
-        public var orphaned: [String] = []
+        package var orphaned: [String] = []
         /// Generated files that match their catalog.
-        public var upToDate: [String] = []
+        package var upToDate: [String] = []
 
         /// Every stale, missing and orphaned file, sorted.
-        public var outdated: [String] { (stale + missing + orphaned).sorted() }
+        package var outdated: [String] { (stale + missing + orphaned).sorted() }
         /// Whether nothing is out of date: `generate` would change nothing.
-        public var isUpToDate: Bool { stale.isEmpty && missing.isEmpty && orphaned.isEmpty }
+        package var isUpToDate: Bool { stale.isEmpty && missing.isEmpty && orphaned.isEmpty }
     }
 
     /// Validates every catalog; writes the generated file of each catalog in `modules` (all when
@@ -59,7 +59,7 @@ public struct PackageGenerator: Sendable {
     ///   removes generated files whose catalog is gone.
     /// - Returns: what was written, left unchanged and removed.
     /// - Throws: ``GeneratorFailure`` when a catalog is invalid or unknown, or a file cannot be written.
-    public func generate(modules: [String]? = nil) throws(GeneratorFailure) -> GenerateReport {
+    package func generate(modules: [String]? = nil) throws(GeneratorFailure) -> GenerateReport {
         let catalogs = try validCatalogs(selecting: modules)
         var report = GenerateReport()
         for catalog in catalogs {
@@ -111,7 +111,7 @@ public struct PackageGenerator: Sendable {
     ///
     /// - Returns: the stale, missing, orphaned and up-to-date files.
     /// - Throws: ``GeneratorFailure`` when a catalog is invalid or cannot be read.
-    public func check() throws(GeneratorFailure) -> CheckReport {
+    package func check() throws(GeneratorFailure) -> CheckReport {
         var report = CheckReport()
         let catalogs = try validCatalogs(selecting: nil)
         report.orphaned = orphanedFiles(catalogs: catalogs)
@@ -135,7 +135,7 @@ public struct PackageGenerator: Sendable {
     /// - Parameter format: Markdown for people, JSON for tools.
     /// - Returns: the plan, as ``TrackingPlanWriter`` writes it.
     /// - Throws: ``GeneratorFailure`` when a catalog is invalid or cannot be read.
-    public func plan(format: TrackingPlanWriter.Format) throws(GeneratorFailure) -> String {
+    package func plan(format: TrackingPlanWriter.Format) throws(GeneratorFailure) -> String {
         TrackingPlanWriter.plan(try validCatalogs(selecting: nil), format: format)
     }
 
@@ -156,7 +156,7 @@ public struct PackageGenerator: Sendable {
 }
 
 /// Why an operation of ``PackageGenerator`` did not complete.
-public enum GeneratorFailure: Error, Hashable, Sendable, CustomStringConvertible {
+package enum GeneratorFailure: Error, Hashable, Sendable, CustomStringConvertible {
     /// Every problem of every catalog; nothing was written.
     case invalidCatalogs([CatalogDiagnostic])
     /// A catalog was named that the package does not have.
@@ -165,7 +165,7 @@ public enum GeneratorFailure: Error, Hashable, Sendable, CustomStringConvertible
     case environment(GeneratorError)
 
     /// Every problem, one a line, in the compilers' format where it has a position.
-    public var description: String {
+    package var description: String {
         switch self {
         case .invalidCatalogs(let diagnostics):
             let files = Set(diagnostics.map(\.file)).count

@@ -13,7 +13,7 @@ import MeasurementEvents
 ///   - candidates: the valid spellings, in order of preference.
 /// - Returns: the first candidate `text` is a prefix of, else the nearest one within a third of its
 ///   length (at least 2 edits), else `nil`.
-public func closestMatch(to text: String, among candidates: [String]) -> String? {
+func closestMatch(to text: String, among candidates: [String]) -> String? {
     let lowered = text.lowercased()
     guard !lowered.isEmpty else { return nil }
     if let prefixed = candidates.first(where: { $0.lowercased().hasPrefix(lowered) }) { return prefixed }

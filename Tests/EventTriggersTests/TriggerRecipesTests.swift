@@ -1,6 +1,7 @@
 import EventTriggers
 import Foundation
 import MeasurementEvents
+import MeasurementEventsPlan
 import XCTest
 
 final class TriggerRecipesTests: XCTestCase {

@@ -1,4 +1,5 @@
 import MeasurementEvents
+import MeasurementEventsJSON
 
 /// One module's events, read from `Events/<Module>.json`.
 ///
@@ -7,17 +8,17 @@ import MeasurementEvents
 ///   "events": [ { "name": "feed/item_tapped", "description": "The user tapped an item.", "type": "click",
 ///                 "args": { "item_id": { "type": "string", "description": "The item's id." } } } ] }
 /// ```
-public struct Catalog: Hashable, Sendable {
+package struct Catalog: Hashable, Sendable {
     /// The catalog's path relative to the package root: `Events/DemoFeed.json`.
-    public var path: String
+    package var path: String
     /// The Swift module the generated file belongs to; equals the file's base name.
-    public var module: String
+    package var module: String
     /// What the module's events are about; the generated enum's doc comment.
-    public var description: String?
+    package var description: String?
     /// In file order.
-    public var events: [CatalogEvent]
+    package var events: [CatalogEvent]
     /// Where `"module"`'s value is written, for messages about the module as a whole.
-    public var modulePosition: SourcePosition
+    var modulePosition: SourcePosition
 
     /// Makes a catalog, as ``CatalogReader`` does; for tests and tools that build catalogs in code.
     ///
@@ -27,7 +28,7 @@ public struct Catalog: Hashable, Sendable {
     ///   - description: what the module's events are about.
     ///   - events: the events, in file order.
     ///   - modulePosition: where `"module"`'s value is written.
-    public init(
+    package init(
         path: String, module: String, description: String? = nil, events: [CatalogEvent],
         modulePosition: SourcePosition = SourcePosition(line: 1, column: 1)
     ) {
@@ -39,25 +40,25 @@ public struct Catalog: Hashable, Sendable {
     }
 
     /// Where the generated file goes, relative to the package root: `Sources/DemoFeed/events_DemoFeed.swift`.
-    public var generatedFilePath: String { "Sources/\(module)/events_\(module).swift" }
+    package var generatedFilePath: String { "Sources/\(module)/events_\(module).swift" }
 }
 
 /// One event of a catalog.
-public struct CatalogEvent: Hashable, Sendable {
+package struct CatalogEvent: Hashable, Sendable {
     /// The name posted on the bus: `feed/item_tapped`.
-    public var name: String
+    package var name: String
     /// What happened; the generated declarations' doc comment.
-    public var description: String
+    package var description: String
     /// The event type; `userAction` when the catalog gives none.
-    public var type: EventType
+    package var type: EventType
     /// The event's category, when the catalog gives one.
-    public var category: String?
+    package var category: String?
     /// In file order: the order of the generated parameters.
-    public var args: [CatalogArg]
+    package var args: [CatalogArg]
     /// Where the name's value is written.
-    public var namePosition: SourcePosition
+    var namePosition: SourcePosition
     /// The event's index in the catalog's `events` array, for JSON paths in messages.
-    public var indexInCatalog: Int
+    var indexInCatalog: Int
 
     /// Makes an event, as ``CatalogReader`` does.
     ///
@@ -69,7 +70,7 @@ public struct CatalogEvent: Hashable, Sendable {
     ///   - args: the arguments, in file order.
     ///   - namePosition: where the name's value is written.
     ///   - indexInCatalog: the event's index in the catalog's `events` array.
-    public init(
+    package init(
         name: String, description: String, type: EventType = .default, category: String? = nil,
         args: [CatalogArg] = [], namePosition: SourcePosition = SourcePosition(line: 1, column: 1),
         indexInCatalog: Int = 0
@@ -85,19 +86,19 @@ public struct CatalogEvent: Hashable, Sendable {
 }
 
 /// One argument of a catalog event.
-public struct CatalogArg: Hashable, Sendable {
+package struct CatalogArg: Hashable, Sendable {
     /// The key posted in the event's args: `item_id`.
-    public var name: String
+    package var name: String
     /// The scalar type of its value.
-    public var type: CatalogArgType
+    package var type: CatalogArgType
     /// What the value means; the generated property's doc comment.
-    public var description: String
+    package var description: String
     /// Optional args may be left out when posting; they default to `nil`.
-    public var isOptional: Bool
+    var isOptional: Bool
     /// Personal data: listed in the generated `personalDataArgs` for redaction.
-    public var isPersonalData: Bool
+    var isPersonalData: Bool
     /// Where the arg's name (its key) is written.
-    public var namePosition: SourcePosition
+    var namePosition: SourcePosition
 
     /// Makes an arg, as ``CatalogReader`` does.
     ///
@@ -108,7 +109,7 @@ public struct CatalogArg: Hashable, Sendable {
     ///   - isOptional: whether it may be left out when posting.
     ///   - isPersonalData: whether it is personal data, listed for redaction.
     ///   - namePosition: where the arg's name is written.
-    public init(
+    package init(
         name: String, type: CatalogArgType, description: String, isOptional: Bool = false, isPersonalData: Bool = false,
         namePosition: SourcePosition = SourcePosition(line: 1, column: 1)
     ) {
@@ -122,7 +123,7 @@ public struct CatalogArg: Hashable, Sendable {
 }
 
 /// The scalar type of an arg, as written in catalogs.
-public enum CatalogArgType: String, CaseIterable, Hashable, Sendable {
+package enum CatalogArgType: String, CaseIterable, Hashable, Sendable {
     /// Text: a Swift `String`.
     case string
     /// A whole number: a Swift `Int`.

@@ -1,4 +1,5 @@
 import MeasurementEvents
+import MeasurementEventsJSON
 
 /// One problem found in a catalog: where it is, what was found and what was expected.
 ///
@@ -7,17 +8,17 @@ import MeasurementEvents
 /// ```
 /// Events/Feed.json:14:21: error: events[3].args.position.type: found "integer", expected one of "string", "int", "double", "bool"
 /// ```
-public struct CatalogDiagnostic: Error, Hashable, Sendable, Comparable, CustomStringConvertible {
+package struct CatalogDiagnostic: Error, Hashable, Sendable, Comparable, CustomStringConvertible {
     /// Relative to the package root: `Events/Feed.json`.
-    public var file: String
+    package var file: String
     /// The line and column of the value at fault.
-    public var position: SourcePosition
+    package var position: SourcePosition
     /// The JSON path: `events[3].args.position.type`, `(top level)`, or `JSON syntax`.
-    public var path: String
+    package var path: String
     /// What the file holds there: `"integer"`.
-    public var found: String
+    package var found: String
     /// What would be valid there.
-    public var expected: String
+    package var expected: String
 
     /// Makes a diagnostic.
     ///
@@ -27,7 +28,7 @@ public struct CatalogDiagnostic: Error, Hashable, Sendable, Comparable, CustomSt
     ///   - path: the JSON path of the value.
     ///   - found: what the file holds there.
     ///   - expected: what would be valid there.
-    public init(file: String, position: SourcePosition, path: String, found: String, expected: String) {
+    package init(file: String, position: SourcePosition, path: String, found: String, expected: String) {
         self.file = file
         self.position = position
         self.path = path
@@ -40,7 +41,7 @@ public struct CatalogDiagnostic: Error, Hashable, Sendable, Comparable, CustomSt
     }
 
     /// `Events/Feed.json:14:21: error: <path>: found …, expected …`.
-    public var description: String {
+    package var description: String {
         "\(file):\(position): error: \(path): found \(found), expected \(expected)"
     }
 
@@ -51,7 +52,7 @@ public struct CatalogDiagnostic: Error, Hashable, Sendable, Comparable, CustomSt
     ///   - lhs: a diagnostic.
     ///   - rhs: another diagnostic.
     /// - Returns: whether `lhs` comes first.
-    public static func < (lhs: CatalogDiagnostic, rhs: CatalogDiagnostic) -> Bool {
+    package static func < (lhs: CatalogDiagnostic, rhs: CatalogDiagnostic) -> Bool {
         (lhs.file, lhs.position.line, lhs.position.column, lhs.path, lhs.found)
             < (rhs.file, rhs.position.line, rhs.position.column, rhs.path, rhs.found)
     }

@@ -1,4 +1,5 @@
 import MeasurementEvents
+import MeasurementEventsJSON
 
 /// Reads one catalog file into a ``Catalog``, collecting every problem it finds rather than
 /// stopping at the first.
@@ -11,19 +12,19 @@ import MeasurementEvents
 ///
 /// The rules that need other files or the file system (names unique across catalogs, a
 /// `Sources/<Module>/` folder) live in ``CatalogSet``.
-public struct CatalogReader {
+package struct CatalogReader {
     /// What ``read(path:bytes:)`` found in one file.
-    public struct Result: Sendable {
+    package struct Result: Sendable {
         /// `nil` when the file is not JSON or has no usable `module` and `events`.
-        public var catalog: Catalog?
+        package var catalog: Catalog?
         /// Every problem of the file, in file order; empty when it is valid.
-        public var diagnostics: [CatalogDiagnostic]
+        package var diagnostics: [CatalogDiagnostic]
     }
 
     /// An event name: two or more lowercase parts separated by slashes.
-    public static let eventNamePattern = "^[a-z][a-z0-9_]*(/[a-z][a-z0-9_]*)+$"
+    static let eventNamePattern = "^[a-z][a-z0-9_]*(/[a-z][a-z0-9_]*)+$"
     /// An arg name: letters, digits and underscores, starting with a letter.
-    public static let argNamePattern = "^[A-Za-z][A-Za-z0-9_]*$"
+    static let argNamePattern = "^[A-Za-z][A-Za-z0-9_]*$"
 
     static let catalogKeys = ["module", "description", "events"]
     static let eventKeys = ["name", "description", "type", "category", "args"]
@@ -42,7 +43,7 @@ public struct CatalogReader {
     ///   - path: the file's path relative to the package root, for messages.
     ///   - bytes: the file's contents.
     /// - Returns: the catalog read, and every problem found.
-    public static func read(path: String, bytes: [UInt8]) -> Result {
+    package static func read(path: String, bytes: [UInt8]) -> Result {
         var reader = CatalogReader(file: path)
         var parser = JSONParser(bytes: bytes)
         let root: JSONNode
@@ -295,7 +296,7 @@ public struct CatalogReader {
     ///
     /// - Parameter name: an event name from a catalog.
     /// - Returns: whether a catalog may declare it.
-    public static func isEventName(_ name: String) -> Bool {
+    package static func isEventName(_ name: String) -> Bool {
         guard name.utf8.count <= EventName.maximumLength else { return false }
         let parts = name.split(separator: "/", omittingEmptySubsequences: false)
         return parts.count >= 2
@@ -309,7 +310,7 @@ public struct CatalogReader {
     ///
     /// - Parameter name: an arg name from a catalog.
     /// - Returns: whether a catalog may declare it.
-    public static func isArgName(_ name: String) -> Bool {
+    package static func isArgName(_ name: String) -> Bool {
         guard let first = name.unicodeScalars.first, first.isASCIILetter else { return false }
         return name.unicodeScalars.allSatisfy { $0.isASCIILetter || $0.isASCIIDigit || $0 == "_" }
     }

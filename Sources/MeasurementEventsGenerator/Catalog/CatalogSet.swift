@@ -9,21 +9,21 @@ import MeasurementEvents
 /// let set = try CatalogSet.load(packageRoot: URL(fileURLWithPath: "."))
 /// for problem in set.diagnostics { print(problem) }
 /// ```
-public struct CatalogSet: Sendable {
+package struct CatalogSet: Sendable {
     /// Every catalog that could be read, sorted by module name.
-    public var catalogs: [Catalog]
+    package var catalogs: [Catalog]
     /// Every problem of every catalog, by file and position. Empty means valid.
-    public var diagnostics: [CatalogDiagnostic]
+    package var diagnostics: [CatalogDiagnostic]
 
     /// The folder of catalogs, relative to the package root.
-    public static let catalogFolder = "Events"
+    static let catalogFolder = "Events"
 
     /// Reads `Events/*.json` under `packageRoot` and validates them together.
     ///
     /// - Parameter packageRoot: the folder holding `Events/` and `Sources/`.
     /// - Returns: the catalogs and every problem found in them; invalid catalogs do not throw.
     /// - Throws: ``GeneratorError`` when the folder is missing or a file cannot be read.
-    public static func load(packageRoot: URL) throws(GeneratorError) -> CatalogSet {
+    package static func load(packageRoot: URL) throws(GeneratorError) -> CatalogSet {
         let folder = packageRoot.appendingPathComponent(catalogFolder, isDirectory: true)
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: folder.path, isDirectory: &isDirectory), isDirectory.boolValue
@@ -60,7 +60,7 @@ public struct CatalogSet: Sendable {
     ///   - sources: each catalog's path relative to the package root, and its bytes.
     ///   - hasModuleFolder: whether `Sources/<Module>/` exists for a module name.
     /// - Returns: the catalogs and every problem found in them.
-    public static func validate(sources: [(path: String, bytes: [UInt8])], hasModuleFolder: (String) -> Bool)
+    package static func validate(sources: [(path: String, bytes: [UInt8])], hasModuleFolder: (String) -> Bool)
         -> CatalogSet
     {
         var catalogs: [Catalog] = []
@@ -111,17 +111,17 @@ public struct CatalogSet: Sendable {
 }
 
 /// A problem outside the catalogs' content: a missing folder, an unreadable or unwritable file.
-public struct GeneratorError: Error, Hashable, Sendable, CustomStringConvertible {
+package struct GeneratorError: Error, Hashable, Sendable, CustomStringConvertible {
     /// What went wrong, naming the file or folder.
-    public var message: String
+    package var message: String
 
     /// Makes an error.
     ///
     /// - Parameter message: what went wrong, naming the file or folder.
-    public init(_ message: String) {
+    package init(_ message: String) {
         self.message = message
     }
 
     /// The message.
-    public var description: String { message }
+    package var description: String { message }
 }

@@ -1,5 +1,5 @@
-import MeasurementEvents
+import MeasurementEventsJSON
 
-/// A line and column in a catalog, both counted from 1; the core's type, named here so that the
-/// generator's diagnostics read on their own.
-public typealias SourcePosition = MeasurementEvents.SourcePosition
+/// A line and column in a catalog, both counted from 1; the JSON parser's type, named here so
+/// that the generator's diagnostics read on their own.
+package typealias SourcePosition = MeasurementEventsJSON.SourcePosition

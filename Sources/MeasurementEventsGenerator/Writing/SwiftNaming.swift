@@ -15,16 +15,16 @@
 /// SwiftNaming.lowerCamelCase("item_id")            // "itemID"
 /// SwiftNaming.upperCamelCase("feed/item_tapped")   // "FeedItemTapped"
 /// ```
-public enum SwiftNaming {
+package enum SwiftNaming {
     /// Words written all in capitals when they are not the first word of an identifier.
-    public static let acronyms: [String: String] = [
+    package static let acronyms: [String: String] = [
         "api": "API", "html": "HTML", "http": "HTTP", "https": "HTTPS", "id": "ID", "ids": "IDs", "ip": "IP",
         "json": "JSON", "sdk": "SDK", "ui": "UI", "uri": "URI", "uris": "URIs", "url": "URL", "urls": "URLs",
         "uuid": "UUID", "xml": "XML",
     ]
 
     /// Swift's reserved words, which need backticks as identifiers.
-    public static let keywords: Set<String> = [
+    package static let keywords: Set<String> = [
         "associatedtype", "class", "deinit", "enum", "extension", "fileprivate", "func", "import", "init", "inout",
         "internal", "let", "open", "operator", "private", "precedencegroup", "protocol", "public", "rethrows",
         "static", "struct", "subscript", "typealias", "var", "break", "case", "catch", "continue", "default",
@@ -37,7 +37,7 @@ public enum SwiftNaming {
     ///
     /// - Parameter name: an event or arg name: `feed/item_tapped`.
     /// - Returns: its words: `feed`, `item`, `tapped`.
-    public static func words(_ name: String) -> [Substring] {
+    package static func words(_ name: String) -> [Substring] {
         name.split(whereSeparator: { $0 == "/" || $0 == "_" })
     }
 
@@ -45,7 +45,7 @@ public enum SwiftNaming {
     ///
     /// - Parameter name: an event or arg name.
     /// - Returns: the identifier, before ``escaped(_:)``.
-    public static func lowerCamelCase(_ name: String) -> String {
+    package static func lowerCamelCase(_ name: String) -> String {
         let parts = words(name)
         guard let first = parts.first else { return "" }
         let head = acronyms[first.lowercased()] != nil ? first.lowercased() : lowercasingFirstLetter(first)
@@ -56,7 +56,7 @@ public enum SwiftNaming {
     ///
     /// - Parameter name: an event name.
     /// - Returns: the type name.
-    public static func upperCamelCase(_ name: String) -> String {
+    package static func upperCamelCase(_ name: String) -> String {
         words(name).map(capitalized).joined()
     }
 
@@ -64,7 +64,7 @@ public enum SwiftNaming {
     ///
     /// - Parameter identifier: an identifier from ``lowerCamelCase(_:)`` or ``upperCamelCase(_:)``.
     /// - Returns: the identifier, between backticks when it is a keyword.
-    public static func escaped(_ identifier: String) -> String {
+    package static func escaped(_ identifier: String) -> String {
         keywords.contains(identifier) ? "`\(identifier)`" : identifier
     }
 
@@ -74,7 +74,7 @@ public enum SwiftNaming {
     ///
     /// - Parameter identifier: an arg name, already lowerCamelCase.
     /// - Returns: the label to write before the colon.
-    public static func argumentLabel(_ identifier: String) -> String {
+    package static func argumentLabel(_ identifier: String) -> String {
         identifier == "inout" ? "`inout`" : identifier
     }
 

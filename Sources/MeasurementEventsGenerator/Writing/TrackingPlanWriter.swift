@@ -11,9 +11,9 @@ import Foundation
 /// ```
 ///
 /// `category` is `null` for events without one.
-public enum TrackingPlanWriter {
+package enum TrackingPlanWriter {
     /// Who the plan is for.
-    public enum Format: String, CaseIterable, Sendable {
+    package enum Format: String, CaseIterable, Sendable {
         /// A table per module, for people.
         case markdown
         /// One stable JSON document, for tools.
@@ -26,7 +26,7 @@ public enum TrackingPlanWriter {
     ///   - catalogs: valid catalogs, in any order.
     ///   - format: Markdown or JSON.
     /// - Returns: the plan's text.
-    public static func plan(_ catalogs: [Catalog], format: Format) -> String {
+    package static func plan(_ catalogs: [Catalog], format: Format) -> String {
         switch format {
         case .markdown: return markdown(catalogs)
         case .json: return json(catalogs)
@@ -39,7 +39,7 @@ public enum TrackingPlanWriter {
     ///
     /// - Parameter catalogs: valid catalogs, in any order; modules are sorted by name.
     /// - Returns: the Markdown text.
-    public static func markdown(_ catalogs: [Catalog]) -> String {
+    package static func markdown(_ catalogs: [Catalog]) -> String {
         let catalogs = catalogs.sorted { $0.module < $1.module }
         let eventCount = catalogs.reduce(0) { $0 + $1.events.count }
         var out = "# Tracking plan\n\n"
@@ -83,7 +83,7 @@ public enum TrackingPlanWriter {
     ///
     /// - Parameter catalogs: valid catalogs, in any order; modules are sorted by name.
     /// - Returns: the JSON text.
-    public static func json(_ catalogs: [Catalog]) -> String {
+    package static func json(_ catalogs: [Catalog]) -> String {
         let plan = Plan(
             modules: catalogs.sorted { $0.module < $1.module }.map { catalog in
                 Plan.Module(

@@ -15,7 +15,10 @@ let package = Package(
     targets: [
         .target(name: "Checkout", dependencies: [.product(name: "MeasurementEvents", package: "MeasurementEvents")]),
         .target(name: "Onboarding", dependencies: [.product(name: "MeasurementEvents", package: "MeasurementEvents")]),
-        .testTarget(name: "CheckoutTests", dependencies: ["Checkout"]),
+        .testTarget(
+            name: "CheckoutTests",
+            dependencies: ["Checkout", .product(name: "MeasurementEventsPlan", package: "MeasurementEvents")]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -9,9 +9,9 @@ final class PrivacyManifestTests: XCTestCase {
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("Sources")
 
-    /// The modules that ship in a library product.
+    /// The modules that ship in a library product (the JSON parser as a dependency of the plan and HTTP).
     private static let libraryModules = [
-        "MeasurementEvents", "MeasurementEventsTesting", "MeasurementEventsGenerator",
+        "MeasurementEvents", "MeasurementEventsTesting", "MeasurementEventsPlan", "MeasurementEventsJSON",
         "ImpressionTracking", "EventTriggers", "MeasurementEventsHTTP",
     ]
 

@@ -1,4 +1,6 @@
 import Foundation
+import MeasurementEvents
+internal import MeasurementEventsJSON
 
 /// Tracking plans and generator catalogs read with the package's ``JSONParser``, with syntax
 /// errors in the plan loader's words ("found '}', expected a string key").

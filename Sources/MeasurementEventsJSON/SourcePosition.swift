@@ -1,16 +1,16 @@
 /// A line and column in a source file, both counted from 1; columns count Unicode scalars.
-public struct SourcePosition: Hashable, Sendable, Comparable, CustomStringConvertible {
+package struct SourcePosition: Hashable, Sendable, Comparable, CustomStringConvertible {
     /// The line, from 1.
-    public var line: Int
+    package var line: Int
     /// The column, from 1, in characters.
-    public var column: Int
+    package var column: Int
 
     /// A position.
     ///
     /// - Parameters:
     ///   - line: the line, from 1.
     ///   - column: the column, from 1, in characters.
-    public init(line: Int, column: Int) {
+    package init(line: Int, column: Int) {
         self.line = line
         self.column = column
     }
@@ -21,10 +21,10 @@ public struct SourcePosition: Hashable, Sendable, Comparable, CustomStringConver
     ///   - lhs: a position.
     ///   - rhs: another position.
     /// - Returns: `true` when `lhs` comes first.
-    public static func < (lhs: SourcePosition, rhs: SourcePosition) -> Bool {
+    package static func < (lhs: SourcePosition, rhs: SourcePosition) -> Bool {
         (lhs.line, lhs.column) < (rhs.line, rhs.column)
     }
 
     /// `12:5`
-    public var description: String { "\(line):\(column)" }
+    package var description: String { "\(line):\(column)" }
 }

@@ -1,4 +1,6 @@
 import Foundation
+import MeasurementEvents
+internal import MeasurementEventsJSON
 
 /// Problems collected while reading one file, given positions at the end.
 struct ProblemList {

@@ -1,3 +1,5 @@
+import MeasurementEvents
+
 /// The package's one strict JSON parser (RFC 8259), shared by the catalog reader and the
 /// tracking-plan loader: it keeps key order, line and column positions and the text of numbers,
 /// and reports duplicate keys — things `JSONSerialization` does not do.

@@ -1,4 +1,6 @@
 import Foundation
+import MeasurementEvents
+internal import MeasurementEventsJSON
 
 extension TrackingPlan {
     /// The event names the app's modules declare, for checking a plan's names at load time.

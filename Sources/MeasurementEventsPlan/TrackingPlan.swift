@@ -1,4 +1,5 @@
 import Foundation
+import MeasurementEvents
 
 /// The analytics team's "what to track", loaded from one JSON file: which screens and events
 /// are tracked, with which label, to which destinations, plus the allow- and deny-lists.
@@ -21,8 +22,8 @@ import Foundation
 /// have no label and go to every destination.
 public struct TrackingPlan: Sendable, Equatable {
     /// The name of the event posted when a planned screen appears. Its args are `screen` (the
-    /// name reported) and `label` (the plan's label), and its ``MeasurementEvent/label`` is the
-    /// screen's label. Its type is ``EventType/activity``.
+    /// name reported) and `label` (the plan's label), and its `MeasurementEvent.label` is the
+    /// screen's label. Its type is `EventType.activity`.
     public static let screenViewEvent: EventName = "screen/viewed"
 
     /// The plan format version this library reads.

@@ -1,3 +1,5 @@
+import MeasurementEvents
+
 /// One step into a JSON document: an object key or an array index.
 package enum JSONPathComponent: Hashable, Sendable {
     case key(String)

@@ -1,4 +1,5 @@
 import Foundation
+import MeasurementEvents
 
 /// Text helpers shared by the plan and catalog loaders: JSON paths and "did you mean".
 enum PlanText {

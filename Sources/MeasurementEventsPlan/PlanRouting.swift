@@ -1,3 +1,5 @@
+import MeasurementEvents
+
 /// The plan shared by a plan-built aggregator's processor and destination trackers, so that
 /// ``EventAggregator/applyPlan(_:)`` swaps it for all of them at once.
 final class TrackingPlanHolder: Sendable {
@@ -38,10 +40,16 @@ public struct PlanDestinationTracker: EventTracker {
         do { try tracker.track(event) } catch { throw Failure(destination: destination, error: error) }
     }
 
+    /// Flushes the destination's tracker.
+    ///
+    /// - Throws: ``Failure`` when the tracker throws.
     public func flush() throws {
         do { try tracker.flush() } catch { throw Failure(destination: destination, error: error) }
     }
 
+    /// Deletes whatever the destination's tracker holds and has not delivered yet.
+    ///
+    /// - Throws: ``Failure`` when the tracker throws.
     public func discardPending() throws {
         do { try tracker.discardPending() } catch { throw Failure(destination: destination, error: error) }
     }

@@ -1,5 +1,6 @@
 import Foundation
 import MeasurementEvents
+import MeasurementEventsPlan
 import XCTest
 
 /// Each malformed plan is rejected as a whole, with exactly these messages, in file order.

@@ -1,3 +1,5 @@
+import MeasurementEvents
+
 /// A parsed JSON value that remembers where it started and, for objects, the order of its keys.
 ///
 /// Catalogs need both: arg order in the file is the order of generated parameters, and every

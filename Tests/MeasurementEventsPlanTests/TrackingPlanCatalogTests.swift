@@ -1,5 +1,6 @@
 import Foundation
 import MeasurementEvents
+import MeasurementEventsPlan
 import XCTest
 
 final class TrackingPlanCatalogTests: XCTestCase {

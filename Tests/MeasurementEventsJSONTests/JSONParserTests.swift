@@ -1,4 +1,4 @@
-import MeasurementEvents
+import MeasurementEventsJSON
 import XCTest
 
 final class JSONParserTests: XCTestCase {

@@ -1,4 +1,6 @@
 import Foundation
+import MeasurementEvents
+internal import MeasurementEventsJSON
 
 extension TrackingPlan {
     /// What to do with names the catalog does not declare.

@@ -1,4 +1,5 @@
 import Foundation
+import MeasurementEvents
 
 extension EventAggregator {
     /// An aggregator configured by a tracking plan: its filter is the plan's, a processor
@@ -41,8 +42,8 @@ extension EventAggregator {
         planHolder?.plan
     }
 
-    /// Posts the plan's screen-view event on ``center`` if `screen` is in the plan; returns
-    /// whether it posted. Does nothing for an aggregator not built from a plan.
+    /// Posts the plan's screen-view event on the aggregator's `center` if `screen` is in the
+    /// plan; returns whether it posted. Does nothing for an aggregator not built from a plan.
     ///
     /// - Parameter screen: the screen's name as the app reports it.
     /// - Returns: whether an event was posted.
@@ -102,7 +103,7 @@ extension TrackingPlan {
     /// The filter, trackers and processors an aggregator built from this plan needs.
     ///
     /// - Parameter trackers: one tracker per destination the plan declares.
-    /// - Returns: the parts to pass to ``EventAggregator/init(center:filter:trackers:processors:configuration:)``.
+    /// - Returns: the parts to pass to `EventAggregator.init(center:filter:trackers:processors:configuration:)`.
     /// - Throws: ``TrackingPlanError`` when the trackers do not match the plan's destinations.
     public func aggregatorParts(destinations trackers: [String: any EventTracker]) throws(TrackingPlanError)
         -> AggregatorParts

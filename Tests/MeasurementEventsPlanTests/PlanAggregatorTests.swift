@@ -1,5 +1,6 @@
 import Foundation
 import MeasurementEvents
+import MeasurementEventsPlan
 import MeasurementEventsTesting
 import XCTest
 

@@ -1,0 +1,44 @@
+import Checkout
+import Foundation
+import MeasurementEvents
+import MeasurementEventsPlan
+import XCTest
+
+/// The tracking plan is its own product: an app adds `MeasurementEventsPlan` and imports it next
+/// to the core.
+final class CheckoutPlanTests: XCTestCase {
+    func testAnAggregatorBuiltFromAPlanLabelsAndRoutesTheCatalogEvents() throws {
+        let plan = try TrackingPlan(
+            data: Data(
+                #"""
+                {
+                  "version": 1,
+                  "destinations": ["analytics", "console"],
+                  "events": {
+                    "checkout/paid": { "label": "Paid", "destinations": ["analytics"] },
+                    "checkout/*": { "label": "Checkout" }
+                  }
+                }
+                """#.utf8),
+            file: "plan.json", catalog: TrackingPlan.Catalog(names: CheckoutEvents.allNames))
+        let analytics = LockedValue<[MeasurementEvent]>([])
+        let console = LockedValue<[MeasurementEvent]>([])
+        let center = NotificationCenter()
+        var configuration = EventAggregator.Configuration()
+        configuration.delivery = .synchronous
+        let aggregator = try EventAggregator(
+            plan: plan,
+            destinations: [
+                "analytics": ClosureTracker { event in analytics.withLock { $0.append(event) } },
+                "console": ClosureTracker { event in console.withLock { $0.append(event) } },
+            ],
+            center: center, configuration: configuration)
+        aggregator.start()
+        CheckoutScreen(center: center).pay(cartID: "c1", email: "a@example.com")
+        aggregator.stop()
+
+        XCTAssertEqual(analytics.withLock { $0.map(\.name) }, CheckoutEvents.allNames)
+        XCTAssertEqual(analytics.withLock { $0.map(\.label) }, ["Checkout", "Paid"])
+        XCTAssertEqual(console.withLock { $0.map(\.name) }, ["checkout/started"])
+    }
+}
