@@ -89,13 +89,15 @@ let triggerProducts: [Product] = [
 
 // MARK: HTTP delivery
 let httpTargets: [Target] = [
+    // The system zlib, for gzip request bodies: part of every Apple SDK; Debian's zlib1g-dev.
+    .systemLibrary(name: "CZlib", providers: [.apt(["zlib1g-dev"])]),
     // PrivacyInfo.xcprivacy: Apple's privacy manifest (file metadata, for the disk queue).
     .target(
-        name: "MeasurementEventsHTTP", dependencies: ["MeasurementEvents"],
+        name: "MeasurementEventsHTTP", dependencies: ["MeasurementEvents", "CZlib"],
         resources: [.copy("PrivacyInfo.xcprivacy")]
     ),
     // A tiny HTTP/1.1 server on loopback with scripted replies: for the tests and the demo.
-    .target(name: "LoopbackCollector", path: "Tests/LoopbackCollector"),
+    .target(name: "LoopbackCollector", dependencies: ["CZlib"], path: "Tests/LoopbackCollector"),
     .executableTarget(
         name: "http-crash-child",
         dependencies: ["MeasurementEventsHTTP"],
