@@ -57,7 +57,6 @@ final class BatchUploader: @unchecked Sendable {
     private let clock: any DeliveryClock
     private let policy: RetryPolicy
     private let timeout: TimeInterval
-    private let flushAt: Int
     private let compressesBodies: Bool
     /// Fills in the records of queue version 1, which kept no anonymous id.
     private let legacyAnonymousID: String
@@ -78,7 +77,7 @@ final class BatchUploader: @unchecked Sendable {
 
     init(
         diskQueue: DiskQueue, encoder: any BatchEncoder, transport: any HTTPTransport, clock: any DeliveryClock,
-        policy: RetryPolicy, timeout: TimeInterval, flushAt: Int, compressesBodies: Bool, legacyAnonymousID: String,
+        policy: RetryPolicy, timeout: TimeInterval, compressesBodies: Bool, legacyAnonymousID: String,
         log: @escaping @Sendable (String) -> Void
     ) {
         self.compressesBodies = compressesBodies
@@ -88,13 +87,13 @@ final class BatchUploader: @unchecked Sendable {
         self.clock = clock
         self.policy = policy
         self.timeout = timeout
-        self.flushAt = flushAt
         self.legacyAnonymousID = legacyAnonymousID
         self.log = log
         requestSize = RequestSizeLearner(maximum: encoder.limits.maximumEvents)
     }
 
-    /// Starts sending if idle. `flush` sends even a partly filled segment.
+    /// Starts sending if idle. `flush` sends the open segment too; without it only sealed
+    /// batches go (what a previous run left, the rest of an upload under way).
     func trigger(flush: Bool) {
         queue.async {
             if flush { self.flushRequested = true }
@@ -132,7 +131,7 @@ final class BatchUploader: @unchecked Sendable {
         guard uploadsAllowed, !requestInFlight, retry == nil else { return }
         while true {
             if current == nil {
-                guard let batch = diskQueue.nextBatch(sealingOpenSegmentWithAtLeast: flushRequested ? 1 : flushAt)
+                guard let batch = diskQueue.nextBatch(sealingOpenSegmentWithAtLeast: flushRequested ? 1 : Int.max)
                 else {
                     flushRequested = false
                     return
