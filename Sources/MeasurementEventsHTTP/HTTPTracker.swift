@@ -100,6 +100,9 @@ public final class HTTPTracker: EventTracker, @unchecked Sendable {
         public var clock: any DeliveryClock = SystemDeliveryClock()
         /// `nil` sends with ``URLSessionTransport``.
         public var transport: (any HTTPTransport)?
+        /// Reports whether the device is online; `nil` (the default): the tracker assumes it is,
+        /// unless the app says otherwise with ``HTTPTracker/networkDidChange(isOnline:)``.
+        public var networkMonitor: (any NetworkMonitor)?
         /// Receives one line per problem or adaptation; the default writes to standard error.
         public var logHandler: @Sendable (String) -> Void = { message in
             FileHandle.standardError.write(Data("[\(HTTPTracker.libraryName)] \(message)\n".utf8))
@@ -269,11 +272,13 @@ public final class HTTPTracker: EventTracker, @unchecked Sendable {
         if queue.queuedEvents > 0 { armTimer() }
         // What a previous run left is sent once consent is known, whatever the policies.
         uploader.trigger(flush: false)
+        configuration.networkMonitor?.start { [weak self] isOnline in self?.networkDidChange(isOnline: isOnline) }
     }
 
     deinit {
         // Cancelled outside the lock: the clock may be the app's own.
         state.withLock { $0.timer }?.cancel()
+        configuration.networkMonitor?.stop()
     }
 
     /// Whether events may be sent to `url`: https anywhere, plain http only to loopback: an
@@ -371,6 +376,15 @@ public final class HTTPTracker: EventTracker, @unchecked Sendable {
     public func discardPending() throws {
         queue.discardAll()
         uploader.discard()
+    }
+
+    /// Tells the tracker whether the device is online. While it is not, no upload is attempted
+    /// and no retry is spent (a request that fails meanwhile waits for the network, not for a
+    /// backoff); when it is again, delivery resumes at once. Repeating a condition does nothing.
+    ///
+    /// - Parameter isOnline: whether the device can reach the network.
+    public func networkDidChange(isOnline: Bool) {
+        uploader.setOnline(isOnline)
     }
 
     /// Call when the app goes to the background: forces the queue to storage, and starts an

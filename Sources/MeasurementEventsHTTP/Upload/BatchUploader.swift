@@ -71,6 +71,8 @@ final class BatchUploader: @unchecked Sendable {
     private var requestSize: RequestSizeLearner
     /// Closed until consent is known: what a previous run queued waits for it.
     private var uploadsAllowed = false
+    /// What the app or its network monitor said last; online until told otherwise.
+    private var online = true
     /// A batch used up its split budget and no request was accepted since: the server seems to
     /// refuse everything, so the next batches get one split only, and no new problem report.
     private var refusingEverything = false
@@ -110,6 +112,20 @@ final class BatchUploader: @unchecked Sendable {
         }
     }
 
+    /// Offline: nothing is sent and no retry is spent. Back online: a pending backoff is cut
+    /// short and delivery resumes at once.
+    func setOnline(_ isOnline: Bool) {
+        queue.async {
+            guard self.online != isOnline else { return }
+            self.online = isOnline
+            guard isOnline else { return }
+            self.retry?.cancel()
+            self.retry = nil
+            self.attempt = 0
+            self.pump()
+        }
+    }
+
     /// Forgets the batch being sent and any pending retry (consent was revoked).
     func discard() {
         queue.sync {
@@ -128,7 +144,7 @@ final class BatchUploader: @unchecked Sendable {
     // MARK: On the queue
 
     private func pump() {
-        guard uploadsAllowed, !requestInFlight, retry == nil else { return }
+        guard uploadsAllowed, online, !requestInFlight, retry == nil else { return }
         while true {
             if current == nil {
                 guard let batch = diskQueue.nextBatch(sealingOpenSegmentWithAtLeast: flushRequested ? 1 : Int.max)
@@ -252,6 +268,8 @@ final class BatchUploader: @unchecked Sendable {
         let response: HTTPResponse
         switch result {
         case .failure(let error):
+            // Offline: the request waits for the network, not for a backoff.
+            guard online else { return log("network error while offline: \(error.localizedDescription); waiting") }
             return scheduleRetry(after: nil, reason: "network error: \(error.localizedDescription)")
         case .success(let value):
             response = value
