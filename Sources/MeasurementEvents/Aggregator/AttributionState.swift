@@ -103,6 +103,16 @@ final class AttributionState: @unchecked Sendable {
         return save()
     }
 
+    /// Forgets the user (see `EventAggregator.forgetUser()`): a new anonymous id, no user, no
+    /// session; consent and the app's release stay, as they are the install's. Saved at once.
+    func forgetUser() -> IdentityStoreError? {
+        contents.identity = .anonymous()
+        timeline = SessionTimeline(rules: timeline.rules)
+        rebuild()
+        (store as? FileIdentityStore)?.removeSetAside()
+        return save()
+    }
+
     func enterBackground(at date: Date) -> IdentityStoreError? {
         timeline.enterBackground(at: date)
         return save()

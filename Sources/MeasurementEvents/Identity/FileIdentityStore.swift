@@ -102,6 +102,12 @@ public struct FileIdentityStore: IdentityStore {
                 + "are not reported again until one works")
     }
 
+    /// Deletes what a damaged store left beside it (`identity.json.corrupt`): it holds a user's
+    /// identity too, and forgetting the user deletes it.
+    func removeSetAside() {
+        try? FileManager.default.removeItem(atPath: fileURL.path + ".corrupt")
+    }
+
     /// The ids read back obey the same rules as ids posted.
     private static func check(_ contents: IdentityStoreContents, path: String) throws {
         let identity = contents.identity
