@@ -22,6 +22,15 @@ final class RefusedEventIsolationTests: LoopbackTestCase {
         }
     }
 
+    /// A Segment tracker whose batches, and uploads, hold `count` events.
+    private func segmentTracker(batchesOf count: Int) throws -> HTTPTracker {
+        try HTTPTracker(
+            encoder: SegmentEncoder(
+                writeKey: "key", baseURL: collector.baseURL,
+                limits: BatchLimits(maximumEvents: count, maximumBytes: 500_000)),
+            directory: directory, configuration: testConfiguration(flushAt: count))
+    }
+
     private func accepted(_ requests: [LoopbackCollector.Request]) -> [LoopbackCollector.Request] {
         requests.filter { !$0.bodyText.contains(Self.marker) }
     }
@@ -71,11 +80,7 @@ final class RefusedEventIsolationTests: LoopbackTestCase {
 
     func testAServerRefusingEverythingCostsABoundedNumberOfRequestsAndOneReport() throws {
         collector.setDefaultReply(.status(400, body: "no"))
-        let tracker = try HTTPTracker(
-            encoder: SegmentEncoder(
-                writeKey: "key", baseURL: collector.baseURL,
-                limits: BatchLimits(maximumEvents: 100, maximumBytes: 500_000)),
-            directory: directory, configuration: testConfiguration(flushAt: 100))
+        let tracker = try segmentTracker(batchesOf: 100)
         for event in numbered(300) { try tracker.track(event) }
         XCTAssertTrue(tracker.waitUntilDelivered(timeout: 60))
         let diagnostics = tracker.diagnostics
@@ -91,11 +96,7 @@ final class RefusedEventIsolationTests: LoopbackTestCase {
 
     func testAnAcceptedRequestEndsTheEpisodeAndRestoresTheBudget() throws {
         collector.setDefaultReply(.status(400))
-        let tracker = try HTTPTracker(
-            encoder: SegmentEncoder(
-                writeKey: "key", baseURL: collector.baseURL,
-                limits: BatchLimits(maximumEvents: 8, maximumBytes: 500_000)),
-            directory: directory, configuration: testConfiguration(flushAt: 8))
+        let tracker = try segmentTracker(batchesOf: 8)
         for event in numbered(8) { try tracker.track(event) }
         XCTAssertTrue(tracker.waitUntilDelivered(timeout: 30))
         XCTAssertEqual(tracker.diagnostics.refusedEvents, 8, "a budget of 24 splits isolates all 8")
