@@ -108,14 +108,16 @@ let triggerProducts: [Product] = [
 
 // MARK: HTTP delivery
 let httpTargets: [Target] = [
+    // The system zlib, for gzip request bodies: part of every Apple SDK; Debian's zlib1g-dev.
+    .systemLibrary(name: "CZlib", providers: [.apt(["zlib1g-dev"])]),
     // PrivacyInfo.xcprivacy: Apple's privacy manifest (file metadata, for the disk queue).
     .target(
-        name: "MeasurementEventsHTTP", dependencies: ["MeasurementEvents", "MeasurementEventsJSON", "MeasurementEventsStandard"],
+        name: "MeasurementEventsHTTP", dependencies: ["MeasurementEvents", "MeasurementEventsJSON", "MeasurementEventsStandard", "CZlib"],
         resources: [.copy("PrivacyInfo.xcprivacy")]
     ),
     // A tiny HTTP/1.1 server on loopback with scripted replies: for the tests and the demo.
     // Not a product: no package that depends on this one sees it.
-    .target(name: "LoopbackCollector"),
+    .target(name: "LoopbackCollector", dependencies: ["CZlib"]),
     .executableTarget(
         name: "http-crash-child",
         dependencies: ["MeasurementEventsHTTP"],

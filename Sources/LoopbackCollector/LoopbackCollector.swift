@@ -1,3 +1,4 @@
+import CZlib
 import Foundation
 
 #if canImport(Darwin)
@@ -29,8 +30,13 @@ public final class LoopbackCollector: @unchecked Sendable {
         public var target: String
         /// Lowercased names.
         public var headers: [String: String]
+        /// The body, decompressed when it came with `Content-Encoding: gzip`.
         public var body: [UInt8]
+        /// The body's bytes as they came over the connection.
+        public var wireBody: [UInt8]
         public var bodyText: String { String(decoding: body, as: UTF8.self) }
+        /// Whether the body came in gzip.
+        public var isGzip: Bool { headers["content-encoding"]?.lowercased() == "gzip" }
     }
 
     public struct Reply: Sendable {
@@ -62,6 +68,7 @@ public final class LoopbackCollector: @unchecked Sendable {
         var script: [Reply] = []
         var defaultReply = Reply.ok
         var responder: (@Sendable (Request) -> Reply?)?
+        var refusalMarker: String?
         var dropsConnectionsAfter: TimeInterval?
         var connectionsDropped = 0
         var port: UInt16
@@ -96,6 +103,10 @@ public final class LoopbackCollector: @unchecked Sendable {
     public func respond(with responder: @escaping @Sendable (Request) -> Reply?) {
         withState { $0.responder = responder }
     }
+
+    /// Answers 400 to every request whose (decompressed) body contains `marker`, as Segment's
+    /// and PostHog's APIs refuse a whole batch for one invalid event. `nil` stops refusing.
+    public func refuseRequests(containing marker: String?) { withState { $0.refusalMarker = marker } }
 
     /// Closes each connection `seconds` after answering on it, without saying so
     /// (`Connection: keep-alive` is still sent): a server or proxy dropping idle keep-alive
@@ -223,12 +234,16 @@ public final class LoopbackCollector: @unchecked Sendable {
         }
         while true {
             guard let request = readRequest(client, buffer: &buffer) else { return }
-            let (responder, dropAfter) = withState { state in
+            let (responder, dropAfter, marker) = withState { state in
                 state.requests.append(request)
-                return (state.responder, state.dropsConnectionsAfter)
+                return (state.responder, state.dropsConnectionsAfter, state.refusalMarker)
             }
             let reply =
-                responder?(request)
+                Self.undecodable(request)
+                ?? marker.flatMap {
+                    request.bodyText.contains($0) ? Reply.status(400, body: "{\"error\":\"invalid event\"}") : nil
+                }
+                ?? responder?(request)
                 ?? withState { state -> Reply in
                     state.script.isEmpty ? state.defaultReply : state.script.removeFirst()
                 }
@@ -294,7 +309,43 @@ public final class LoopbackCollector: @unchecked Sendable {
             body = Array(buffer[..<length])
             buffer.removeSubrange(..<length)
         }
-        return Request(method: String(requestLine[0]), target: String(requestLine[1]), headers: headers, body: body)
+        var decoded = body
+        if headers["content-encoding"]?.lowercased() == "gzip" { decoded = Self.gunzip(body) ?? [] }
+        return Request(
+            method: String(requestLine[0]), target: String(requestLine[1]), headers: headers, body: decoded,
+            wireBody: body)
+    }
+
+    /// A 400 for a body that says it is gzip and is not, as a real server answers.
+    private static func undecodable(_ request: Request) -> Reply? {
+        guard request.isGzip, !request.wireBody.isEmpty, gunzip(request.wireBody) == nil else { return nil }
+        return .status(400, body: "{\"error\":\"malformed gzip body\"}")
+    }
+
+    /// `bytes` decompressed from gzip, or `nil` when they are not a whole gzip stream (or grow past 64 MB).
+    public static func gunzip(_ bytes: [UInt8]) -> [UInt8]? {
+        var stream = z_stream()
+        let streamSize = Int32(MemoryLayout<z_stream>.size)  // fits: a struct size
+        guard inflateInit2_(&stream, 15 + 16, zlibVersion(), streamSize) == Z_OK else { return nil }
+        defer { inflateEnd(&stream) }
+        var output: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65_536)
+        var input = bytes
+        return input.withUnsafeMutableBufferPointer { source -> [UInt8]? in
+            stream.next_in = source.baseAddress
+            stream.avail_in = uInt(source.count)
+            while true {
+                let status = chunk.withUnsafeMutableBufferPointer { out -> Int32 in
+                    stream.next_out = out.baseAddress
+                    stream.avail_out = uInt(out.count)
+                    return inflate(&stream, Z_NO_FLUSH)
+                }
+                let unused = Int(stream.avail_out)  // fits: avail_out <= chunk.count
+                output.append(contentsOf: chunk[..<(chunk.count - unused)])
+                if status == Z_STREAM_END { return stream.avail_in == 0 ? output : nil }
+                guard status == Z_OK, output.count <= 64 * 1024 * 1024 else { return nil }
+            }
+        }
     }
 
     private func receive(_ client: Int32, into buffer: inout [UInt8]) -> Bool {

@@ -24,12 +24,14 @@ import MeasurementEvents
 /// - ``track(_:)`` writes the event to the tracker's directory before it returns (one
 ///   `write(2)`: the event survives the process being killed; ``flush()`` and
 ///   ``didEnterBackground()`` also force it to storage). It never waits for the network.
-/// - Uploads start when `Configuration.flushAt` events are queued, every
-///   `Configuration.flushInterval` seconds, on ``flush()`` and on ``didEnterBackground()``;
-///   they run on the tracker's own queue, oldest batch first, and a batch is deleted only
-///   after the server accepted it.
-/// - Failed uploads are retried with backoff (see ``RetryPolicy``); refused ones are dropped,
-///   counted in ``diagnostics`` and logged.
+/// - Uploads start when the ``FlushPolicy``s of `Configuration.flushPolicies` say so (by
+///   default: `flushAt` events queued, `flushInterval` seconds after an event was queued, and
+///   ``didEnterBackground()``) and on ``flush()``; they run on the tracker's own queue, oldest
+///   batch first, and a batch is deleted only after the server accepted it. No timer runs while
+///   nothing is queued.
+/// - Failed uploads are retried with backoff (see ``RetryPolicy``). A request the server refuses
+///   (a 4xx other than 408, 413 and 429) is split in halves until the refused events are alone:
+///   only those are dropped, counted in ``diagnostics`` (`refusedEvents`) and logged.
 /// - ``discardPending()`` (called by the aggregator when consent is revoked) deletes everything
 ///   queued.
 /// - Nothing is uploaded, not even what a previous run left, until consent is known:
@@ -60,9 +62,24 @@ public final class HTTPTracker: EventTracker, @unchecked Sendable {
     /// How a tracker batches, retries and logs.
     public struct Configuration: Sendable {
         /// Upload when this many events are queued. 20, as Segment's mobile libraries.
+        /// Used when ``flushPolicies`` is `nil`.
         public var flushAt = 20
-        /// Upload this often (seconds) whatever is queued; `nil` for never. 30, as Segment's.
+        /// Upload at most this many seconds after an event is queued; `nil` for no timer. 30, as
+        /// Segment's. Used when ``flushPolicies`` is `nil`.
         public var flushInterval: TimeInterval? = 30
+        /// When to upload, besides ``HTTPTracker/flush()``: an upload starts as soon as any of
+        /// them says so. `nil` (the default) means ``CountFlushPolicy`` of ``flushAt``,
+        /// ``IntervalFlushPolicy`` of ``flushInterval`` and ``BackgroundFlushPolicy``;
+        /// `[ManualFlushPolicy()]` uploads only when asked.
+        public var flushPolicies: [any FlushPolicy]?
+        /// The policies in force: ``flushPolicies``, or the ones ``flushAt`` and ``flushInterval`` make.
+        var effectiveFlushPolicy: CombinedFlushPolicy {
+            CombinedFlushPolicy(
+                policies: flushPolicies ?? [
+                    CountFlushPolicy(count: flushAt), IntervalFlushPolicy(seconds: flushInterval ?? 0),
+                    BackgroundFlushPolicy(),
+                ])
+        }
         /// The most events kept on disk; beyond it the oldest batch is dropped and counted.
         public var maximumQueuedEvents = 100_000
         /// The most bytes kept on disk (about 150 to 300 bytes per event); same policy.
@@ -73,12 +90,19 @@ public final class HTTPTracker: EventTracker, @unchecked Sendable {
         /// (FoundationNetworking drops the fraction, so 0.5 would expire every request at once),
         /// and at least 1 s everywhere. See ``URLSessionTransport/honouredTimeout(_:)``.
         public var requestTimeout: TimeInterval = 30
+        /// Whether bodies are sent in gzip (`Content-Encoding: gzip`) to vendors whose encoder
+        /// says they take it (``BatchEncoder/acceptsGzipBodies``: Segment and OTLP); on by
+        /// default. About a tenth of the bytes on the wire, so less mobile data and radio time.
+        public var compressesBodies = true
         /// How long to wait before retrying a failed upload.
         public var retryPolicy = RetryPolicy()
         /// The clock for flush timers, backoff and `sentAt`; tests pass their own.
         public var clock: any DeliveryClock = SystemDeliveryClock()
         /// `nil` sends with ``URLSessionTransport``.
         public var transport: (any HTTPTransport)?
+        /// Reports whether the device is online; `nil` (the default): the tracker assumes it is,
+        /// unless the app says otherwise with ``HTTPTracker/networkDidChange(isOnline:)``.
+        public var networkMonitor: (any NetworkMonitor)?
         /// Receives one line per problem or adaptation; the default writes to standard error.
         public var logHandler: @Sendable (String) -> Void = { message in
             FileHandle.standardError.write(Data("[\(HTTPTracker.libraryName)] \(message)\n".utf8))
@@ -106,8 +130,15 @@ public final class HTTPTracker: EventTracker, @unchecked Sendable {
         public var rejectedByEncoder = 0
         /// Changes an encoder made for the vendor (a renamed event, a cut value).
         public var adaptedByEncoder = 0
-        /// Events in batches the server refused with a 4xx other than 408/429.
+        /// Events dropped with what was left of a batch whose refused requests could not all be
+        /// taken apart within the batch's split budget (a server refusing everything); they may
+        /// include events the server would have accepted.
         public var rejectedByServer = 0
+        /// Events the server refused (a 4xx other than 408 and 429) in a request of their own,
+        /// or named as refused in its reply (Amplitude): the bad events, isolated and dropped.
+        public var refusedEvents = 0
+        /// Extra requests made to isolate refused events: the halves of refused requests.
+        public var splitRequests = 0
         /// Records on disk lost to damage (a failed checksum, a bad frame, undecodable), as far
         /// as the damaged bytes tell.
         public var corruptRecords = 0
@@ -171,6 +202,7 @@ public final class HTTPTracker: EventTracker, @unchecked Sendable {
 
     private let queue: DiskQueue
     private let uploader: BatchUploader
+    private let flushPolicy: CombinedFlushPolicy
     private let state: LockedValue<State>
 
     private struct State {
@@ -182,7 +214,11 @@ public final class HTTPTracker: EventTracker, @unchecked Sendable {
         var consent: EventAggregator.Consent?
         /// Whether a `track` without announced consent opened the uploads (once is enough).
         var openedByTracking = false
+        /// Armed while events wait and an interval policy is in force; never while idle.
         var timer: (any ScheduledWork)?
+        /// What the policies said after the previous event: an upload starts when it turns true,
+        /// not again for every event while an upload of the same events is under way.
+        var policyWantedFlush = false
     }
 
     /// Makes a tracker that keeps its queue and identity in `directory`, and sends what a
@@ -199,6 +235,7 @@ public final class HTTPTracker: EventTracker, @unchecked Sendable {
         self.encoder = encoder
         self.directory = directory
         self.configuration = configuration
+        flushPolicy = configuration.effectiveFlushPolicy
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         do {
             directoryLock = try DirectoryLock(directory: directory)
@@ -229,16 +266,19 @@ public final class HTTPTracker: EventTracker, @unchecked Sendable {
             transport: configuration.transport ?? URLSessionTransport(requestTimeout: configuration.requestTimeout),
             clock: configuration.clock, policy: configuration.retryPolicy,
             timeout: URLSessionTransport.honouredTimeout(configuration.requestTimeout),
-            flushAt: max(1, configuration.flushAt),
+            compressesBodies: configuration.compressesBodies,
             legacyAnonymousID: standaloneIdentity.identity.anonymousID, log: log)
         state = LockedValue(State())
-        scheduleTimer()
+        if queue.queuedEvents > 0 { armTimer() }
+        // What a previous run left is sent once consent is known, whatever the policies.
         uploader.trigger(flush: false)
+        configuration.networkMonitor?.start { [weak self] isOnline in self?.networkDidChange(isOnline: isOnline) }
     }
 
     deinit {
         // Cancelled outside the lock: the clock may be the app's own.
         state.withLock { $0.timer }?.cancel()
+        configuration.networkMonitor?.stop()
     }
 
     /// Whether events may be sent to `url`: https anywhere, plain http only to loopback: an
@@ -290,9 +330,8 @@ public final class HTTPTracker: EventTracker, @unchecked Sendable {
     /// Writes `queued`; counts it as accepted only once written. A failed write is counted and
     /// logged once per episode (not per event), and thrown.
     private func enqueue(_ queued: QueuedEvent) throws {
-        let appended: (openCount: Int, sealed: Bool)
         do {
-            appended = try queue.append(queued)
+            _ = try queue.append(queued)
         } catch {
             let first = state.withLock { state -> Bool in
                 state.failedWrites += 1
@@ -308,7 +347,13 @@ public final class HTTPTracker: EventTracker, @unchecked Sendable {
             return state.failuresInARow
         }
         if recovered > 0 { configuration.logHandler("the queue is writable again after \(recovered) failed writes") }
-        if appended.sealed || appended.openCount == configuration.flushAt { uploader.trigger(flush: false) }
+        let wants = flushPolicy.shouldFlush(queuedEvents: queue.queuedEvents)
+        let starts = state.withLock { state -> Bool in
+            defer { state.policyWantedFlush = wants }
+            return wants && !state.policyWantedFlush
+        }
+        if starts { uploader.trigger(flush: true) }
+        armTimer()
     }
 
     /// Uploads start at `.granted`, stop otherwise; a denial is followed by
@@ -333,10 +378,20 @@ public final class HTTPTracker: EventTracker, @unchecked Sendable {
         uploader.discard()
     }
 
-    /// Call when the app goes to the background: forces the queue to storage and starts an
-    /// upload. On iOS, wrap it in a background task (see the article "App lifecycle" of
-    /// `MeasurementEventsLifecycle`).
+    /// Tells the tracker whether the device is online. While it is not, no upload is attempted
+    /// and no retry is spent (a request that fails meanwhile waits for the network, not for a
+    /// backoff); when it is again, delivery resumes at once. Repeating a condition does nothing.
+    ///
+    /// - Parameter isOnline: whether the device can reach the network.
+    public func networkDidChange(isOnline: Bool) {
+        uploader.setOnline(isOnline)
+    }
+
+    /// Call when the app goes to the background: forces the queue to storage, and starts an
+    /// upload when a policy says so (``BackgroundFlushPolicy``, in the defaults). On iOS, wrap it
+    /// in a background task (see the article "App lifecycle" of `MeasurementEventsLifecycle`).
     public func didEnterBackground() {
+        guard flushPolicy.flushesOnBackground else { return queue.sync() }
         try? flush()
     }
 
@@ -357,6 +412,8 @@ public final class HTTPTracker: EventTracker, @unchecked Sendable {
             rejectedByEncoder: uploadCounters.rejectedByEncoder,
             adaptedByEncoder: uploadCounters.adaptedByEncoder,
             rejectedByServer: uploadCounters.rejectedByServer,
+            refusedEvents: uploadCounters.refusedEvents,
+            splitRequests: uploadCounters.splitRequests,
             corruptRecords: queueCounters.corruptRecords,
             damagedBytes: queueCounters.damagedBytes,
             tornRecordsRepaired: queueCounters.tornRecordsRepaired,
@@ -387,13 +444,29 @@ public final class HTTPTracker: EventTracker, @unchecked Sendable {
 
     // MARK: Timer
 
-    private func scheduleTimer() {
-        guard let interval = configuration.flushInterval, interval > 0 else { return }
+    /// Arms the interval timer if a policy has one and none is armed: called when an event is
+    /// queued, so that no timer runs while nothing waits.
+    private func armTimer() {
+        guard let interval = flushPolicy.interval else { return }
+        let arms = state.withLock { state -> Bool in
+            guard state.timer == nil else { return false }
+            state.timer = NoWork()
+            return true
+        }
+        guard arms else { return }
+        // Scheduled outside the lock: the clock may be the app's own.
         let work = configuration.clock.schedule(after: interval) { [weak self] in
             guard let self else { return }
+            self.state.withLock { $0.timer = nil }
             self.uploader.trigger(flush: true)
-            self.scheduleTimer()
         }
-        state.withLock { $0.timer = work }
+        state.withLock { state in
+            if state.timer is NoWork { state.timer = work }
+        }
+    }
+
+    /// Holds the timer's place while it is being scheduled.
+    private struct NoWork: ScheduledWork {
+        func cancel() {}
     }
 }

@@ -11,7 +11,7 @@ import MeasurementEvents
 ///
 /// and allow its events with `MeasurementEventsLifecycleEvents.allNames`. It posts, on the
 /// aggregator's center:
-/// - at ``start(aggregator:center:bundleInfo:)``: `app/installed` on the first launch ever, or
+/// - at ``start(aggregator:center:bundleInfo:backgroundTask:backgroundWork:)``: `app/installed` on the first launch ever, or
 ///   `app/updated` when the version or build differ from the previous launch's (as remembered by
 ///   the aggregator's identity store, see `EventAggregator.recordAppRelease(version:build:)`);
 /// - `app/opened` once per launch and once per return from the background (`from_background`);
@@ -34,13 +34,21 @@ public final class AppLifecycleObserver: @unchecked Sendable {
     public let center: NotificationCenter
     /// How this launch compares with the previous one.
     public let release: EventAggregator.AppRelease
+    /// Wraps the background flush, when the app gave one.
+    private let backgroundTask: BackgroundTask?
+    private let backgroundWork: @Sendable () -> Void
     private let phase = LockedValue(AppLifecyclePhase())
     private let observers = LockedValue<[any NSObjectProtocol]>([])
 
-    private init(aggregator: EventAggregator, center: NotificationCenter, release: EventAggregator.AppRelease) {
+    private init(
+        aggregator: EventAggregator, center: NotificationCenter, release: EventAggregator.AppRelease,
+        backgroundTask: BackgroundTask?, backgroundWork: (@Sendable () -> Void)?
+    ) {
         self.aggregator = aggregator
         self.center = center
         self.release = release
+        self.backgroundTask = backgroundTask
+        self.backgroundWork = backgroundWork ?? { aggregator.flush() }
     }
 
     /// Records this launch, posts `app/installed` or `app/updated` when that is what it is, and
@@ -56,15 +64,23 @@ public final class AppLifecycleObserver: @unchecked Sendable {
     ///   - center: where the platform posts its lifecycle notifications; `.default` in an app.
     ///   - bundleInfo: where the version (`CFBundleShortVersionString`) and build
     ///     (`CFBundleVersion`) are read; the main bundle's info unless a test injects one.
+    ///   - backgroundTask: when given, each background flush runs inside a task begun with it
+    ///     and ended when the flush is done or the task expires (see ``BackgroundTask``).
+    ///   - backgroundWork: what runs inside the task; `aggregator.flush()` by default. Add a
+    ///     tracker's wait to keep the app running until its upload is done:
+    ///     `{ aggregator.flush(); _ = segment.waitUntilDelivered(timeout: 25) }`.
     @discardableResult
     public static func start(
         aggregator: EventAggregator, center: NotificationCenter = .default,
-        bundleInfo: [String: Any]? = Bundle.main.infoDictionary
+        bundleInfo: [String: Any]? = Bundle.main.infoDictionary, backgroundTask: BackgroundTask? = nil,
+        backgroundWork: (@Sendable () -> Void)? = nil
     ) -> AppLifecycleObserver {
         let version = bundleInfo?["CFBundleShortVersionString"] as? String
         let build = bundleInfo?["CFBundleVersion"] as? String
         let release = aggregator.recordAppRelease(version: version, build: build)
-        let observer = AppLifecycleObserver(aggregator: aggregator, center: center, release: release)
+        let observer = AppLifecycleObserver(
+            aggregator: aggregator, center: center, release: release, backgroundTask: backgroundTask,
+            backgroundWork: backgroundWork)
         switch release {
         case .installed:
             MeasurementEventsLifecycleEvents.AppInstalled(version: version, build: build).post(to: aggregator.center)
@@ -125,6 +141,7 @@ public final class AppLifecycleObserver: @unchecked Sendable {
                 MeasurementEventsLifecycleEvents.AppBackgrounded().post(to: events)
             case .enterBackground:
                 aggregator.applicationDidEnterBackground()
+                backgroundTask?.run(backgroundWork)
             case .flush:
                 aggregator.flush()
             }

@@ -14,7 +14,7 @@ import Foundation
 ///
 /// `…DidFinishLaunchingNotification` is deliberately not used: it is also posted when the system
 /// launches the app in the background (a fetch, a push), which is not an open; the launch itself
-/// is recorded by ``AppLifecycleObserver/start(aggregator:center:bundleInfo:)``.
+/// is recorded by ``AppLifecycleObserver/start(aggregator:center:bundleInfo:backgroundTask:backgroundWork:)``.
 public enum AppLifecycleSignal: Sendable, CaseIterable, Hashable {
     /// The app became active: after a launch, a return from the background, or a system alert.
     case didBecomeActive

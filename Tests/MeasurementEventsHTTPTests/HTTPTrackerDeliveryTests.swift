@@ -105,19 +105,31 @@ final class HTTPTrackerDeliveryTests: LoopbackTestCase {
         let tracker = try makeTracker()
         for event in numbered(2) { try tracker.track(event) }
         XCTAssertTrue(tracker.waitUntilDelivered(timeout: 30))
-        XCTAssertEqual(tracker.diagnostics.rejectedByServer, 1)
+        XCTAssertEqual(tracker.diagnostics.refusedEvents, 1)
         XCTAssertEqual(tracker.diagnostics.delivered, 1)
         XCTAssertTrue(tracker.diagnostics.recentProblems.last?.contains("too big") == true)
     }
 
-    func testOtherClientErrorDropsOnlyThatBatchAndLogsTheServerMessage() throws {
+    func testARefusedRequestIsSentAgainInHalvesAndLosesNothingWhenTheHalvesAreAccepted() throws {
         collector.script([.status(400, body: "{\"error\":\"bad batch\"}")])
         let tracker = try makeTracker(maximumEvents: 5)
         for event in numbered(15) { try tracker.track(event) }
         XCTAssertTrue(tracker.waitUntilDelivered(timeout: 30))
-        XCTAssertEqual(receivedIndices(Array(collector.requests.dropFirst())), Array(5..<15))
-        XCTAssertEqual(tracker.diagnostics.rejectedByServer, 5)
-        XCTAssertTrue(tracker.diagnostics.recentProblems.last?.contains("bad batch") == true)
+        let sizes = collector.requests.map { segmentCalls([$0]).count }
+        XCTAssertEqual(sizes, [5, 2, 3, 5, 5])
+        XCTAssertEqual(receivedIndices(Array(collector.requests.dropFirst())), Array(0..<15))
+        XCTAssertEqual(tracker.diagnostics.splitRequests, 2)
+        XCTAssertEqual(tracker.diagnostics.refusedEvents + tracker.diagnostics.rejectedByServer, 0)
+    }
+
+    func testAnEventRefusedAloneIsDroppedCountedAndReportedWithTheServerMessage() throws {
+        collector.script([.status(400, body: "{\"error\":\"bad event\"}")])
+        let tracker = try makeTracker()
+        try tracker.track(numbered(1)[0])
+        XCTAssertTrue(tracker.waitUntilDelivered(timeout: 30))
+        XCTAssertEqual(tracker.diagnostics.refusedEvents, 1)
+        XCTAssertEqual(tracker.diagnostics.splitRequests, 0)
+        XCTAssertTrue(tracker.diagnostics.recentProblems.last?.contains("bad event") == true)
     }
 
     func testAmplitudeRefusingSomeEventsDropsOnlyThoseAndSendsTheRestAgain() throws {
@@ -140,7 +152,8 @@ final class HTTPTrackerDeliveryTests: LoopbackTestCase {
             return events.compactMap { ($0["event_properties"] as? [String: Any])?["index"] as? Int }
         }
         XCTAssertEqual(sent, [[0, 1, 2, 3, 4], [0, 2, 4]])
-        XCTAssertEqual(tracker.diagnostics.rejectedByServer, 2)
+        XCTAssertEqual(tracker.diagnostics.refusedEvents, 2)
+        XCTAssertEqual(tracker.diagnostics.splitRequests, 0, "the reply named them: no split")
         XCTAssertEqual(tracker.diagnostics.delivered, 3)
         let problem = try XCTUnwrap(tracker.diagnostics.recentProblems.last)
         XCTAssertTrue(problem.contains("refused 2 of 5 events (test/numbered)"), problem)

@@ -37,14 +37,17 @@ final class AttributionState: @unchecked Sendable {
             loaded = try store.load()
         } catch let error as IdentityStoreError {
             restored.problem = error
+            // A damaged store's anonymous id, when it survived: one install keeps one id.
+            loaded = error.recovered
         } catch {
             restored.problem = IdentityStoreError(path: "\(type(of: store))", problem: "cannot be read (\(error))")
         }
-        let isNew = loaded == nil
+        // Nothing stored, or a damaged store moved aside: write the identity in force at once.
+        let isNew = loaded == nil || restored.problem != nil
         let contents = loaded ?? IdentityStoreContents(identity: .anonymous())
         restored.consent = contents.consent
         self.contents = contents
-        self.lastSaved = loaded
+        self.lastSaved = isNew ? nil : loaded
         self.timeline = SessionTimeline(rules: rules, restored: contents.session)
         self.context = context
         // A restored session that is still alive goes on: its events carry its id.
@@ -97,6 +100,16 @@ final class AttributionState: @unchecked Sendable {
     func setConsent(_ consent: EventAggregator.Consent) -> IdentityStoreError? {
         guard contents.consent != consent else { return nil }
         contents.consent = consent
+        return save()
+    }
+
+    /// Forgets the user (see `EventAggregator.forgetUser()`): a new anonymous id, no user, no
+    /// session; consent and the app's release stay, as they are the install's. Saved at once.
+    func forgetUser() -> IdentityStoreError? {
+        contents.identity = .anonymous()
+        timeline = SessionTimeline(rules: timeline.rules)
+        rebuild()
+        (store as? FileIdentityStore)?.removeSetAside()
         return save()
     }
 

@@ -1,10 +1,19 @@
 import Foundation
 
 /// Keeps identity, consent and session in `identity.json` inside a directory the app names
-/// (created when missing), written atomically (a new file renamed over the old one).
+/// (created when missing, mode 0700), written atomically (a new file of mode 0600, forced to
+/// storage, renamed over the old one).
 ///
-/// A file that cannot be read back (damaged, hand-edited, from a future version) is moved aside
-/// to `identity.json.corrupt` and reported; the aggregator then starts with a new identity.
+/// The store heals:
+/// - Something at `identity.json` that cannot be read back (a directory in its place, a file the
+///   process may not read, garbage, a file from a future version) is moved aside to
+///   `identity.json.corrupt`, once, and reported once, saying what was found and what was done.
+///   What can be recovered from it is kept: the anonymous id (and the consent) of a damaged file
+///   whose text still holds them, so that one install keeps one anonymous id. Only when nothing
+///   is recoverable does the aggregator start with a new anonymous id, and the report says so.
+///   The next save writes a new file in its place.
+/// - A store that cannot be written is reported at the first failed save of a launch; the
+///   identity stays in memory, and later failures are not reported again until a save works.
 public struct FileIdentityStore: IdentityStore {
     /// The directory the store's file is in.
     public let directory: URL
@@ -14,6 +23,9 @@ public struct FileIdentityStore: IdentityStore {
     /// The largest file read back: a real one is under 100 KB even with 1,000 traits.
     public static let maximumFileBytes = 4 * 1024 * 1024
 
+    /// Whether the last save failed: a failing store is reported once per episode, not per save.
+    private let saveFailing = LockedValue(false)
+
     /// A store in `directory`, which is created at the first save.
     ///
     /// - Parameter directory: a directory in the app's own container.
@@ -21,56 +33,79 @@ public struct FileIdentityStore: IdentityStore {
         self.directory = directory
     }
 
+    /// What the file holds; `nil` when there is none. Anything else is moved aside and thrown as
+    /// an ``IdentityStoreError`` whose ``IdentityStoreError/recovered`` holds what could be saved.
     public func load() throws -> IdentityStoreContents? {
-        let url = fileURL
-        guard FileManager.default.fileExists(atPath: url.path) else { return nil }
-        let data: Data
-        do {
-            data = try Data(contentsOf: url)
-        } catch {
-            throw IdentityStoreError(path: url.path, problem: "cannot be read (\(error.localizedDescription))")
-        }
-        do {
-            guard data.count <= Self.maximumFileBytes else {
-                throw IdentityStoreError(
-                    path: url.path, problem: "has \(data.count) bytes, expected at most \(Self.maximumFileBytes)")
-            }
-            let contents: IdentityStoreContents
+        let path = fileURL.path
+        let found: String
+        var recovered: IdentityStoreContents?
+        switch IdentityStoreFile.contents(of: path, maximumBytes: Self.maximumFileBytes) {
+        case .missing:
+            return nil
+        case .unreadable(let problem):
+            found = problem
+        case .bytes(let bytes):
             do {
-                contents = try JSONDecoder().decode(IdentityStoreContents.self, from: data)
-            } catch {
-                throw IdentityStoreError(
-                    path: url.path, problem: "is not a valid identity file (\(Self.describe(error)))")
+                let contents: IdentityStoreContents
+                do {
+                    contents = try JSONDecoder().decode(IdentityStoreContents.self, from: Data(bytes))
+                } catch {
+                    throw IdentityStoreError(
+                        path: path, problem: "is not a valid identity file (\(Self.describe(error)))")
+                }
+                try Self.check(contents, path: path)
+                return contents
+            } catch let error as IdentityStoreError {
+                found = error.problem
+                recovered = IdentityStoreSalvage.contents(in: bytes)
             }
-            try Self.check(contents, path: url.path)
-            return contents
-        } catch let error as IdentityStoreError {
-            moveAside(url)
-            throw error
         }
+        var problem = found
+        switch IdentityStoreFile.moveAside(path) {
+        case .moved(let aside): problem += "; moved it aside to \(URL(fileURLWithPath: aside).lastPathComponent)"
+        case .failed(let reason): problem += "; could not move it aside (\(reason))"
+        }
+        if let recovered {
+            problem += "; kept the anonymous id it held (\(recovered.identity.anonymousID))"
+            if let consent = recovered.consent { problem += " and its consent (\(consent.rawValue))" }
+            problem += "; the user id, traits and session are lost"
+        } else {
+            problem += "; nothing in it could be recovered, so this launch starts with a new anonymous id"
+        }
+        throw IdentityStoreError(path: path, problem: problem, recovered: recovered)
     }
 
     /// Writes `contents` to ``fileURL`` atomically, creating the directory when missing.
     ///
     /// - Parameter contents: what to remember.
-    /// - Throws: ``IdentityStoreError`` when the directory or the file cannot be written.
+    /// - Throws: ``IdentityStoreError`` at the first failure of a launch (and again only after a
+    ///   save worked); the aggregator keeps the identity in memory.
     public func save(_ contents: IdentityStoreContents) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        let problem: String?
         do {
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.sortedKeys]
-            try encoder.encode(contents).write(to: fileURL, options: .atomic)
+            problem = IdentityStoreFile.replace(
+                fileURL.path, with: [UInt8](try encoder.encode(contents)), directory: directory)
         } catch {
-            throw IdentityStoreError(path: fileURL.path, problem: "cannot be written (\(error.localizedDescription))")
+            problem = "cannot be encoded (\(error))"
         }
+        let isFirstFailure = saveFailing.withLock { failing -> Bool in
+            defer { failing = problem != nil }
+            return problem != nil && !failing
+        }
+        guard let problem, isFirstFailure else { return }
+        throw IdentityStoreError(
+            path: fileURL.path,
+            problem: problem
+                + "; identity, consent and session are kept in memory for now, and later saves that fail "
+                + "are not reported again until one works")
     }
 
-    private func moveAside(_ url: URL) {
-        let aside = url.appendingPathExtension("corrupt")
-        try? FileManager.default.removeItem(at: aside)
-        if (try? FileManager.default.moveItem(at: url, to: aside)) == nil {
-            try? FileManager.default.removeItem(at: url)
-        }
+    /// Deletes what a damaged store left beside it (`identity.json.corrupt`): it holds a user's
+    /// identity too, and forgetting the user deletes it.
+    func removeSetAside() {
+        try? FileManager.default.removeItem(atPath: fileURL.path + ".corrupt")
     }
 
     /// The ids read back obey the same rules as ids posted.
@@ -111,15 +146,20 @@ public struct IdentityStoreError: Error, Sendable, Equatable, CustomStringConver
     public let path: String
     /// What went wrong.
     public let problem: String
+    /// What could be recovered from a store that could not be read back whole (a damaged file
+    /// whose anonymous id survived); the aggregator starts from it instead of a new identity.
+    public let recovered: IdentityStoreContents?
 
     /// An error.
     ///
     /// - Parameters:
     ///   - path: the file or directory concerned.
     ///   - problem: what went wrong.
-    public init(path: String, problem: String) {
+    ///   - recovered: what could be recovered from the store, if anything.
+    public init(path: String, problem: String, recovered: IdentityStoreContents? = nil) {
         self.path = path
         self.problem = problem
+        self.recovered = recovered
     }
 
     /// The store's path and what went wrong.

@@ -92,6 +92,7 @@ public struct AmplitudeEncoder: BatchEncoder {
         }
         let request = HTTPRequest(
             url: endpoint, headers: ["Accept": "*/*", "Content-Type": "application/json"], body: body.bytes)
+        adaptations += NonFiniteValues.adaptations(in: events, sentAs: "null")
         return EncodedBatch(request: request, adaptations: adaptations)
     }
 

@@ -51,6 +51,10 @@ public protocol BatchEncoder: Sendable {
     /// - Parameter event: a queued event.
     /// - Returns: the key of the request the event may travel in, or `nil` when any request will do.
     func requestKey(for event: QueuedEvent) -> String?
+    /// Whether the vendor's endpoint takes a gzip body (`Content-Encoding: gzip`): the tracker
+    /// then compresses every request unless `HTTPTracker.Configuration.compressesBodies` is
+    /// off. `false`, the default, sends bodies as they are.
+    var acceptsGzipBodies: Bool { get }
 }
 
 extension BatchEncoder {
@@ -66,6 +70,8 @@ extension BatchEncoder {
     /// - Parameter event: a queued event.
     /// - Returns: `nil`.
     public func requestKey(for event: QueuedEvent) -> String? { nil }
+    /// Bodies are sent as they are.
+    public var acceptsGzipBodies: Bool { false }
 }
 
 /// What one request to a vendor may carry.

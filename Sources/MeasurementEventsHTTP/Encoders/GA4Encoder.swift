@@ -247,6 +247,7 @@ public struct GA4Encoder: BatchEncoder {
             object.field("events") { $0.array(encodedEvents) { json, event in json.raw(event) } }
         }
         let request = HTTPRequest(url: endpoint, headers: ["Content-Type": "application/json"], body: body.bytes)
+        adaptations += NonFiniteValues.adaptations(in: events, sentAs: "null")
         return EncodedBatch(request: request, rejected: rejected, adaptations: adaptations)
     }
 

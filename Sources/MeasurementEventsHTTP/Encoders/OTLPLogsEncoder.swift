@@ -36,6 +36,9 @@ public struct OTLPLogsEncoder: BatchEncoder {
     public let eventName: VendorEventName
     /// Sent with every request (authentication, tenant).
     public let headers: [String: String]
+    /// OTLP/HTTP receivers take gzip bodies: "The client MAY gzip the content and in that case
+    /// MUST include "Content-Encoding: gzip" request header" (https://opentelemetry.io/docs/specs/otlp/#otlphttp-request).
+    public var acceptsGzipBodies: Bool { true }
 
     /// `baseURL` is the collector's OTLP/HTTP address (port 4318 by default); `/v1/logs` is
     /// appended to its path.
@@ -103,7 +106,9 @@ public struct OTLPLogsEncoder: BatchEncoder {
         }
         var requestHeaders = headers
         requestHeaders["Content-Type"] = "application/json"
-        return EncodedBatch(request: HTTPRequest(url: endpoint, headers: requestHeaders, body: body.bytes))
+        return EncodedBatch(
+            request: HTTPRequest(url: endpoint, headers: requestHeaders, body: body.bytes),
+            adaptations: NonFiniteValues.adaptations(in: events, sentAs: "a string attribute"))
     }
 
     private func writeRecord(_ queued: QueuedEvent, to json: inout JSONWriter) {
@@ -191,15 +196,10 @@ public struct OTLPLogsEncoder: BatchEncoder {
                         switch attribute.1 {
                         case .string(let string): value.field("stringValue") { $0.string(string) }
                         case .int(let int): value.field("intValue") { $0.string(String(int)) }
-                        case .double(let double):
-                            // Protobuf JSON spells the non-finite values as strings.
-                            if double.isNaN {
-                                value.field("doubleValue") { $0.string("NaN") }
-                            } else if double.isInfinite {
-                                value.field("doubleValue") { $0.string(double > 0 ? "Infinity" : "-Infinity") }
-                            } else {
-                                value.field("doubleValue") { $0.double(double) }
-                            }
+                        case .double(let double) where !double.isFinite:
+                            // Some receivers refuse proto3 JSON's "NaN" in a doubleValue (see NonFiniteValues).
+                            value.field("stringValue") { $0.string(NonFiniteValues.spelling(double)) }
+                        case .double(let double): value.field("doubleValue") { $0.double(double) }
                         case .bool(let bool): value.field("boolValue") { $0.bool(bool) }
                         }
                     }

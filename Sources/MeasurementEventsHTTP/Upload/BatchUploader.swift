@@ -7,9 +7,10 @@ import MeasurementEvents
 /// Per request: 2xx deletes the events; 408, 429, 5xx and network errors retry after a backoff
 /// (or `Retry-After`); 413 makes requests smaller, down to single events, and the size the
 /// server took is kept for later batches (see ``RequestSizeLearner``; a single event refused
-/// with 413 is dropped); any other 4xx drops that batch, or only the events the server named
-/// when the encoder can read them from the reply (Amplitude), sending the rest again. Every
-/// drop is counted and logged.
+/// with 413 is dropped); any other 4xx drops only the events the server named when the encoder
+/// can read them from the reply (Amplitude), sending the rest again, and otherwise splits the
+/// request in halves, recursively, until the refused events are alone in their requests and
+/// only those are dropped (see ``RefusalIsolation``). Every drop is counted and logged.
 final class BatchUploader: @unchecked Sendable {
     // @unchecked: the mutable properties below are only touched on `queue`; `counters` has
     // its own lock.
@@ -21,6 +22,8 @@ final class BatchUploader: @unchecked Sendable {
         var rejectedByEncoder = 0
         var adaptedByEncoder = 0
         var rejectedByServer = 0
+        var refusedEvents = 0
+        var splitRequests = 0
         var recentProblems: [String] = []
     }
 
@@ -35,6 +38,10 @@ final class BatchUploader: @unchecked Sendable {
         /// Events whose encoding was counted: a retry, a halved range or a resend encodes
         /// them again, and the encoder's rejections and adaptations count once.
         var encoded: Set<Int> = []
+        /// Requests still allowed for splitting refused requests of this batch.
+        var splitsLeft: Int
+        /// Where the halves of refused requests start: sending one is an extra request.
+        var halfStarts: Set<Int> = []
 
         /// The events of `range` still to be sent.
         func positions(in range: Range<Int>) -> [Int] {
@@ -50,7 +57,7 @@ final class BatchUploader: @unchecked Sendable {
     private let clock: any DeliveryClock
     private let policy: RetryPolicy
     private let timeout: TimeInterval
-    private let flushAt: Int
+    private let compressesBodies: Bool
     /// Fills in the records of queue version 1, which kept no anonymous id.
     private let legacyAnonymousID: String
     private let log: @Sendable (String) -> Void
@@ -64,25 +71,31 @@ final class BatchUploader: @unchecked Sendable {
     private var requestSize: RequestSizeLearner
     /// Closed until consent is known: what a previous run queued waits for it.
     private var uploadsAllowed = false
+    /// What the app or its network monitor said last; online until told otherwise.
+    private var online = true
+    /// A batch used up its split budget and no request was accepted since: the server seems to
+    /// refuse everything, so the next batches get one split only, and no new problem report.
+    private var refusingEverything = false
 
     init(
         diskQueue: DiskQueue, encoder: any BatchEncoder, transport: any HTTPTransport, clock: any DeliveryClock,
-        policy: RetryPolicy, timeout: TimeInterval, flushAt: Int, legacyAnonymousID: String,
+        policy: RetryPolicy, timeout: TimeInterval, compressesBodies: Bool, legacyAnonymousID: String,
         log: @escaping @Sendable (String) -> Void
     ) {
+        self.compressesBodies = compressesBodies
         self.diskQueue = diskQueue
         self.encoder = encoder
         self.transport = transport
         self.clock = clock
         self.policy = policy
         self.timeout = timeout
-        self.flushAt = flushAt
         self.legacyAnonymousID = legacyAnonymousID
         self.log = log
         requestSize = RequestSizeLearner(maximum: encoder.limits.maximumEvents)
     }
 
-    /// Starts sending if idle. `flush` sends even a partly filled segment.
+    /// Starts sending if idle. `flush` sends the open segment too; without it only sealed
+    /// batches go (what a previous run left, the rest of an upload under way).
     func trigger(flush: Bool) {
         queue.async {
             if flush { self.flushRequested = true }
@@ -96,6 +109,20 @@ final class BatchUploader: @unchecked Sendable {
             guard self.uploadsAllowed != allowed else { return }
             self.uploadsAllowed = allowed
             if allowed { self.pump() }
+        }
+    }
+
+    /// Offline: nothing is sent and no retry is spent. Back online: a pending backoff is cut
+    /// short and delivery resumes at once.
+    func setOnline(_ isOnline: Bool) {
+        queue.async {
+            guard self.online != isOnline else { return }
+            self.online = isOnline
+            guard isOnline else { return }
+            self.retry?.cancel()
+            self.retry = nil
+            self.attempt = 0
+            self.pump()
         }
     }
 
@@ -117,10 +144,10 @@ final class BatchUploader: @unchecked Sendable {
     // MARK: On the queue
 
     private func pump() {
-        guard uploadsAllowed, !requestInFlight, retry == nil else { return }
+        guard uploadsAllowed, online, !requestInFlight, retry == nil else { return }
         while true {
             if current == nil {
-                guard let batch = diskQueue.nextBatch(sealingOpenSegmentWithAtLeast: flushRequested ? 1 : flushAt)
+                guard let batch = diskQueue.nextBatch(sealingOpenSegmentWithAtLeast: flushRequested ? 1 : Int.max)
                 else {
                     flushRequested = false
                     return
@@ -128,7 +155,9 @@ final class BatchUploader: @unchecked Sendable {
                 // `nil`: the file cannot be read; the queue left it on disk for the next start.
                 guard let read = diskQueue.read(batch) else { continue }
                 let events = read.map { $0.fillingLegacyIdentity(anonymousID: legacyAnonymousID) }
-                current = Current(batch: batch, events: events, ranges: requestRanges(events))
+                current = Current(
+                    batch: batch, events: events, ranges: requestRanges(events),
+                    splitsLeft: refusingEverything ? 2 : RefusalIsolation.splitBudget(forBatchOf: events.count))
             }
             guard let span = current!.ranges.first else {
                 diskQueue.remove(current!.batch)
@@ -159,9 +188,22 @@ final class BatchUploader: @unchecked Sendable {
                     continue
                 }
                 return send(
-                    request, range: range, positions: positions, eventCount: events.count - encoded.rejected.count)
+                    compressed(request), range: range, positions: positions,
+                    eventCount: events.count - encoded.rejected.count)
             }
         }
+    }
+
+    /// `request` with its body in gzip when the vendor takes it and the app did not turn it off;
+    /// as it is when zlib fails. The size limit applies to the uncompressed body, as vendors count it.
+    private func compressed(_ request: HTTPRequest) -> HTTPRequest {
+        guard compressesBodies, encoder.acceptsGzipBodies, let body = GzipBody.compress(request.body) else {
+            return request
+        }
+        var request = request
+        request.body = body
+        request.headers["Content-Encoding"] = "gzip"
+        return request
     }
 
     /// The first range's events up to `range.upperBound` are done with (sent, refused or dropped).
@@ -202,7 +244,11 @@ final class BatchUploader: @unchecked Sendable {
 
     private func send(_ request: HTTPRequest, range: Range<Int>, positions: [Int], eventCount: Int) {
         requestInFlight = true
-        counters.withLock { $0.requests += 1 }
+        let isHalf = current!.halfStarts.remove(range.lowerBound) != nil
+        counters.withLock {
+            $0.requests += 1
+            if isHalf { $0.splitRequests += 1 }
+        }
         let sentGeneration = generation
         transport.send(request, timeout: timeout) { result in
             self.queue.async {
@@ -222,6 +268,8 @@ final class BatchUploader: @unchecked Sendable {
         let response: HTTPResponse
         switch result {
         case .failure(let error):
+            // Offline: the request waits for the network, not for a backoff.
+            guard online else { return log("network error while offline: \(error.localizedDescription); waiting") }
             return scheduleRetry(after: nil, reason: "network error: \(error.localizedDescription)")
         case .success(let value):
             response = value
@@ -229,6 +277,11 @@ final class BatchUploader: @unchecked Sendable {
         switch response.status {
         case 200..<300:
             attempt = 0
+            if refusingEverything {
+                refusingEverything = false
+                current!.splitsLeft = max(
+                    current!.splitsLeft, RefusalIsolation.splitBudget(forBatchOf: current!.events.count))
+            }
             advance(past: range)
             requestSize.accepted(range.count)
             counters.withLock { $0.delivered += eventCount }
@@ -244,11 +297,39 @@ final class BatchUploader: @unchecked Sendable {
             attempt = 0
             let message = String(decoding: response.body.prefix(500), as: UTF8.self)
             if dropNamedEvents(in: response, positions: positions, message: message) { return }
+            if positions.count > 1 {
+                return split(range, positions: positions, status: response.status, message: message)
+            }
             advance(past: range)
-            counters.withLock { $0.rejectedByServer += eventCount }
+            counters.withLock { $0.refusedEvents += eventCount }
+            let event = current!.events[positions[0]].event
             problem(
-                "HTTP \(response.status): the server refused \(eventCount) events; dropped. Server said: \(message)")
+                "HTTP \(response.status): the server refused \(event.name) (id \(event.id.uuidString)); dropped. "
+                    + "Server said: \(message)")
         }
+    }
+
+    /// Sends the two halves of a refused request in its place, so that the server's refusal
+    /// costs only the events it refuses; past the batch's budget, drops what is left of the batch.
+    private func split(_ range: Range<Int>, positions: [Int], status: Int, message: String) {
+        guard current!.splitsLeft >= 2 else { return dropRestOfBatch(status: status, message: message) }
+        current!.splitsLeft -= 2
+        let halves = RefusalIsolation.halves(of: range, positions: positions, span: current!.ranges[0])
+        current!.halfStarts.formUnion(halves.prefix(2).map(\.lowerBound))
+        current!.ranges.replaceSubrange(0..<1, with: halves)
+    }
+
+    private func dropRestOfBatch(status: Int, message: String) {
+        let remaining = current!.ranges.reduce(0) { $0 + current!.positions(in: $1).count }
+        current!.ranges = []
+        counters.withLock { $0.rejectedByServer += remaining }
+        guard !refusingEverything else { return }
+        refusingEverything = true
+        problem(
+            "HTTP \(status): the server refused every part of a batch it was sent in (the split budget of "
+                + "this batch is spent); dropped the \(remaining) events left in it. Until a request is "
+                + "accepted, each refused batch is dropped after one split, without a new report. "
+                + "Server said: \(message)")
     }
 
     /// When the encoder reads from the reply which of the sent events the server refused, and
@@ -259,7 +340,7 @@ final class BatchUploader: @unchecked Sendable {
             !named.isEmpty, named.count < positions.count
         else { return false }
         current!.refused.formUnion(named.map { positions[$0] })
-        counters.withLock { $0.rejectedByServer += named.count }
+        counters.withLock { $0.refusedEvents += named.count }
         let names = Set(named.map { sent[$0].event.name.rawValue }).sorted().joined(separator: ", ")
         problem(
             "HTTP \(response.status): the server refused \(named.count) of \(positions.count) events (\(names)); "

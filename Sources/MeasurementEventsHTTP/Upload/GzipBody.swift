@@ -1,0 +1,37 @@
+import CZlib
+
+/// Request bodies in gzip (RFC 1952), with the system zlib: part of every Apple SDK, and of
+/// Debian's `zlib1g-dev` on Linux. No package dependency, and the same code on every platform
+/// (Apple's Compression framework writes raw deflate only, and would need a gzip wrapper of our
+/// own and a second code path).
+enum GzipBody {
+    /// `bytes` compressed in one call, or `nil` when zlib fails (the body is then sent as it is).
+    static func compress(_ bytes: [UInt8]) -> [UInt8]? {
+        var stream = z_stream()
+        // windowBits 15 + 16: a gzip header and trailer instead of zlib's.
+        let initialised = deflateInit2_(
+            &stream, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY, zlibVersion(),
+            Int32(MemoryLayout<z_stream>.size))  // fits: a struct of about 112 bytes
+        guard initialised == Z_OK else { return nil }
+        defer { deflateEnd(&stream) }
+        // deflateBound is enough room for one Z_FINISH call. zlib counts in 32 bits (uInt) and in
+        // uLong (32 bits on Apple Watch): every conversion is checked.
+        guard let sourceLength = uLong(exactly: bytes.count), let available = uInt(exactly: bytes.count),
+            let bound = Int(exactly: deflateBound(&stream, sourceLength)), let room = uInt(exactly: bound)
+        else { return nil }
+        var output = [UInt8](repeating: 0, count: bound)
+        let status = bytes.withUnsafeBufferPointer { input in
+            output.withUnsafeMutableBufferPointer { out in
+                stream.next_in = UnsafeMutablePointer(mutating: input.baseAddress)
+                stream.avail_in = available
+                stream.next_out = out.baseAddress
+                stream.avail_out = room
+                return deflate(&stream, Z_FINISH)
+            }
+        }
+        guard status == Z_STREAM_END, let written = Int(exactly: stream.total_out), written <= output.count
+        else { return nil }
+        output.removeSubrange(written...)
+        return output
+    }
+}
