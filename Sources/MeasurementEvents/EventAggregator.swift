@@ -43,6 +43,8 @@ open class EventAggregator: @unchecked Sendable {
     public let registeredCatalogs: RegisteredCatalogs
     /// Hashes the registered catalogs' personal-data args; `nil` when they have none.
     let personalDataHashing: PersonalDataProcessor?
+    /// Counts posts on ``center`` until ``start()``, to report an aggregator never started.
+    let startCheck: StartCheck
 
     let queue: DispatchQueue
     private let queueKey = DispatchSpecificKey<ObjectIdentifier>()
@@ -88,6 +90,7 @@ open class EventAggregator: @unchecked Sendable {
         self.center = center
         self.configuration = configuration
         (registeredCatalogs, personalDataHashing) = Self.registering(configuration)
+        startCheck = StartCheck(center: center)
         queue = DispatchQueue(label: "MeasurementEvents.EventAggregator")
         attribution = AttributionState(
             store: configuration.identityStore ?? InMemoryIdentityStore(), rules: configuration.sessions,
@@ -162,6 +165,7 @@ open class EventAggregator: @unchecked Sendable {
             return state.filter
         }
         guard let startedFilter else { return }
+        startCheck.aggregatorStarted()
         reportInvalidPatterns(of: startedFilter)  // outside the lock: user code
         announceConsent()
     }
@@ -223,7 +227,10 @@ open class EventAggregator: @unchecked Sendable {
     public var consent: Consent { state.withLock { $0.consent } }
 
     /// What the aggregator has received, forwarded, filtered out, dropped and failed so far.
-    public var diagnostics: Diagnostics { posting.postingCounters(added: state.withLock { $0.diagnostics }) }
+    public var diagnostics: Diagnostics {
+        reportIfNeverStarted()
+        return posting.postingCounters(added: state.withLock { $0.diagnostics })
+    }
 
     // MARK: Waiting
 
@@ -233,6 +240,7 @@ open class EventAggregator: @unchecked Sendable {
     /// Called from delivery code (a tracker, a processor, ``didReceive(_:)``), it returns at
     /// once: the delivery in progress hands out the rest, in order, when that code returns.
     public func waitUntilDelivered() {
+        reportIfNeverStarted()
         if isOnDeliveryQueue { return }
         onDeliveryContext { self.drain() }
     }

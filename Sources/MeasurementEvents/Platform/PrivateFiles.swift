@@ -76,14 +76,15 @@ package enum PrivateFiles {
     ///
     /// - Parameter path: the file or folder.
     package static func narrow(_ path: String) {
-        var status = stat()
-        guard lstat(path, &status) == 0 else { return }
-        _ = chmod(path, (status.st_mode & S_IFMT) == S_IFDIR ? directoryMode : fileMode)
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { return }
+        _ = chmod(path, isDirectory.boolValue ? directoryMode : fileMode)
     }
 
+    // FileManager rather than the POSIX file-status call, a required-reason API on Apple platforms.
     private static func isDirectory(_ path: String) -> Bool {
-        var status = stat()
-        return stat(path, &status) == 0 && (status.st_mode & S_IFMT) == S_IFDIR
+        var isDirectory: ObjCBool = false
+        return FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && isDirectory.boolValue
     }
 
     /// The data-protection class for files that background uploads read (see the type's note).
