@@ -13,12 +13,18 @@ struct GenerateMeasurementEvents: CommandPlugin {
     func performCommand(context: PluginContext, arguments: [String]) async throws {
         let tool = try context.tool(named: "measurement-events")
         let root = context.package.directoryURL
-        print(
-            "measurement-events: generating from \(root.path)/Events into \(root.path)/Sources/<Module>/ (the generated files are committed sources)"
-        )
+        // One stream for everything, in order: the tool's problems and its summary share the
+        // plugin's standard output, so that through a pipe the summary still comes last.
+        let output = FileHandle.standardOutput
+        output.write(
+            Data(
+                "measurement-events: generating from \(root.path)/Events into \(root.path)/Sources/<Module>/ (the generated files are committed sources)\n"
+                    .utf8))
         let process = Process()
         process.executableURL = tool.url
         process.arguments = ["generate", "--package-path", root.path] + arguments
+        process.standardOutput = output
+        process.standardError = output
         try process.run()
         process.waitUntilExit()
         guard process.terminationReason == .exit, process.terminationStatus == 0 else {
