@@ -125,7 +125,11 @@ let httpTargets: [Target] = [
     ),
     .testTarget(
         name: "MeasurementEventsHTTPTests",
-        dependencies: ["MeasurementEvents", "MeasurementEventsHTTP", "MeasurementEventsStandard", "LoopbackCollector"]
+        // The generator reads every catalog of the repository for the personal-data wire test.
+        dependencies: [
+            "MeasurementEvents", "MeasurementEventsHTTP", "MeasurementEventsStandard", "LoopbackCollector",
+            "MeasurementEventsGenerator",
+        ]
     ),
 ]
 let httpProducts: [Product] = [

@@ -39,6 +39,12 @@ open class EventAggregator: @unchecked Sendable {
     public let center: NotificationCenter
     /// The configuration the aggregator was made with.
     public let configuration: Configuration
+    /// The ``Configuration/catalogs``, merged: each event's declaration and personal-data args.
+    public let registeredCatalogs: RegisteredCatalogs
+    /// Hashes the registered catalogs' personal-data args; `nil` when they have none.
+    let personalDataHashing: PersonalDataProcessor?
+    /// Counts posts on ``center`` until ``start()``, to report an aggregator never started.
+    let startCheck: StartCheck
 
     let queue: DispatchQueue
     private let queueKey = DispatchSpecificKey<ObjectIdentifier>()
@@ -83,6 +89,8 @@ open class EventAggregator: @unchecked Sendable {
     ) {
         self.center = center
         self.configuration = configuration
+        (registeredCatalogs, personalDataHashing) = Self.registering(configuration)
+        startCheck = StartCheck(center: center)
         queue = DispatchQueue(label: "MeasurementEvents.EventAggregator")
         attribution = AttributionState(
             store: configuration.identityStore ?? InMemoryIdentityStore(), rules: configuration.sessions,
@@ -91,6 +99,7 @@ open class EventAggregator: @unchecked Sendable {
         let consent = restored.consent ?? configuration.consent
         var diagnostics = Diagnostics()
         if restored.problem != nil { diagnostics.identityStoreFailures = 1 }
+        diagnostics.catalogProblems = registeredCatalogs.problems.count
         state = LockedValue(
             State(
                 filter: filter, trackers: trackers, processors: processors,
@@ -100,6 +109,7 @@ open class EventAggregator: @unchecked Sendable {
         posting.owner = self
         queue.setSpecific(key: queueKey, value: ObjectIdentifier(self))
         if let problem = restored.problem { configuration.problemHandler?(.identityStoreFailed(problem)) }
+        for problem in registeredCatalogs.problems { configuration.problemHandler?(.catalogRegistration(problem)) }
     }
 
     deinit {
@@ -155,6 +165,7 @@ open class EventAggregator: @unchecked Sendable {
             return state.filter
         }
         guard let startedFilter else { return }
+        startCheck.aggregatorStarted()
         reportInvalidPatterns(of: startedFilter)  // outside the lock: user code
         announceConsent()
     }
@@ -216,7 +227,10 @@ open class EventAggregator: @unchecked Sendable {
     public var consent: Consent { state.withLock { $0.consent } }
 
     /// What the aggregator has received, forwarded, filtered out, dropped and failed so far.
-    public var diagnostics: Diagnostics { posting.postingCounters(added: state.withLock { $0.diagnostics }) }
+    public var diagnostics: Diagnostics {
+        reportIfNeverStarted()
+        return posting.postingCounters(added: state.withLock { $0.diagnostics })
+    }
 
     // MARK: Waiting
 
@@ -226,6 +240,7 @@ open class EventAggregator: @unchecked Sendable {
     /// Called from delivery code (a tracker, a processor, ``didReceive(_:)``), it returns at
     /// once: the delivery in progress hands out the rest, in order, when that code returns.
     public func waitUntilDelivered() {
+        reportIfNeverStarted()
         if isOnDeliveryQueue { return }
         onDeliveryContext { self.drain() }
     }

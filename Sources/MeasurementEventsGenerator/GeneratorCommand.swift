@@ -15,6 +15,8 @@ package struct GeneratorCommand: Hashable, Sendable {
         case check
         /// Print every event of every catalog in a format.
         case plan(TrackingPlanWriter.Format)
+        /// List the raw posts in `Sources/` of names no catalog declares.
+        case lint
         /// Print the usage.
         case help
     }
@@ -50,13 +52,15 @@ package struct GeneratorCommand: Hashable, Sendable {
                                           Events/, or for the named ones (DemoFeed or Events/DemoFeed.json)
           check                           exit 1 and list the generated files that are stale, missing or orphaned; writes nothing
           plan [--format markdown|json]   print every event of every catalog
+          lint                            exit 1 and list, with file and line, the MeasurementEvent.post("…") calls in Sources/
+                                          whose name no catalog declares
 
         options:
           --package-path <root>           the package holding Events/ and Sources/ (default: the current directory)
           -h, --help                      show this help
         """
 
-    static let subcommandNames = ["generate", "check", "plan", "help"]
+    static let subcommandNames = ["generate", "check", "plan", "lint", "help"]
 
     /// Reads the arguments after the program name.
     ///
@@ -108,6 +112,9 @@ package struct GeneratorCommand: Hashable, Sendable {
         case "plan":
             try expectNoOperands(operands, for: "plan")
             subcommand = .plan(format ?? .markdown)
+        case "lint":
+            try expectNoOperands(operands, for: "lint")
+            subcommand = .lint
         case "help":
             subcommand = .help
         default:
@@ -180,6 +187,17 @@ package struct GeneratorCommand: Hashable, Sendable {
                 output("\(report.upToDate.count) generated files are up to date")
             case .plan(let format):
                 output(try generator.plan(format: format).trimmingCharacters(in: .newlines))
+            case .lint:
+                let report = try generator.lint()
+                for post in report.undeclared { errorOutput(post.description) }
+                guard report.undeclared.isEmpty else {
+                    let count = report.undeclared.count
+                    errorOutput(
+                        "\(count) post\(count == 1 ? "" : "s") of undeclared names in \(report.scannedFiles) Swift files under Sources/"
+                    )
+                    return Self.exitFailure
+                }
+                output("\(report.scannedFiles) Swift files under Sources/ post only declared names")
             }
             return Self.exitSuccess
         } catch {

@@ -236,7 +236,7 @@ public final class HTTPTracker: EventTracker, @unchecked Sendable {
         self.directory = directory
         self.configuration = configuration
         flushPolicy = configuration.effectiveFlushPolicy
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        try PrivateFiles.createDirectory(at: directory)
         do {
             directoryLock = try DirectoryLock(directory: directory)
         } catch let error as DirectoryLock.InUse {

@@ -37,10 +37,62 @@ public enum MeasurementEventsStandardEvents {
     /// The names of the personal-data (PII) args of each event that has any; for redaction.
     public static let personalDataArgs: [EventName: Set<String>] = [
         orderCompleted: ["receipt"],
-        userAliased: ["previous_id", "user_id"],
         errorOccurred: ["message"],
         appDeepLinkOpened: ["url"],
     ]
+
+    /// This module's catalog as a value: register it at aggregator setup (`configuration.catalogs = [MeasurementEventsStandardEvents.catalog, …]`) so that its personal-data args are hashed before any tracker sees them.
+    public static let catalog = EventCatalog(
+        module: "MeasurementEventsStandard",
+        events: [
+            EventSpec(
+                name: screenViewed, type: .activity,
+                args: [
+                    ArgSpec(name: "screen", type: .string, isRequired: true, isPersonalData: false),
+                    ArgSpec(name: "screen_class", type: .string, isRequired: false, isPersonalData: false),
+                    ArgSpec(name: "label", type: .string, isRequired: false, isPersonalData: false),
+                ]),
+            EventSpec(
+                name: orderCompleted, type: .activity,
+                args: [
+                    ArgSpec(name: "revenue", type: .string, isRequired: true, isPersonalData: false),
+                    ArgSpec(name: "currency", type: .string, isRequired: true, isPersonalData: false),
+                    ArgSpec(name: "product_count", type: .int, isRequired: true, isPersonalData: false),
+                    ArgSpec(name: "order_id", type: .string, isRequired: false, isPersonalData: false),
+                    ArgSpec(name: "revenue_type", type: .string, isRequired: false, isPersonalData: false),
+                    ArgSpec(name: "receipt", type: .string, isRequired: false, isPersonalData: true),
+                ]),
+            EventSpec(
+                name: userAliased, type: .activity,
+                args: [
+                    ArgSpec(name: "previous_id", type: .string, isRequired: true, isPersonalData: false),
+                    ArgSpec(name: "user_id", type: .string, isRequired: true, isPersonalData: false),
+                ]),
+            EventSpec(
+                name: errorOccurred, type: .activity,
+                args: [
+                    ArgSpec(name: "error_type", type: .string, isRequired: true, isPersonalData: false),
+                    ArgSpec(name: "error_domain", type: .string, isRequired: true, isPersonalData: false),
+                    ArgSpec(name: "error_code", type: .int, isRequired: true, isPersonalData: false),
+                    ArgSpec(name: "message", type: .string, isRequired: false, isPersonalData: true),
+                    ArgSpec(name: "context", type: .string, isRequired: false, isPersonalData: false),
+                ]),
+            EventSpec(
+                name: timerStarted, type: .activity,
+                args: [
+                    ArgSpec(name: "event", type: .string, isRequired: true, isPersonalData: false),
+                ]),
+            EventSpec(
+                name: appDeepLinkOpened, type: .activity,
+                args: [
+                    ArgSpec(name: "url", type: .string, isRequired: true, isPersonalData: true),
+                    ArgSpec(name: "utm_source", type: .string, isRequired: false, isPersonalData: false),
+                    ArgSpec(name: "utm_medium", type: .string, isRequired: false, isPersonalData: false),
+                    ArgSpec(name: "utm_campaign", type: .string, isRequired: false, isPersonalData: false),
+                    ArgSpec(name: "utm_term", type: .string, isRequired: false, isPersonalData: false),
+                    ArgSpec(name: "utm_content", type: .string, isRequired: false, isPersonalData: false),
+                ]),
+        ])
 
     /// A screen appeared. Segment receives a screen call, Amplitude its [Amplitude] Screen Viewed event, GA4 screen_view.
     public struct ScreenViewed: TypedMeasurementEvent, Hashable {
@@ -230,21 +282,17 @@ public enum MeasurementEventsStandardEvents {
         /// The event's category: none.
         public static let eventCategory: String? = nil
 
-        /// The id the user was known by until now (an anonymous id or an earlier user id).
-        ///
-        /// Personal data.
+        /// The id the user was known by until now (an anonymous id or an earlier user id); an identifier, sent in clear like every event's user and anonymous ids so that the vendor can merge the two.
         public var previousID: String
 
-        /// The id the user is known by from now on.
-        ///
-        /// Personal data.
+        /// The id the user is known by from now on; an identifier, sent in clear like every event's user id.
         public var userID: String
 
         /// Makes the event from its arguments.
         ///
         /// - Parameters:
-        ///   - previousID: The id the user was known by until now (an anonymous id or an earlier user id).
-        ///   - userID: The id the user is known by from now on.
+        ///   - previousID: The id the user was known by until now (an anonymous id or an earlier user id); an identifier, sent in clear like every event's user and anonymous ids so that the vendor can merge the two.
+        ///   - userID: The id the user is known by from now on; an identifier, sent in clear like every event's user id.
         public init(previousID: String, userID: String) {
             self.previousID = previousID
             self.userID = userID
@@ -268,8 +316,8 @@ public enum MeasurementEventsStandardEvents {
     /// Two user ids are the same user: Segment receives an alias call with previousId.
     ///
     /// - Parameters:
-    ///   - previousID: The id the user was known by until now (an anonymous id or an earlier user id).
-    ///   - userID: The id the user is known by from now on.
+    ///   - previousID: The id the user was known by until now (an anonymous id or an earlier user id); an identifier, sent in clear like every event's user and anonymous ids so that the vendor can merge the two.
+    ///   - userID: The id the user is known by from now on; an identifier, sent in clear like every event's user id.
     ///   - center: Where to post; `.default` unless a test isolates it.
     public static func postUserAliased(previousID: String, userID: String, to center: NotificationCenter = .default) {
         UserAliased(previousID: previousID, userID: userID).post(to: center)

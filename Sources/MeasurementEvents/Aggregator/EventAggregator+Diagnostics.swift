@@ -19,6 +19,13 @@ extension EventAggregator {
         /// posts are dropped (and counted) until the delivery queue catches up. Reported once
         /// per episode, on the posting thread.
         case inFlightLimitReached(limit: Int)
+        /// Something odd about ``Configuration/catalogs``: a catalog given twice, conflicting
+        /// `pii` marks, a personal-data arg that is not text. Reported when the aggregator is made.
+        case catalogRegistration(CatalogRegistrationProblem)
+        /// Events were posted on the aggregator's center, but it was never started, so it
+        /// received none of them. Reported once, at the first ``EventAggregator/waitUntilDelivered()``,
+        /// ``EventAggregator/flush()`` or read of ``EventAggregator/diagnostics`` after such posts.
+        case notStarted(eventsPosted: Int, anotherAggregatorStarted: Bool)
 
         /// The problem, in a sentence for a log.
         public var description: String {
@@ -34,6 +41,13 @@ extension EventAggregator {
             case .inFlightLimitReached(let limit):
                 return
                     "\(limit) events were waiting for delivery: newer events are dropped until delivery catches up (counted in droppedInFlight)"
+            case .catalogRegistration(let problem): return problem.description
+            case .notStarted(let posted, false):
+                return
+                    "an event was posted but no aggregator has been started on this center; call start() (\(posted) posted so far, none received)"
+            case .notStarted(let posted, true):
+                return
+                    "\(posted == 1 ? "an event was" : "\(posted) events were") posted on this aggregator's center but it was never started (another aggregator on that center was); call start() on it"
             }
         }
     }
@@ -67,6 +81,8 @@ extension EventAggregator {
         public var sessionsStarted = 0
         /// Identity store reads or writes that failed.
         public var identityStoreFailures = 0
+        /// Problems found in ``Configuration/catalogs`` when the aggregator was made.
+        public var catalogProblems = 0
         /// Filtered-out names and how often each was posted, when recorded.
         public var filteredOutNames: [EventName: Int] = [:]
         /// The most recent malformed notifications (up to 20), newest last.

@@ -39,6 +39,22 @@ package struct Catalog: Hashable, Sendable {
         self.modulePosition = modulePosition
     }
 
+    /// The catalog as the generated file's `<Module>Events.catalog` declares it: what an
+    /// aggregator registers.
+    package var eventCatalog: EventCatalog {
+        EventCatalog(
+            module: module,
+            events: events.map { event in
+                EventSpec(
+                    name: EventName(event.name), type: event.type,
+                    args: event.args.map {
+                        ArgSpec(
+                            name: $0.name, type: $0.type.valueType,
+                            isRequired: !$0.isOptional, isPersonalData: $0.isPersonalData)
+                    })
+            })
+    }
+
     /// Where the generated file goes, relative to the package root: `Sources/DemoFeed/events_DemoFeed.swift`.
     package var generatedFilePath: String { "Sources/\(module)/events_\(module).swift" }
 }
@@ -95,7 +111,8 @@ package struct CatalogArg: Hashable, Sendable {
     package var description: String
     /// Optional args may be left out when posting; they default to `nil`.
     var isOptional: Bool
-    /// Personal data: listed in the generated `personalDataArgs` for redaction.
+    /// Personal data: hashed before any tracker sees it once the generated `catalog` is registered
+    /// with the aggregator; also listed in the generated `personalDataArgs`.
     var isPersonalData: Bool
     /// Where the arg's name (its key) is written.
     var namePosition: SourcePosition
@@ -132,6 +149,16 @@ package enum CatalogArgType: String, CaseIterable, Hashable, Sendable {
     case double
     /// `true` or `false`: a Swift `Bool`.
     case bool
+
+    /// The same type in the core's ``ArgSpec``.
+    var valueType: ArgSpec.ValueType {
+        switch self {
+        case .string: return .string
+        case .int: return .int
+        case .double: return .double
+        case .bool: return .bool
+        }
+    }
 
     /// The Swift type of the generated property.
     var swiftType: String {

@@ -37,6 +37,8 @@ package enum EventsFileWriter {
             writeAllNames(catalog, to: &out)
             out.line()
             writePersonalDataArgs(catalog, to: &out)
+            out.line()
+            writeCatalog(catalog, to: &out)
             for event in catalog.events {
                 out.line()
                 writeStruct(event, to: &out)
@@ -80,6 +82,43 @@ package enum EventsFileWriter {
             }
         }
         out.line("]")
+    }
+
+    private static func writeCatalog(_ catalog: Catalog, to out: inout SourceBuilder) {
+        out.doc(
+            "This module's catalog as a value: register it at aggregator setup (`configuration.catalogs = [\(catalog.module)Events.catalog, …]`) so that its personal-data args are hashed before any tracker sees them."
+        )
+        if catalog.events.isEmpty {
+            out.line("public static let catalog = EventCatalog(module: \(swiftString(catalog.module)), events: [])")
+            return
+        }
+        out.line("public static let catalog = EventCatalog(")
+        out.indented { out in
+            out.line("module: \(swiftString(catalog.module)),")
+            out.line("events: [")
+            out.indented { out in
+                for event in catalog.events {
+                    if event.args.isEmpty {
+                        out.line("EventSpec(name: \(identifier(event)), type: .\(caseName(event.type)), args: []),")
+                        continue
+                    }
+                    out.line("EventSpec(")
+                    out.indented { out in
+                        out.line("name: \(identifier(event)), type: .\(caseName(event.type)),")
+                        out.line("args: [")
+                        out.indented { out in
+                            for arg in event.args {
+                                out.line(
+                                    "ArgSpec(name: \(swiftString(arg.name)), type: .\(arg.type.rawValue), isRequired: \(!arg.isOptional), isPersonalData: \(arg.isPersonalData)),"
+                                )
+                            }
+                        }
+                        out.line("]),")
+                    }
+                }
+            }
+            out.line("])")
+        }
     }
 
     // MARK: The typed struct

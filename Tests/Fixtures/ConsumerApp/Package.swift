@@ -17,7 +17,9 @@ let package = Package(
         .target(name: "Onboarding", dependencies: [.product(name: "MeasurementEvents", package: "MeasurementEvents")]),
         .testTarget(
             name: "CheckoutTests",
-            dependencies: ["Checkout", .product(name: "MeasurementEventsPlan", package: "MeasurementEvents")]
+            dependencies: [
+                "Checkout", "Onboarding", .product(name: "MeasurementEventsPlan", package: "MeasurementEvents"),
+            ]
         ),
     ],
     swiftLanguageModes: [.v6]

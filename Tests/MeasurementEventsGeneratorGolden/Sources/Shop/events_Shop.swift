@@ -38,6 +38,44 @@ public enum ShopEvents {
         shopCheckoutCompleted: ["email", "phone"],
     ]
 
+    /// This module's catalog as a value: register it at aggregator setup (`configuration.catalogs = [ShopEvents.catalog, …]`) so that its personal-data args are hashed before any tracker sees them.
+    public static let catalog = EventCatalog(
+        module: "Shop",
+        events: [
+            EventSpec(
+                name: shopProductViewed, type: .impression,
+                args: [
+                    ArgSpec(name: "product_id", type: .string, isRequired: true, isPersonalData: false),
+                    ArgSpec(name: "image_url", type: .string, isRequired: false, isPersonalData: false),
+                    ArgSpec(name: "price", type: .double, isRequired: true, isPersonalData: false),
+                    ArgSpec(name: "position", type: .int, isRequired: false, isPersonalData: false),
+                ]),
+            EventSpec(
+                name: shopCartItemAdded, type: .click,
+                args: [
+                    ArgSpec(name: "product_id", type: .string, isRequired: true, isPersonalData: false),
+                    ArgSpec(name: "quantity", type: .int, isRequired: true, isPersonalData: false),
+                    ArgSpec(name: "gift", type: .bool, isRequired: true, isPersonalData: false),
+                ]),
+            EventSpec(
+                name: shopCheckoutCompleted, type: .activity,
+                args: [
+                    ArgSpec(name: "order_id", type: .string, isRequired: true, isPersonalData: false),
+                    ArgSpec(name: "email", type: .string, isRequired: true, isPersonalData: true),
+                    ArgSpec(name: "phone", type: .string, isRequired: false, isPersonalData: true),
+                    ArgSpec(name: "http_status", type: .int, isRequired: true, isPersonalData: false),
+                ]),
+            EventSpec(
+                name: shopPaymentRedirected, type: .redirect,
+                args: [
+                    ArgSpec(name: "default", type: .bool, isRequired: true, isPersonalData: false),
+                    ArgSpec(name: "in", type: .string, isRequired: true, isPersonalData: false),
+                    ArgSpec(name: "center", type: .string, isRequired: true, isPersonalData: false),
+                    ArgSpec(name: "type", type: .string, isRequired: true, isPersonalData: false),
+                ]),
+            EventSpec(name: shopOpened, type: .userAction, args: []),
+        ])
+
     /// A product page became visible.
     public struct ShopProductViewed: TypedMeasurementEvent, Hashable {
         /// The event's name on the bus: `shop/product_viewed`.
