@@ -58,6 +58,12 @@ public struct CatalogEvent: Hashable, Sendable {
     public var namePosition: SourcePosition
     /// The event's index in the catalog's `events` array, for JSON paths in messages.
     public var indexInCatalog: Int
+    /// Set when the plan retires the event (`"deprecated"`).
+    package var deprecation: CatalogDeprecation?
+    /// The team that owns the event (`"owner"`).
+    package var owner: String?
+    /// The app version that introduced the event (`"since"`).
+    package var since: String?
 
     /// Makes an event, as ``CatalogReader`` does.
     ///
@@ -98,6 +104,8 @@ public struct CatalogArg: Hashable, Sendable {
     public var isPersonalData: Bool
     /// Where the arg's name (its key) is written.
     public var namePosition: SourcePosition
+    /// The rules its values follow beyond their type (`values`, `minimum`, `maximum`, `pattern`, `maxLength`).
+    package var constraints = CatalogConstraints()
 
     /// Makes an arg, as ``CatalogReader`` does.
     ///
