@@ -20,18 +20,25 @@ public enum TrackingPlanWriter {
         case markdown
         /// One stable JSON document, for tools.
         case json
+        /// One JSON Schema (draft 2020-12) per event, shaped like Segment Protocols' and
+        /// RudderStack's event rules.
+        case jsonschema
+        /// One self-contained HTML page with a search box and filters, for people.
+        case html
     }
 
     /// The plan of `catalogs` in `format`.
     ///
     /// - Parameters:
     ///   - catalogs: valid catalogs, in any order.
-    ///   - format: Markdown or JSON.
+    ///   - format: Markdown, JSON, JSON Schema or HTML.
     /// - Returns: the plan's text.
     public static func plan(_ catalogs: [Catalog], format: Format) -> String {
         switch format {
         case .markdown: return markdown(catalogs)
         case .json: return json(catalogs)
+        case .jsonschema: return JSONSchemaPlanWriter.plan(catalogs)
+        case .html: return HTMLPlanWriter.page(catalogs, coverage: nil)
         }
     }
 
