@@ -29,6 +29,34 @@ public enum DemoFeedEvents {
     /// The names of the personal-data (PII) args of each event that has any; for redaction.
     public static let personalDataArgs: [EventName: Set<String>] = [:]
 
+    /// This module's catalog as a value: register it at aggregator setup (`configuration.catalogs = [DemoFeedEvents.catalog, …]`) so that its personal-data args are hashed before any tracker sees them.
+    public static let catalog = EventCatalog(
+        module: "DemoFeed",
+        events: [
+            EventSpec(
+                name: feedOpened, type: .activity,
+                args: [
+                    ArgSpec(name: "source", type: .string, isRequired: true, isPersonalData: false),
+                ]),
+            EventSpec(
+                name: feedDebugLayoutPass, type: .activity,
+                args: [
+                    ArgSpec(name: "cells", type: .int, isRequired: true, isPersonalData: false),
+                ]),
+            EventSpec(
+                name: feedItemTapped, type: .click,
+                args: [
+                    ArgSpec(name: "item_id", type: .string, isRequired: true, isPersonalData: false),
+                    ArgSpec(name: "position", type: .int, isRequired: true, isPersonalData: false),
+                ]),
+            EventSpec(
+                name: feedItemShared, type: .userAction,
+                args: [
+                    ArgSpec(name: "item_id", type: .string, isRequired: true, isPersonalData: false),
+                    ArgSpec(name: "channel", type: .string, isRequired: true, isPersonalData: false),
+                ]),
+        ])
+
     /// The feed became visible.
     public struct FeedOpened: TypedMeasurementEvent, Hashable {
         /// The event's name on the bus: `feed/opened`.

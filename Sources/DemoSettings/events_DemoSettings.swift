@@ -25,6 +25,23 @@ public enum DemoSettingsEvents {
     /// The names of the personal-data (PII) args of each event that has any; for redaction.
     public static let personalDataArgs: [EventName: Set<String>] = [:]
 
+    /// This module's catalog as a value: register it at aggregator setup (`configuration.catalogs = [DemoSettingsEvents.catalog, …]`) so that its personal-data args are hashed before any tracker sees them.
+    public static let catalog = EventCatalog(
+        module: "DemoSettings",
+        events: [
+            EventSpec(name: settingsOpened, type: .activity, args: []),
+            EventSpec(
+                name: settingsThemeChanged, type: .userAction,
+                args: [
+                    ArgSpec(name: "theme", type: .string, isRequired: true, isPersonalData: false),
+                ]),
+            EventSpec(
+                name: appPermissionPhotoLibraryGranted, type: .userAction,
+                args: [
+                    ArgSpec(name: "prompted", type: .bool, isRequired: true, isPersonalData: false),
+                ]),
+        ])
+
     /// The settings screen became visible.
     public struct SettingsOpened: TypedMeasurementEvent, Hashable {
         /// The event's name on the bus: `settings/opened`.

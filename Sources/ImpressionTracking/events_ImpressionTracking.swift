@@ -17,6 +17,22 @@ public enum ImpressionTrackingEvents {
     /// The names of the personal-data (PII) args of each event that has any; for redaction.
     public static let personalDataArgs: [EventName: Set<String>] = [:]
 
+    /// This module's catalog as a value: register it at aggregator setup (`configuration.catalogs = [ImpressionTrackingEvents.catalog, …]`) so that its personal-data args are hashed before any tracker sees them.
+    public static let catalog = EventCatalog(
+        module: "ImpressionTracking",
+        events: [
+            EventSpec(
+                name: impressionItemViewed, type: .impression,
+                args: [
+                    ArgSpec(name: "item_id", type: .string, isRequired: true, isPersonalData: false),
+                    ArgSpec(name: "duration_ms", type: .int, isRequired: true, isPersonalData: false),
+                    ArgSpec(name: "max_visible_fraction", type: .double, isRequired: true, isPersonalData: false),
+                    ArgSpec(name: "still_visible", type: .bool, isRequired: true, isPersonalData: false),
+                    ArgSpec(name: "started_at", type: .double, isRequired: true, isPersonalData: false),
+                    ArgSpec(name: "ended_at", type: .double, isRequired: false, isPersonalData: false),
+                ]),
+        ])
+
     /// An item stayed visible long enough to count as an impression (by default at least 50% of its area for at least 1 continuous second).
     public struct ImpressionItemViewed: TypedMeasurementEvent, Hashable {
         /// The event's name on the bus: `impression/item_viewed`.

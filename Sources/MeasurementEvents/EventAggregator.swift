@@ -39,6 +39,10 @@ open class EventAggregator: @unchecked Sendable {
     public let center: NotificationCenter
     /// The configuration the aggregator was made with.
     public let configuration: Configuration
+    /// The ``Configuration/catalogs``, merged: each event's declaration and personal-data args.
+    public let registeredCatalogs: RegisteredCatalogs
+    /// Hashes the registered catalogs' personal-data args; `nil` when they have none.
+    let personalDataHashing: PersonalDataProcessor?
 
     let queue: DispatchQueue
     private let queueKey = DispatchSpecificKey<ObjectIdentifier>()
@@ -83,6 +87,7 @@ open class EventAggregator: @unchecked Sendable {
     ) {
         self.center = center
         self.configuration = configuration
+        (registeredCatalogs, personalDataHashing) = Self.registering(configuration)
         queue = DispatchQueue(label: "MeasurementEvents.EventAggregator")
         attribution = AttributionState(
             store: configuration.identityStore ?? InMemoryIdentityStore(), rules: configuration.sessions,
@@ -91,6 +96,7 @@ open class EventAggregator: @unchecked Sendable {
         let consent = restored.consent ?? configuration.consent
         var diagnostics = Diagnostics()
         if restored.problem != nil { diagnostics.identityStoreFailures = 1 }
+        diagnostics.catalogProblems = registeredCatalogs.problems.count
         state = LockedValue(
             State(
                 filter: filter, trackers: trackers, processors: processors,
@@ -100,6 +106,7 @@ open class EventAggregator: @unchecked Sendable {
         posting.owner = self
         queue.setSpecific(key: queueKey, value: ObjectIdentifier(self))
         if let problem = restored.problem { configuration.problemHandler?(.identityStoreFailed(problem)) }
+        for problem in registeredCatalogs.problems { configuration.problemHandler?(.catalogRegistration(problem)) }
     }
 
     deinit {

@@ -29,6 +29,32 @@ public enum MeasurementEventsLifecycleEvents {
     /// The names of the personal-data (PII) args of each event that has any; for redaction.
     public static let personalDataArgs: [EventName: Set<String>] = [:]
 
+    /// This module's catalog as a value: register it at aggregator setup (`configuration.catalogs = [MeasurementEventsLifecycleEvents.catalog, …]`) so that its personal-data args are hashed before any tracker sees them.
+    public static let catalog = EventCatalog(
+        module: "MeasurementEventsLifecycle",
+        events: [
+            EventSpec(
+                name: appInstalled, type: .activity,
+                args: [
+                    ArgSpec(name: "version", type: .string, isRequired: false, isPersonalData: false),
+                    ArgSpec(name: "build", type: .string, isRequired: false, isPersonalData: false),
+                ]),
+            EventSpec(
+                name: appUpdated, type: .activity,
+                args: [
+                    ArgSpec(name: "version", type: .string, isRequired: false, isPersonalData: false),
+                    ArgSpec(name: "build", type: .string, isRequired: false, isPersonalData: false),
+                    ArgSpec(name: "previous_version", type: .string, isRequired: false, isPersonalData: false),
+                    ArgSpec(name: "previous_build", type: .string, isRequired: false, isPersonalData: false),
+                ]),
+            EventSpec(
+                name: appOpened, type: .activity,
+                args: [
+                    ArgSpec(name: "from_background", type: .bool, isRequired: true, isPersonalData: false),
+                ]),
+            EventSpec(name: appBackgrounded, type: .activity, args: []),
+        ])
+
     /// The app was launched for the first time on this install (no launch was recorded in the identity store).
     public struct AppInstalled: TypedMeasurementEvent, Hashable {
         /// The event's name on the bus: `app/installed`.

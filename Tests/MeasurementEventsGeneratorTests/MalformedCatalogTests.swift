@@ -239,6 +239,20 @@ final class MalformedCatalogTests: XCTestCase {
             ])
     }
 
+    func testPersonalDataOfAnotherTypeThanTextIsRejected() throws {
+        try assertRejected(
+            [
+                "Events/Feed.json": event(
+                    #"{"name": "feed/opened", "description": "O.", "args": {"age": {"type": "int", "description": "Years.", "pii": true}, "adult": {"type": "bool", "description": "Over 18.", "pii": true}}}"#
+                )
+            ],
+            modules: ["Feed"],
+            messages: [
+                #"Events/Feed.json:4:114: error: events[0].args.age.pii: found "pii": true on an arg of type "int", expected "pii" on string args only: personal data is sent hashed, as a "sha256:…" string; declare the arg "type": "string" or remove "pii""#,
+                #"Events/Feed.json:4:181: error: events[0].args.adult.pii: found "pii": true on an arg of type "bool", expected "pii" on string args only: personal data is sent hashed, as a "sha256:…" string; declare the arg "type": "string" or remove "pii""#,
+            ])
+    }
+
     func testNamesWhoseSwiftIdentifiersCollide() throws {
         try assertRejected(
             [

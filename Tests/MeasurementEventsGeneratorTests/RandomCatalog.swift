@@ -89,7 +89,8 @@ struct RandomCatalog {
         let type = ["string", "int", "double", "bool"].randomElement(using: &random)!
         var members = [#""type": "\#(type)""#, #""description": \#(jsonString(description()))"#]
         if chance(0.4) { members.append(#""optional": true"#) }
-        if chance(0.2) { members.append(#""pii": true"#) }
+        // Personal data is text only (it is sent hashed); other types marked "pii" are rejected.
+        if type == "string", chance(0.2) { members.append(#""pii": true"#) }
         return jsonString(name) + ": {" + members.joined(separator: ", ") + "}"
     }
 

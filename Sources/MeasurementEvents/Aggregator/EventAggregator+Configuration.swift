@@ -83,6 +83,29 @@ extension EventAggregator {
         /// event is itself held and drops the next one: report such problems once, not per event.
         public var problemHandler: (@Sendable (Problem) -> Void)?
 
+        /// The catalogs of the app's modules (`<Module>Events.catalog` in each generated file):
+        /// the args they mark `"pii": true` are hashed (salted SHA-256, see
+        /// ``PersonalDataProcessor``) in every event before ``EventAggregator/didReceive(_:)``
+        /// and the trackers see it, after the ``EventAggregator/init(center:filter:trackers:processors:configuration:)``
+        /// processors. Registering the same catalog twice, or catalogs that disagree about an
+        /// arg, is reported to the ``problemHandler`` (see ``CatalogRegistrationProblem``).
+        ///
+        /// ```swift
+        /// configuration.catalogs = [DemoFeedEvents.catalog, DemoSettingsEvents.catalog]
+        /// ```
+        ///
+        /// To send personal data in clear, say so where it can be seen: per arg with
+        /// ``personalDataSentInClear``, per tracker with
+        /// ``EventTracker/receivingPersonalDataInClear()``.
+        public var catalogs: [EventCatalog] = []
+        /// The salt of the personal-data hashes. `nil` (the default): a random salt made once per
+        /// process, so a value's hash differs from one launch to the next. Set a secret of your
+        /// own to keep hashes stable across launches (vendors can then count distinct values).
+        public var personalDataSalt: String?
+        /// Personal-data args sent in clear despite their catalog's `"pii"` mark, by event:
+        /// `["checkout/paid": ["email"]]`. Empty by default.
+        public var personalDataSentInClear: [EventName: Set<String>] = [:]
+
         /// The defaults: asynchronous delivery, consent granted, an in-memory identity store, 30-minute sessions.
         public init() {}
 

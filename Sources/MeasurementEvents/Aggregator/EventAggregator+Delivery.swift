@@ -190,6 +190,9 @@ extension EventAggregator {
 
     /// ``forward(_:to:)`` for an event the caller has exclusive access to: not copied.
     func forward(_ event: inout MeasurementEvent, to trackers: [any EventTracker]) {
+        if let hashing = personalDataHashing, hashing.treatsArgs(of: event) {
+            return forwardHashingPersonalData(event, with: hashing, to: trackers)
+        }
         didReceive(event)
         // No closure: capturing the event in one copied it (a retain and a release per field)
         // per event and tracker.

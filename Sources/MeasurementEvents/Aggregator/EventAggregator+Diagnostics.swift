@@ -19,6 +19,9 @@ extension EventAggregator {
         /// posts are dropped (and counted) until the delivery queue catches up. Reported once
         /// per episode, on the posting thread.
         case inFlightLimitReached(limit: Int)
+        /// Something odd about ``Configuration/catalogs``: a catalog given twice, conflicting
+        /// `pii` marks, a personal-data arg that is not text. Reported when the aggregator is made.
+        case catalogRegistration(CatalogRegistrationProblem)
 
         /// The problem, in a sentence for a log.
         public var description: String {
@@ -34,6 +37,7 @@ extension EventAggregator {
             case .inFlightLimitReached(let limit):
                 return
                     "\(limit) events were waiting for delivery: newer events are dropped until delivery catches up (counted in droppedInFlight)"
+            case .catalogRegistration(let problem): return problem.description
             }
         }
     }
@@ -67,6 +71,8 @@ extension EventAggregator {
         public var sessionsStarted = 0
         /// Identity store reads or writes that failed.
         public var identityStoreFailures = 0
+        /// Problems found in ``Configuration/catalogs`` when the aggregator was made.
+        public var catalogProblems = 0
         /// Filtered-out names and how often each was posted, when recorded.
         public var filteredOutNames: [EventName: Int] = [:]
         /// The most recent malformed notifications (up to 20), newest last.

@@ -9,6 +9,11 @@
 /// let aggregator = EventAggregator(filter: filter, trackers: trackers, processors: [privacy])
 /// ```
 ///
+/// The generated per-event maps fit as they are (`personalArgsByEvent: DemoFeedEvents.personalDataArgs`),
+/// and ``init(catalogs:treatment:)`` takes several modules' catalogs at once. An aggregator given
+/// the catalogs (``EventAggregator/Configuration/catalogs``) hashes their personal args itself:
+/// this processor is for other rules, or for removing instead of hashing.
+///
 /// With ``Treatment/hash(salt:)`` a value becomes `"sha256:" + hex(SHA-256(salt + value))`:
 /// stable, so that the vendor can still count distinct values, but not readable. Use a
 /// secret salt of your own; without one, common values (emails) can be guessed back.
@@ -31,11 +36,12 @@ public struct PersonalDataProcessor: EventProcessor {
     /// A processor.
     ///
     /// - Parameters:
-    ///   - personalArgs: args treated as personal in every event.
-    ///   - personalArgsByEvent: args treated as personal in some events only.
+    ///   - personalArgs: args treated as personal in every event; none by default.
+    ///   - personalArgsByEvent: args treated as personal in some events only, as the generated
+    ///     `<Module>Events.personalDataArgs` lists them.
     ///   - treatment: remove (the default) or hash.
     public init(
-        personalArgs: Set<String>,
+        personalArgs: Set<String> = [],
         personalArgsByEvent: [EventName: Set<String>] = [:],
         treatment: Treatment = .remove
     ) {
@@ -44,15 +50,30 @@ public struct PersonalDataProcessor: EventProcessor {
         self.treatment = treatment
     }
 
+    /// A processor for the args that `catalogs` mark `"pii": true`, each for its own event
+    /// (merged as ``RegisteredCatalogs`` merges them).
+    ///
+    /// - Parameters:
+    ///   - catalogs: the generated `<Module>Events.catalog` values.
+    ///   - treatment: remove (the default) or hash.
+    public init(catalogs: [EventCatalog], treatment: Treatment = .remove) {
+        self.init(personalArgsByEvent: RegisteredCatalogs(catalogs).personalDataArgs, treatment: treatment)
+    }
+
+    /// Whether `event` has an arg this processor removes or hashes.
+    func treatsArgs(of event: MeasurementEvent) -> Bool {
+        let extra = personalArgsByEvent[event.name]
+        if personalArgs.isEmpty && extra == nil { return false }
+        return event.args.keys.contains { personalArgs.contains($0) || extra?.contains($0) == true }
+    }
+
     /// Removes or hashes the personal args of `event`.
     ///
     /// - Parameter event: the kept event.
     /// - Returns: the event without readable personal data.
     public func process(_ event: MeasurementEvent) -> MeasurementEvent? {
+        guard treatsArgs(of: event) else { return event }
         let extra = personalArgsByEvent[event.name]
-        guard event.args.keys.contains(where: { personalArgs.contains($0) || extra?.contains($0) == true }) else {
-            return event
-        }
         var event = event
         for key in Array(event.args.keys) where personalArgs.contains(key) || extra?.contains(key) == true {
             switch treatment {

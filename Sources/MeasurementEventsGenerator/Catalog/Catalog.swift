@@ -38,6 +38,32 @@ public struct Catalog: Hashable, Sendable {
         self.modulePosition = modulePosition
     }
 
+    /// The catalog as the generated file's `<Module>Events.catalog` declares it: what an
+    /// aggregator registers.
+    public var eventCatalog: EventCatalog {
+        EventCatalog(
+            module: module,
+            events: events.map { event in
+                EventSpec(
+                    name: EventName(event.name), type: event.type,
+                    args: event.args.map {
+                        ArgSpec(
+                            name: $0.name, type: $0.type.valueType,
+                            isRequired: !$0.isOptional, isPersonalData: $0.isPersonalData,
+                            allowedValues: $0.constraints.allowedValues.map {
+                                switch $0 {
+                                case .string(let text): return .string(text)
+                                case .int(let number): return .int(number)
+                                }
+                            },
+                            minimum: $0.constraints.minimum, maximum: $0.constraints.maximum,
+                            pattern: $0.constraints.pattern, maxLength: $0.constraints.maxLength)
+                    }, isDeprecated: event.deprecation != nil,
+                    replacement: event.deprecation?.replacement.map { EventName($0) },
+                    owner: event.owner, since: event.since)
+            })
+    }
+
     /// Where the generated file goes, relative to the package root: `Sources/DemoFeed/events_DemoFeed.swift`.
     public var generatedFilePath: String { "Sources/\(module)/events_\(module).swift" }
 }
@@ -100,7 +126,8 @@ public struct CatalogArg: Hashable, Sendable {
     public var description: String
     /// Optional args may be left out when posting; they default to `nil`.
     public var isOptional: Bool
-    /// Personal data: listed in the generated `personalDataArgs` for redaction.
+    /// Personal data: hashed before any tracker sees it once the generated `catalog` is registered
+    /// with the aggregator; also listed in the generated `personalDataArgs`.
     public var isPersonalData: Bool
     /// Where the arg's name (its key) is written.
     public var namePosition: SourcePosition
@@ -139,6 +166,16 @@ public enum CatalogArgType: String, CaseIterable, Hashable, Sendable {
     case double
     /// `true` or `false`: a Swift `Bool`.
     case bool
+
+    /// The same type in the core's ``ArgSpec``.
+    var valueType: ArgSpec.ValueType {
+        switch self {
+        case .string: return .string
+        case .int: return .int
+        case .double: return .double
+        case .bool: return .bool
+        }
+    }
 
     /// The Swift type of the generated property.
     var swiftType: String {

@@ -225,6 +225,14 @@ public struct CatalogReader {
         .flatMap { nonEmptyString($0, at: path + [.key("description")], expected: "a description of the arg") }
         let isOptional = members["optional"].flatMap { bool($0.value, at: path + [.key("optional")]) } ?? false
         let isPersonalData = members["pii"].flatMap { bool($0.value, at: path + [.key("pii")]) } ?? false
+        if isPersonalData, let type, type != .string, let piiNode = members["pii"] {
+            report(
+                at: piiNode.value.position, path + [.key("pii")],
+                found: "\"pii\": true on an arg of type \(quoted(type.rawValue))",
+                expected:
+                    "\"pii\" on string args only: personal data is sent hashed, as a \"sha256:…\" string; declare the arg \"type\": \"string\" or remove \"pii\""
+            )
+        }
         let constraints = type.map { readConstraints(members, type: $0, at: path) } ?? CatalogConstraints()
         guard nameIsValid, let type, let description else { return nil }
         var arg = CatalogArg(

@@ -5,7 +5,7 @@ import MeasurementEvents
 ///
 /// In `<Module>Events` each event declares a constant (`feedItemTapped`), a type
 /// (`FeedItemTapped`) and a helper (`postFeedItemTapped(…)`), beside the module's tables
-/// (`allNames`, `personalDataArgs`). Names that differ only in where the words break give the
+/// (`allNames`, `personalDataArgs`, `catalog`). Names that differ only in where the words break give the
 /// same identifiers: `ui/shown` and `u_i/shown` both make `UIShown` and `postUIShown`, and
 /// `post/feed_shown`'s constant is `feed/shown`'s helper. Inside each event's type, its args'
 /// properties (which are also the labels of its initialiser and helper) must differ from each
@@ -13,7 +13,8 @@ import MeasurementEvents
 enum GeneratedNameCheck {
     /// Types the generated file refers to by their plain names; an event struct of that name would hide them.
     static let typeNamesUsedByGeneratedCode: Set<String> = [
-        "Bool", "Double", "EventArgs", "EventName", "EventType", "EventValue", "Int", "MeasurementEvent",
+        "ArgSpec", "Bool", "Double", "EventArgs", "EventCatalog", "EventName", "EventSpec", "EventType", "EventValue",
+        "Int", "MeasurementEvent",
         "NotificationCenter",
         "Optional", "Set", "String", "TypedMeasurementEvent",
     ]
@@ -33,6 +34,7 @@ enum GeneratedNameCheck {
         var owners: [String: Owner] = [
             "allNames": Owner(kind: nil, name: "the list of all names"),
             "personalDataArgs": Owner(kind: nil, name: "the personal-data table"),
+            "catalog": Owner(kind: nil, name: "the catalog value"),
         ]
         for event in catalog.events {
             let path: [JSONPathComponent] = [.key("events"), .index(event.indexInCatalog), .key("name")]

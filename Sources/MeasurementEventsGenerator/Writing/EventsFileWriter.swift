@@ -38,6 +38,8 @@ public enum EventsFileWriter {
             writeAllNames(catalog, to: &out)
             out.line()
             writePersonalDataArgs(catalog, to: &out)
+            out.line()
+            writeCatalog(catalog, to: &out)
             for event in catalog.events {
                 out.line()
                 writeStruct(event, to: &out)
@@ -81,6 +83,77 @@ public enum EventsFileWriter {
             }
         }
         out.line("]")
+    }
+
+    private static func writeCatalog(_ catalog: Catalog, to out: inout SourceBuilder) {
+        out.doc(
+            "This module's catalog as a value: register it at aggregator setup (`configuration.catalogs = [\(catalog.module)Events.catalog, …]`) so that its personal-data args are hashed before any tracker sees them."
+        )
+        if catalog.events.isEmpty {
+            out.line("public static let catalog = EventCatalog(module: \(swiftString(catalog.module)), events: [])")
+            return
+        }
+        out.line("public static let catalog = EventCatalog(")
+        out.indented { out in
+            out.line("module: \(swiftString(catalog.module)),")
+            out.line("events: [")
+            out.indented { out in
+                for event in catalog.events {
+                    if event.args.isEmpty {
+                        out.line(
+                            "EventSpec(name: \(reference(event)), type: .\(caseName(event.type)), args: []\(planFields(event))),"
+                        )
+                        continue
+                    }
+                    out.line("EventSpec(")
+                    out.indented { out in
+                        out.line("name: \(reference(event)), type: .\(caseName(event.type)),")
+                        out.line("args: [")
+                        out.indented { out in
+                            for arg in event.args {
+                                out.line(
+                                    "ArgSpec(name: \(swiftString(arg.name)), type: .\(arg.type.rawValue), isRequired: \(!arg.isOptional), isPersonalData: \(arg.isPersonalData)\(ruleFields(arg))),"
+                                )
+                            }
+                        }
+                        out.line("]\(planFields(event))),")
+                    }
+                }
+            }
+            out.line("])")
+        }
+    }
+
+    /// The event's plan fields after `args:`, only those the catalog gives.
+    private static func planFields(_ event: CatalogEvent) -> String {
+        var fields = ""
+        if let deprecation = event.deprecation {
+            fields += ", isDeprecated: true"
+            if let replacement = deprecation.replacement { fields += ", replacement: \(swiftString(replacement))" }
+        }
+        if let owner = event.owner { fields += ", owner: \(swiftString(owner))" }
+        if let since = event.since { fields += ", since: \(swiftString(since))" }
+        return fields
+    }
+
+    /// The arg's rules after `isPersonalData:`, only those the catalog gives.
+    private static func ruleFields(_ arg: CatalogArg) -> String {
+        let rules = arg.constraints
+        var fields = ""
+        if !rules.allowedValues.isEmpty {
+            let values = rules.allowedValues.map { value -> String in
+                switch value {
+                case .string(let text): return ".string(\(swiftString(text)))"
+                case .int(let number): return ".int(\(number))"
+                }
+            }
+            fields += ", allowedValues: [\(values.joined(separator: ", "))]"
+        }
+        if let minimum = rules.minimum { fields += ", minimum: \(numberText(minimum))" }
+        if let maximum = rules.maximum { fields += ", maximum: \(numberText(maximum))" }
+        if let pattern = rules.pattern { fields += ", pattern: \(swiftString(pattern))" }
+        if let maxLength = rules.maxLength { fields += ", maxLength: \(maxLength)" }
+        return fields
     }
 
     // MARK: The typed struct

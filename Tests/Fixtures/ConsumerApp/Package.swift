@@ -15,7 +15,7 @@ let package = Package(
     targets: [
         .target(name: "Checkout", dependencies: [.product(name: "MeasurementEvents", package: "MeasurementEvents")]),
         .target(name: "Onboarding", dependencies: [.product(name: "MeasurementEvents", package: "MeasurementEvents")]),
-        .testTarget(name: "CheckoutTests", dependencies: ["Checkout"]),
+        .testTarget(name: "CheckoutTests", dependencies: ["Checkout", "Onboarding"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -11,4 +11,7 @@ public enum EmptyEvents {
 
     /// The names of the personal-data (PII) args of each event that has any; for redaction.
     public static let personalDataArgs: [EventName: Set<String>] = [:]
+
+    /// This module's catalog as a value: register it at aggregator setup (`configuration.catalogs = [EmptyEvents.catalog, …]`) so that its personal-data args are hashed before any tracker sees them.
+    public static let catalog = EventCatalog(module: "Empty", events: [])
 }

@@ -21,6 +21,23 @@ public enum MinimalEvents {
     /// The names of the personal-data (PII) args of each event that has any; for redaction.
     public static let personalDataArgs: [EventName: Set<String>] = [:]
 
+    /// This module's catalog as a value: register it at aggregator setup (`configuration.catalogs = [MinimalEvents.catalog, …]`) so that its personal-data args are hashed before any tracker sees them.
+    public static let catalog = EventCatalog(
+        module: "Minimal",
+        events: [
+            EventSpec(
+                name: urlOpened, type: .userAction,
+                args: [
+                    ArgSpec(name: "url", type: .string, isRequired: true, isPersonalData: false),
+                ]),
+            EventSpec(
+                name: appUIJSONIDsLoaded, type: .userAction,
+                args: [
+                    ArgSpec(name: "ids", type: .int, isRequired: true, isPersonalData: false),
+                    ArgSpec(name: "ui_json_url", type: .string, isRequired: false, isPersonalData: false),
+                ]),
+        ])
+
     /// A deep link was opened.
     public struct URLOpened: TypedMeasurementEvent, Hashable {
         /// The event's name on the bus: `url/opened`.

@@ -20,8 +20,29 @@ public enum CheckoutEvents {
 
     /// The names of the personal-data (PII) args of each event that has any; for redaction.
     public static let personalDataArgs: [EventName: Set<String>] = [
-        checkoutPaid: ["email"],
+        checkoutPaid: ["email", "phone"],
     ]
+
+    /// This module's catalog as a value: register it at aggregator setup (`configuration.catalogs = [CheckoutEvents.catalog, …]`) so that its personal-data args are hashed before any tracker sees them.
+    public static let catalog = EventCatalog(
+        module: "Checkout",
+        events: [
+            EventSpec(
+                name: checkoutStarted, type: .activity,
+                args: [
+                    ArgSpec(name: "cart_id", type: .string, isRequired: true, isPersonalData: false),
+                    ArgSpec(name: "items", type: .int, isRequired: true, isPersonalData: false),
+                    ArgSpec(name: "total", type: .double, isRequired: true, isPersonalData: false),
+                ]),
+            EventSpec(
+                name: checkoutPaid, type: .click,
+                args: [
+                    ArgSpec(name: "cart_id", type: .string, isRequired: true, isPersonalData: false),
+                    ArgSpec(name: "email", type: .string, isRequired: true, isPersonalData: true),
+                    ArgSpec(name: "phone", type: .string, isRequired: false, isPersonalData: true),
+                    ArgSpec(name: "express", type: .bool, isRequired: false, isPersonalData: false),
+                ]),
+        ])
 
     /// The user opened the checkout.
     public struct CheckoutStarted: TypedMeasurementEvent, Hashable {
@@ -102,6 +123,11 @@ public enum CheckoutEvents {
         /// Personal data.
         public var email: String
 
+        /// For delivery updates by text message.
+        ///
+        /// Personal data.
+        public var phone: String?
+
         /// Whether Express checkout was used.
         public var express: Bool?
 
@@ -110,10 +136,12 @@ public enum CheckoutEvents {
         /// - Parameters:
         ///   - cartID: The cart's id.
         ///   - email: Where the receipt goes.
+        ///   - phone: For delivery updates by text message.
         ///   - express: Whether Express checkout was used.
-        public init(cartID: String, email: String, express: Bool? = nil) {
+        public init(cartID: String, email: String, phone: String? = nil, express: Bool? = nil) {
             self.cartID = cartID
             self.email = email
+            self.phone = phone
             self.express = express
         }
 
@@ -126,6 +154,12 @@ public enum CheckoutEvents {
             self.cartID = value
             guard let value = event.args["email"]?.stringValue else { return nil }
             self.email = value
+            if let value = event.args["phone"] {
+                guard let value = value.stringValue else { return nil }
+                self.phone = value
+            } else {
+                self.phone = nil
+            }
             if let value = event.args["express"] {
                 guard let value = value.boolValue else { return nil }
                 self.express = value
@@ -137,6 +171,7 @@ public enum CheckoutEvents {
         /// The event's arguments, keyed by their catalog names.
         public var args: EventArgs {
             var args: EventArgs = ["cart_id": .string(cartID), "email": .string(email)]
+            args["phone"] = phone.map { .string($0) }
             args["express"] = express.map { .bool($0) }
             return args
         }
@@ -147,9 +182,10 @@ public enum CheckoutEvents {
     /// - Parameters:
     ///   - cartID: The cart's id.
     ///   - email: Where the receipt goes.
+    ///   - phone: For delivery updates by text message.
     ///   - express: Whether Express checkout was used.
     ///   - center: Where to post; `.default` unless a test isolates it.
-    public static func postCheckoutPaid(cartID: String, email: String, express: Bool? = nil, to center: NotificationCenter = .default) {
-        CheckoutPaid(cartID: cartID, email: email, express: express).post(to: center)
+    public static func postCheckoutPaid(cartID: String, email: String, phone: String? = nil, express: Bool? = nil, to center: NotificationCenter = .default) {
+        CheckoutPaid(cartID: cartID, email: email, phone: phone, express: express).post(to: center)
     }
 }

@@ -1,6 +1,7 @@
 import Checkout
 import Foundation
 import MeasurementEvents
+import Onboarding
 import XCTest
 
 final class CheckoutTests: XCTestCase {
@@ -17,6 +18,23 @@ final class CheckoutTests: XCTestCase {
         XCTAssertEqual(
             CheckoutEvents.CheckoutPaid(events[1]),
             CheckoutEvents.CheckoutPaid(cartID: "c1", email: "a@example.com", express: true))
-        XCTAssertEqual(CheckoutEvents.personalDataArgs, ["checkout/paid": ["email"]])
+        XCTAssertEqual(CheckoutEvents.personalDataArgs, ["checkout/paid": ["email", "phone"]])
+    }
+
+    func testTrackersReceiveTheEmailHashedOnceTheCatalogsAreRegistered() throws {
+        let center = NotificationCenter()
+        let received = LockedValue<[MeasurementEvent]>([])
+        var configuration = EventAggregator.Configuration()
+        configuration.catalogs = [CheckoutEvents.catalog, OnboardingEvents.catalog]
+        let aggregator = EventAggregator(
+            center: center, filter: EventFilter(allow: ["checkout/*"]),
+            trackers: [ClosureTracker { event in received.withLock { $0.append(event) } }],
+            configuration: configuration)
+        aggregator.start()
+        CheckoutScreen(center: center).pay(cartID: "c1", email: "a@example.com")
+        aggregator.waitUntilDelivered()
+        let paid = try XCTUnwrap(received.withLock { $0 }.first { $0.name == CheckoutEvents.checkoutPaid })
+        XCTAssertEqual(paid.args["cart_id"], "c1")
+        XCTAssertEqual(paid.args["email"]?.stringValue?.hasPrefix("sha256:"), true)
     }
 }
