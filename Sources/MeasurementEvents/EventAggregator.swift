@@ -43,6 +43,8 @@ open class EventAggregator: @unchecked Sendable {
     public let registeredCatalogs: RegisteredCatalogs
     /// Hashes the registered catalogs' personal-data args; `nil` when they have none.
     let personalDataHashing: PersonalDataProcessor?
+    /// Checks events against the registered catalogs; `nil` without catalogs (nothing to pay).
+    let planChecker: PlanChecker?
 
     let queue: DispatchQueue
     private let queueKey = DispatchSpecificKey<ObjectIdentifier>()
@@ -88,6 +90,7 @@ open class EventAggregator: @unchecked Sendable {
         self.center = center
         self.configuration = configuration
         (registeredCatalogs, personalDataHashing) = Self.registering(configuration)
+        planChecker = PlanChecker(registeredCatalogs, policy: configuration.planConformance)
         queue = DispatchQueue(label: "MeasurementEvents.EventAggregator")
         attribution = AttributionState(
             store: configuration.identityStore ?? InMemoryIdentityStore(), rules: configuration.sessions,
