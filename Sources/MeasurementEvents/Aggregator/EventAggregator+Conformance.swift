@@ -11,7 +11,7 @@ extension EventAggregator {
         let forwards = checker.policy.forwardsViolationEvents
         for index in range {
             let first = violations.count
-            let site = postSite(of: batch[index].event)
+            let site = PostSites.take(from: &batch[index].event)
             let deliver = checker.check(&batch[index].event, file: site?.file, line: site?.line, into: &violations)
             let found = violations.count > first
             if !deliver { blocked += 1 }
@@ -40,10 +40,10 @@ extension EventAggregator {
         return replaced
     }
 
-    /// Where the event was posted, when the post carried it. Not carried yet: see the
-    /// closing note of issue 25.
-    private func postSite(of event: MeasurementEvent) -> (file: String, line: Int)? {
-        nil
+    /// An aggregator without a plan on a center where another one checks a plan: the posts
+    /// carry their site, which is not an arg of the event.
+    func removingPostSites(_ batch: inout [Pending], _ range: Range<Int>) {
+        for index in range { _ = PostSites.take(from: &batch[index].event) }
     }
 
     /// The `plan/violation` event that reports `violation` to trackers; never the value.

@@ -112,8 +112,12 @@ extension EventAggregator {
     func deliverAll(_ batch: inout [Pending], _ range: Range<Int>) {
         guard !range.isEmpty else { return }
         // The tracking plan, before the processors (see EventAggregator+Conformance.swift).
-        if let checker = planChecker, var replaced = checkingPlan(&batch, range, with: checker) {
-            return deliverChecked(&replaced, 0..<replaced.count)
+        if let checker = planChecker {
+            if var replaced = checkingPlan(&batch, range, with: checker) {
+                return deliverChecked(&replaced, 0..<replaced.count)
+            }
+        } else if PostSites.checkingAggregators.value > 0 {
+            removingPostSites(&batch, range)
         }
         deliverChecked(&batch, range)
     }

@@ -262,25 +262,33 @@ public enum EventsFileWriter {
     // MARK: The one-call helper
 
     private static func writePostHelper(_ event: CatalogEvent, to out: inout SourceBuilder) {
-        let center = event.args.contains { SwiftNaming.lowerCamelCase($0.name) == "center" } ? "center_" : "center"
+        let properties = Set(event.args.map { SwiftNaming.lowerCamelCase($0.name) })
+        func parameter(_ name: String) -> String { properties.contains(name) ? name + "_" : name }
+        let center = parameter("center")
+        let file = parameter("file")
+        let line = parameter("line")
         out.doc(event.description)
-        if event.args.isEmpty {
-            out.line("///")
-            out.line("/// - Parameter \(center): Where to post; `.default` unless a test isolates it.")
-        } else {
+        if !event.args.isEmpty {
             writeParameterDocs(event.args, to: &out)
-            out.line("///   - \(center): Where to post; `.default` unless a test isolates it.")
+        } else {
+            out.line("///")
+            out.line("/// - Parameters:")
         }
+        out.line("///   - \(center): Where to post; `.default` unless a test isolates it.")
+        out.line("///   - \(file): The file that posts, named in tracking-plan violations; leave the default.")
+        out.line("///   - \(line): The line that posts, named in tracking-plan violations; leave the default.")
         writeDeprecation(event, renamed: { "post" + SwiftNaming.upperCamelCase($0) }, to: &out)
         let signature =
             (event.args.isEmpty ? "" : parameters(event.args, in: typeName(event)) + ", ")
-            + "to \(center): NotificationCenter = .default"
+            + "to \(center): NotificationCenter = .default, "
+            + "\(file == "file" ? "file" : "file \(file)"): StaticString = #fileID, "
+            + "\(line == "line" ? "line" : "line \(line)"): UInt = #line"
         out.line("public static func post\(typeName(event))(\(signature)) {")
         out.indented { out in
             let arguments = event.args.map {
                 "\(SwiftNaming.argumentLabel(SwiftNaming.lowerCamelCase($0.name))): \(property($0))"
             }.joined(separator: ", ")
-            out.line("\(typeName(event))(\(arguments)).post(to: \(center))")
+            out.line("\(typeName(event))(\(arguments)).post(to: \(center), file: \(file), line: \(line))")
         }
         out.line("}")
     }

@@ -1,3 +1,4 @@
+import DemoFeed
 import Foundation
 import MeasurementEvents
 import MeasurementEventsTesting
@@ -55,6 +56,13 @@ final class PlanConformanceTests: XCTestCase {
         MeasurementEvent.post(name, args: args, to: center)
         aggregator.waitUntilDelivered()
         return (recorder.events, problems.violations, aggregator.diagnostics)
+    }
+
+    private func withoutSite(_ violation: PlanViolation) -> PlanViolation {
+        var violation = violation
+        violation.file = nil
+        violation.line = nil
+        return violation
     }
 
     private let valid: [String: any EventValueConvertible] = ["item_id": "a1", "position": 3]
@@ -123,7 +131,9 @@ final class PlanConformanceTests: XCTestCase {
         XCTAssertEqual(Set(cases.map(\.2.kind)), Set(PlanViolation.Kind.allCases), "every kind is covered")
         for (name, args, expected) in cases {
             let result = deliver(name, args)
-            XCTAssertEqual(result.violations, [expected], "\(expected.kind)")
+            // The file and line are those of `deliver`'s post (PlanViolationSiteTests checks them).
+            XCTAssertEqual(result.violations.map(\.file), ["MeasurementEventsTests/PlanConformanceTests.swift"])
+            XCTAssertEqual(result.violations.map(withoutSite), [expected], "\(expected.kind)")
             XCTAssertEqual(result.diagnostics.planViolations, [expected.kind: 1])
             XCTAssertEqual(result.events.count, 1, "reported, not blocked, by default")
             print("problem handler received:", result.violations.map(\.description))
@@ -166,8 +176,11 @@ final class PlanConformanceTests: XCTestCase {
             $0.planConformance.forwardsViolationEvents = true
         }
         XCTAssertEqual(result.events.map(\.name), ["feed/item_tapped", "plan/violation"])
+        var args = result.events.last?.args
+        XCTAssertEqual(args?.removeValue(forKey: "file"), "MeasurementEventsTests/PlanConformanceTests.swift")
+        XCTAssertNotNil(args?.removeValue(forKey: "line")?.intValue)
         XCTAssertEqual(
-            result.events.last?.args,
+            args,
             [
                 "violated_event": "feed/item_tapped", "kind": "wrongType", "rule": "the plan says int",
                 "action": "report", "arg": "position", "value_type": "string",
@@ -201,5 +214,85 @@ final class PlanConformanceTests: XCTestCase {
         MeasurementEvent.post("feed/unknown", to: center)
         aggregator.waitUntilDelivered()
         XCTAssertEqual(problems.violations.map(\.kind), [.unplannedEvent])
+    }
+}
+
+/// A violation names the file and line that posted the event, through `MeasurementEvent.post`
+/// and the generated helpers; the site is never an arg of the event.
+final class PlanViolationSiteTests: XCTestCase {
+    private final class Problems: @unchecked Sendable {
+        // @unchecked: appended on the delivery queue, read after waitUntilDelivered().
+        var violations: [PlanViolation] = []
+    }
+
+    private func checkingAggregator(
+        on center: NotificationCenter, _ recorder: RecordingTracker, _ problems: Problems
+    ) -> EventAggregator {
+        var configuration = EventAggregator.Configuration()
+        configuration.catalogs = [PlanConformanceTests.catalog]
+        configuration.problemHandler = { problem in
+            if case .planViolation(let violation) = problem { problems.violations.append(violation) }
+        }
+        let aggregator = EventAggregator(
+            center: center, filter: .allowAll, trackers: [recorder], configuration: configuration)
+        aggregator.start()
+        return aggregator
+    }
+
+    func testAViolationNamesTheFileAndLineOfMeasurementEventPost() {
+        let center = NotificationCenter()
+        let recorder = RecordingTracker()
+        let problems = Problems()
+        let aggregator = checkingAggregator(on: center, recorder, problems)
+        let line = #line + 1
+        MeasurementEvent.post("feed/item_tapped", args: ["item_id": "a1", "position": "3"], to: center)
+        aggregator.waitUntilDelivered()
+        XCTAssertEqual(problems.violations.first?.file, "MeasurementEventsTests/PlanConformanceTests.swift")
+        XCTAssertEqual(problems.violations.first?.line, line)
+        XCTAssertTrue(
+            problems.violations.first?.description.hasPrefix(
+                "MeasurementEventsTests/PlanConformanceTests.swift:\(line): ")
+                ?? false)
+        XCTAssertEqual(recorder.events.first?.args, ["item_id": "a1", "position": "3"], "the site is not an arg")
+    }
+
+    func testAViolationNamesTheFileAndLineOfAGeneratedHelper() {
+        let center = NotificationCenter()
+        let recorder = RecordingTracker()
+        let problems = Problems()
+        let aggregator = checkingAggregator(on: center, recorder, problems)
+        let line = #line + 1
+        DemoFeedEvents.postFeedOpened(source: "tab", to: center)
+        aggregator.waitUntilDelivered()
+        XCTAssertEqual(problems.violations.map(\.kind), [.unplannedEvent])
+        XCTAssertEqual(problems.violations.first?.file, "MeasurementEventsTests/PlanConformanceTests.swift")
+        XCTAssertEqual(problems.violations.first?.line, line)
+    }
+
+    func testObserversWithoutAPlanNeverSeeTheSite() {
+        let center = NotificationCenter()
+        let problems = Problems()
+        let checking = checkingAggregator(on: center, RecordingTracker(), problems)
+        let plain = RecordingTracker()
+        let unchecked = EventAggregator(center: center, filter: .allowAll, trackers: [plain])
+        unchecked.start()
+        let recorder = EventRecorder(center: center)
+        MeasurementEvent.post("feed/item_tapped", args: ["item_id": "a1", "position": 3], to: center)
+        checking.waitUntilDelivered()
+        unchecked.waitUntilDelivered()
+        XCTAssertEqual(plain.events.first?.args, ["item_id": "a1", "position": 3])
+        XCTAssertEqual(recorder.events.first?.args, ["item_id": "a1", "position": 3])
+    }
+
+    func testWithoutAPlanNothingIsCarried() {
+        let center = NotificationCenter()
+        let keys = LockedValue<[String]>([])
+        let observer = center.addObserver(forName: .measurementEvent, object: nil, queue: nil) { note in
+            let args = note.userInfo?["args"] as? [String: Any]
+            keys.withLock { $0 = args?.keys.sorted() ?? [] }
+        }
+        defer { center.removeObserver(observer) }
+        MeasurementEvent.post("feed/item_tapped", args: ["item_id": "a1"], to: center)
+        XCTAssertEqual(keys.withLock { $0 }, ["item_id"])
     }
 }

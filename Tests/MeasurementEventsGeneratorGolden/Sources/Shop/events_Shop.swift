@@ -204,8 +204,10 @@ public enum ShopEvents {
     ///   - position: Zero-based position in the list.
     ///   - list: Where the product was listed.
     ///   - center: Where to post; `.default` unless a test isolates it.
-    public static func postShopProductViewed(productID: String, imageURL: String? = nil, price: Double, position: Int? = nil, list: ShopProductViewed.List? = nil, to center: NotificationCenter = .default) {
-        ShopProductViewed(productID: productID, imageURL: imageURL, price: price, position: position, list: list).post(to: center)
+    ///   - file: The file that posts, named in tracking-plan violations; leave the default.
+    ///   - line: The line that posts, named in tracking-plan violations; leave the default.
+    public static func postShopProductViewed(productID: String, imageURL: String? = nil, price: Double, position: Int? = nil, list: ShopProductViewed.List? = nil, to center: NotificationCenter = .default, file: StaticString = #fileID, line: UInt = #line) {
+        ShopProductViewed(productID: productID, imageURL: imageURL, price: price, position: position, list: list).post(to: center, file: file, line: line)
     }
 
     /// The user added a product to the cart.
@@ -272,8 +274,10 @@ public enum ShopEvents {
     ///   - quantity: How many were added.
     ///   - gift: Whether it is wrapped as a gift.
     ///   - center: Where to post; `.default` unless a test isolates it.
-    public static func postShopCartItemAdded(productID: String, quantity: ShopCartItemAdded.Quantity, gift: Bool, to center: NotificationCenter = .default) {
-        ShopCartItemAdded(productID: productID, quantity: quantity, gift: gift).post(to: center)
+    ///   - file: The file that posts, named in tracking-plan violations; leave the default.
+    ///   - line: The line that posts, named in tracking-plan violations; leave the default.
+    public static func postShopCartItemAdded(productID: String, quantity: ShopCartItemAdded.Quantity, gift: Bool, to center: NotificationCenter = .default, file: StaticString = #fileID, line: UInt = #line) {
+        ShopCartItemAdded(productID: productID, quantity: quantity, gift: gift).post(to: center, file: file, line: line)
     }
 
     /// An order was placed.
@@ -356,8 +360,10 @@ public enum ShopEvents {
     ///   - phone: For delivery updates.
     ///   - httpStatus: The payment API's answer.
     ///   - center: Where to post; `.default` unless a test isolates it.
-    public static func postShopCheckoutCompleted(orderID: String, email: String, phone: String? = nil, httpStatus: Int, to center: NotificationCenter = .default) {
-        ShopCheckoutCompleted(orderID: orderID, email: email, phone: phone, httpStatus: httpStatus).post(to: center)
+    ///   - file: The file that posts, named in tracking-plan violations; leave the default.
+    ///   - line: The line that posts, named in tracking-plan violations; leave the default.
+    public static func postShopCheckoutCompleted(orderID: String, email: String, phone: String? = nil, httpStatus: Int, to center: NotificationCenter = .default, file: StaticString = #fileID, line: UInt = #line) {
+        ShopCheckoutCompleted(orderID: orderID, email: email, phone: phone, httpStatus: httpStatus).post(to: center, file: file, line: line)
     }
 
     /// The user left for the payment provider's page.
@@ -424,8 +430,10 @@ public enum ShopEvents {
     ///   - center: Named like the helper's center parameter.
     ///   - type: Not a keyword, but close.
     ///   - center_: Where to post; `.default` unless a test isolates it.
-    public static func postShopPaymentRedirected(`default`: Bool, `in`: String, center: String, type: String, to center_: NotificationCenter = .default) {
-        ShopPaymentRedirected(default: `default`, in: `in`, center: center, type: type).post(to: center_)
+    ///   - file: The file that posts, named in tracking-plan violations; leave the default.
+    ///   - line: The line that posts, named in tracking-plan violations; leave the default.
+    public static func postShopPaymentRedirected(`default`: Bool, `in`: String, center: String, type: String, to center_: NotificationCenter = .default, file: StaticString = #fileID, line: UInt = #line) {
+        ShopPaymentRedirected(default: `default`, in: `in`, center: center, type: type).post(to: center_, file: file, line: line)
     }
 
     /// The shop tab was opened.
@@ -455,9 +463,12 @@ public enum ShopEvents {
 
     /// The shop tab was opened.
     ///
-    /// - Parameter center: Where to post; `.default` unless a test isolates it.
-    public static func postShopOpened(to center: NotificationCenter = .default) {
-        ShopOpened().post(to: center)
+    /// - Parameters:
+    ///   - center: Where to post; `.default` unless a test isolates it.
+    ///   - file: The file that posts, named in tracking-plan violations; leave the default.
+    ///   - line: The line that posts, named in tracking-plan violations; leave the default.
+    public static func postShopOpened(to center: NotificationCenter = .default, file: StaticString = #fileID, line: UInt = #line) {
+        ShopOpened().post(to: center, file: file, line: line)
     }
 
     /// The shop tab was opened, before it was renamed.
@@ -507,9 +518,11 @@ public enum ShopEvents {
     /// - Parameters:
     ///   - source: What opened it.
     ///   - center: Where to post; `.default` unless a test isolates it.
+    ///   - file: The file that posts, named in tracking-plan violations; leave the default.
+    ///   - line: The line that posts, named in tracking-plan violations; leave the default.
     @available(*, deprecated, renamed: "postShopOpened", message: "The tracking plan deprecates shop/tab_opened; post shop/opened instead.")
-    public static func postShopTabOpened(source: ShopTabOpened.Source, to center: NotificationCenter = .default) {
-        ShopTabOpened(source: source).post(to: center)
+    public static func postShopTabOpened(source: ShopTabOpened.Source, to center: NotificationCenter = .default, file: StaticString = #fileID, line: UInt = #line) {
+        ShopTabOpened(source: source).post(to: center, file: file, line: line)
     }
 
     /// The old banner was shown.
@@ -555,8 +568,10 @@ public enum ShopEvents {
     /// - Parameters:
     ///   - email: Who saw it.
     ///   - center: Where to post; `.default` unless a test isolates it.
+    ///   - file: The file that posts, named in tracking-plan violations; leave the default.
+    ///   - line: The line that posts, named in tracking-plan violations; leave the default.
     @available(*, deprecated, message: "The tracking plan deprecates shop/legacy_banner_shown.")
-    public static func postShopLegacyBannerShown(email: String, to center: NotificationCenter = .default) {
-        ShopLegacyBannerShown(email: email).post(to: center)
+    public static func postShopLegacyBannerShown(email: String, to center: NotificationCenter = .default, file: StaticString = #fileID, line: UInt = #line) {
+        ShopLegacyBannerShown(email: email).post(to: center, file: file, line: line)
     }
 }
