@@ -91,7 +91,7 @@ open class EventAggregator: @unchecked Sendable {
         self.configuration = configuration
         (registeredCatalogs, personalDataHashing) = Self.registering(configuration)
         planChecker = PlanChecker(registeredCatalogs, policy: configuration.planConformance)
-        if planChecker != nil { PostSites.register(center) }
+        if planChecker?.policy.recordsPostSites == true { PostSites.register(center) }
         queue = DispatchQueue(label: "MeasurementEvents.EventAggregator")
         attribution = AttributionState(
             store: configuration.identityStore ?? InMemoryIdentityStore(), rules: configuration.sessions,
@@ -114,7 +114,7 @@ open class EventAggregator: @unchecked Sendable {
     }
 
     deinit {
-        if planChecker != nil { PostSites.unregister(center) }
+        if planChecker?.policy.recordsPostSites == true { PostSites.unregister(center) }
         let observers = state.withLock { $0.observers }
         for observer in observers { center.removeObserver(observer) }
         posting.buffers.close()

@@ -48,6 +48,8 @@ func aggregator(
     var configuration = EventAggregator.Configuration()
     // planned, planned10k: the aggregator checks each event against a plan of 10 or 10,000 events.
     if let plan { configuration.catalogs = [plan] }
+    // plannedsites: the posts also carry their #fileID and #line to the aggregator.
+    configuration.planConformance.recordsPostSites = CommandLine.arguments.dropFirst().first == "plannedsites"
     configuration.delivery = delivery
     // Under valgrind the delivery thread hardly runs while the poster loops: with the default
     // in-flight bound most posts would be dropped, and measured as cheaper than they are.
@@ -162,8 +164,9 @@ case "raw":
     let observer = center.addObserver(forName: .measurementEvent, object: nil, queue: nil) { _ in }
     for _ in 0..<count { postRaw(center) }
     center.removeObserver(observer)
-case "filtered", "allowed", "sync", "planned", "planned10k":
-    let catalog = mode == "planned" ? plan(events: 10) : mode == "planned10k" ? plan(events: 10_000) : nil
+case "filtered", "allowed", "sync", "planned", "planned10k", "plannedsites":
+    let catalog =
+        mode == "planned" || mode == "plannedsites" ? plan(events: 10) : mode == "planned10k" ? plan(events: 10_000) : nil
     let (aggregator, tracker) = aggregator(
         on: center, allowing: mode != "filtered", delivery: mode == "sync" ? .synchronous : .asynchronous,
         plan: catalog)

@@ -9,9 +9,11 @@ extension EventAggregator {
         var violations: [PlanViolation] = []
         var blocked = 0
         let forwards = checker.policy.forwardsViolationEvents
+        // Sites travel only while an aggregator records them (see PostSites).
+        let sitesTravel = PostSites.checkingAggregators.value > 0
         for index in range {
             let first = violations.count
-            let site = PostSites.take(from: &batch[index].event)
+            let site = sitesTravel ? PostSites.take(from: &batch[index].event) : nil
             let deliver = checker.check(&batch[index].event, file: site?.file, line: site?.line, into: &violations)
             let found = violations.count > first
             if !deliver { blocked += 1 }

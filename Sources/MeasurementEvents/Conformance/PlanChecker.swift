@@ -5,28 +5,49 @@ import Foundation
 /// events checks an event in the same time as a plan of 10: one dictionary lookup for the
 /// event, one per arg), and every `pattern` compiled once.
 ///
-/// `@unchecked Sendable`: immutable after init; `NSRegularExpression` is immutable and
-/// documented as safe to use from several threads.
-struct PlanChecker: @unchecked Sendable {
-    struct Arg {
-        var spec: ArgSpec
-        var allowed: Set<EventValue>
-        var expression: NSRegularExpression?
+/// A class, so that the delivery path reads it through one reference instead of copying its
+/// tables. `@unchecked Sendable`: immutable after init; `NSRegularExpression` is immutable
+/// and documented as safe to use from several threads.
+final class PlanChecker: @unchecked Sendable {
+    // Classes: a lookup hands out one reference, where a struct copied every string and
+    // array of the declaration (a retain and a release each) per event.
+    final class Arg {
+        let spec: ArgSpec
+        let allowed: Set<EventValue>
+        let expression: NSRegularExpression?
+        /// Whether anything beyond the type is to be checked.
+        let hasRules: Bool
+
+        init(spec: ArgSpec, allowed: Set<EventValue>, expression: NSRegularExpression?) {
+            self.spec = spec
+            self.allowed = allowed
+            self.expression = expression
+            hasRules =
+                !allowed.isEmpty || spec.minimum != nil || spec.maximum != nil || spec.pattern != nil
+                || spec.maxLength != nil
+        }
     }
 
-    struct Event {
-        var spec: EventSpec
-        var args: [String: Arg]
-        var requiredCount: Int
+    final class Event {
+        let spec: EventSpec
+        let args: [String: Arg]
+        let requiredCount: Int
+
+        init(spec: EventSpec, args: [String: Arg], requiredCount: Int) {
+            self.spec = spec
+            self.args = args
+            self.requiredCount = requiredCount
+        }
     }
 
-    private(set) var events: [EventName: Event] = [:]
+    let events: [EventName: Event]
     let policy: PlanConformancePolicy
 
     /// `nil` when there is nothing to check: no catalog, or checking turned off.
     init?(_ catalogs: RegisteredCatalogs, policy: PlanConformancePolicy) {
         guard !catalogs.isEmpty, policy.isEnabled else { return nil }
         self.policy = policy
+        var events: [EventName: Event] = [:]
         for catalog in catalogs.catalogs {
             for spec in catalog.events where events[spec.name] == nil {
                 var args: [String: Arg] = [:]
@@ -39,6 +60,7 @@ struct PlanChecker: @unchecked Sendable {
                 events[spec.name] = Event(spec: spec, args: args, requiredCount: spec.args.filter(\.isRequired).count)
             }
         }
+        self.events = events
     }
 
     /// Checks `event`, applying the policy's `omitArg` in place; appends what it broke to
@@ -48,9 +70,10 @@ struct PlanChecker: @unchecked Sendable {
     func check(_ event: inout MeasurementEvent, file: String?, line: Int?, into violations: inout [PlanViolation])
         -> Bool
     {
-        guard event.name != PlanConformancePolicy.violationEventName else { return true }
         let first = violations.count
         guard let planned = events[event.name] else {
+            // The reports this aggregator sends are not the app's events.
+            if event.name == PlanConformancePolicy.violationEventName { return true }
             violations.append(report(.unplannedEvent, event.name, rule: "not in any registered catalog", file, line))
             return policy.action(for: .unplannedEvent) != .block
         }
@@ -104,11 +127,12 @@ struct PlanChecker: @unchecked Sendable {
 
     /// The first rule `value` breaks, in the order type, values, range, length, pattern.
     static func brokenRule(_ arg: Arg, _ value: EventValue) -> (PlanViolation.Kind, String)? {
-        let spec = arg.spec
-        switch (spec.type, value) {
+        switch (arg.spec.type, value) {
         case (.string, .string), (.int, .int), (.double, .double), (.double, .int), (.bool, .bool): break
-        default: return (.wrongType, "the plan says \(spec.type.rawValue)")
+        default: return (.wrongType, "the plan says \(arg.spec.type.rawValue)")
         }
+        guard arg.hasRules else { return nil }
+        let spec = arg.spec
         if !arg.allowed.isEmpty, !arg.allowed.contains(value) {
             return (.valueNotAllowed, "the plan allows " + spec.allowedValues.map(\.planText).joined(separator: ", "))
         }

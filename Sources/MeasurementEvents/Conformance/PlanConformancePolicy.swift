@@ -27,6 +27,16 @@ public struct PlanConformancePolicy: Sendable, Hashable {
     /// "Violation Generated"), with args `violated_event`, `kind`, `rule`, and `arg`,
     /// `value_type`, `file` and `line` when known. Off by default.
     public var forwardsViolationEvents = false
+    /// Carry each post's `#fileID` and `#line` to this aggregator, so that violations name the
+    /// line that posted (``PlanViolation/file``, ``PlanViolation/line``). On in debug builds:
+    /// it costs each post on the aggregator's center a lock, a string and an arg more.
+    public var recordsPostSites: Bool = {
+        #if DEBUG
+            return true
+        #else
+            return false
+        #endif
+    }()
 
     /// The name of the events ``forwardsViolationEvents`` sends; never checked against the plan.
     public static let violationEventName: EventName = "plan/violation"

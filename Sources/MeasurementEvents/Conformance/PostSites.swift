@@ -11,7 +11,7 @@ package enum PostSites {
     /// The reserved arg that carries `File.swift:42`.
     package static let key = "_measurement_events_post_site"
 
-    /// How many aggregators that check a plan are alive.
+    /// How many aggregators that record post sites are alive.
     static let checkingAggregators = AtomicCounter()
     /// The centers they observe, with how many of them observe each.
     private static let centers = LockedValue<[ObjectIdentifier: Int]>([:])
