@@ -128,6 +128,7 @@ public final class EventRecorder: @unchecked Sendable {
         switch decoded {
         case .success(let event):
             recorded.append(event)
+            PlanCoverageRecording.record(event.name)
             waiters.removeAll { waiter in
                 guard waiter.expectation.isSatisfied(by: event) else { return false }
                 resumed.append((waiter.continuation, event))

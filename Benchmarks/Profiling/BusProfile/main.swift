@@ -1,6 +1,6 @@
+import BenchmarkSupport
 import Foundation
 import MeasurementEvents
-import BenchmarkSupport
 
 // A small driver for profilers (callgrind, perf): runs one bus operation many times, with no
 // benchmark harness around it. `swift build -c release --product BusProfile`, then for example
@@ -166,7 +166,8 @@ case "raw":
     center.removeObserver(observer)
 case "filtered", "allowed", "sync", "planned", "planned10k", "plannedsites":
     let catalog =
-        mode == "planned" || mode == "plannedsites" ? plan(events: 10) : mode == "planned10k" ? plan(events: 10_000) : nil
+        mode == "planned" || mode == "plannedsites"
+        ? plan(events: 10) : mode == "planned10k" ? plan(events: 10_000) : nil
     let (aggregator, tracker) = aggregator(
         on: center, allowing: mode != "filtered", delivery: mode == "sync" ? .synchronous : .asynchronous,
         plan: catalog)
