@@ -6,6 +6,7 @@ let sections: KeyValuePairs<String, () throws -> Void> = [
     "delivery": runDeliveryDemo,
     "identity": runIdentityDemo,
     "impressions": runImpressionsDemo,
+    "plan": runPlanConformanceDemo,
 ]
 
 let requested = Array(CommandLine.arguments.dropFirst())
