@@ -43,7 +43,8 @@ package enum PostSites {
     /// Removes the site from `event`'s args; returns it.
     static func take(from event: inout MeasurementEvent) -> (file: String, line: Int)? {
         guard let value = event.args.removeValue(forKey: key), case .string(let site) = value,
-            let colon = site.lastIndex(of: ":"), let line = Int(site[site.index(after: colon)...])
+            let colon = site.lastIndex(of: ":"),
+            let line = Int(site[site.index(after: colon)...])  // checked: parsing gives nil beyond Int
         else { return nil }
         return (String(site[..<colon]), line)
     }

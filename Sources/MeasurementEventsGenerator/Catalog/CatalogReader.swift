@@ -329,7 +329,7 @@ public struct CatalogReader {
                         at: node.position, path + [.key("maxLength")], found: numberText(node),
                         expected: "a length from 0 to \(Int32.max)")
                 } else {
-                    constraints.maxLength = Int(length)
+                    constraints.maxLength = Int(length)  // fits: from 0 to Int32.max, checked above
                 }
             }
         }
@@ -370,7 +370,7 @@ public struct CatalogReader {
                         expected: "a whole number from \(Int32.min) to \(Int32.max) (Int is 32 bits on Apple Watch)")
                     continue
                 }
-                value = .int(Int(narrow))
+                value = .int(Int(narrow))  // fits: an Int32
             default:
                 report(
                     at: element.position, elementPath, found: element.summary,

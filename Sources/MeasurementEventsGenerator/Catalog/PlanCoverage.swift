@@ -30,7 +30,8 @@ package struct PlanCoverage: Hashable, Sendable {
     /// `37 of 42 planned events posted by tests (88%); never posted: …`
     package var summary: String {
         let covered = planned.count - neverPosted.count
-        var text = "\(covered) of \(planned.count) planned events posted by tests (\(Int(percent.rounded(.down)))%)"
+        let whole = Int(percent.rounded(.down))  // fits: from 0 to 100
+        var text = "\(covered) of \(planned.count) planned events posted by tests (\(whole)%)"
         text +=
             neverPosted.isEmpty
             ? "; every planned event was posted" : "; never posted: " + neverPosted.joined(separator: ", ")
