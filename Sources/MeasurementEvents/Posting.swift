@@ -8,7 +8,7 @@ extension Notification.Name {
 extension MeasurementEvent {
     /// The userInfo keys of a measurement event notification.
     ///
-    /// A post from ``post(_:type:category:args:to:)`` carries only ``name`` and ``args``
+    /// A post from ``post(_:type:category:args:to:file:line:)`` carries only ``name`` and ``args``
     /// (plus ``type`` and ``category`` when they differ from the defaults), so that posting
     /// costs no more than a plain notification with the same dictionary.
     public enum UserInfoKey {

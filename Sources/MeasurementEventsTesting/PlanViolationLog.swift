@@ -19,7 +19,7 @@ public final class PlanViolationLog: @unchecked Sendable {
     /// An empty log.
     public init() {}
 
-    /// A problem handler for ``EventAggregator/Configuration/problemHandler`` that records plan
+    /// A problem handler for `EventAggregator.Configuration.problemHandler` that records plan
     /// violations and hands every problem to `next` too.
     ///
     /// - Parameter next: the handler that also receives every problem, if any.
