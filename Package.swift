@@ -103,7 +103,8 @@ let httpTargets: [Target] = [
     ),
     .testTarget(
         name: "MeasurementEventsHTTPTests",
-        dependencies: ["MeasurementEvents", "MeasurementEventsHTTP", "LoopbackCollector"]
+        // The generator reads every catalog of the repository for the personal-data wire test.
+        dependencies: ["MeasurementEvents", "MeasurementEventsHTTP", "LoopbackCollector", "MeasurementEventsGenerator"]
     ),
 ]
 let httpProducts: [Product] = [

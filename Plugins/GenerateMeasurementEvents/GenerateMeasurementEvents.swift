@@ -8,30 +8,37 @@ import PackagePlugin
 /// writes `Sources/<Module>/events_<Module>.swift`. The generated files are ordinary, committed
 /// sources (so that code review sees them and builds need no plugin), which is why the plugin
 /// asks to write into the package directory.
+///
+/// What it says stays in order through a pipe. The tool's two streams are read from one pipe.
+/// When it succeeds, its lines are printed (standard output, nothing else competes); when it
+/// fails, every line and the failure summary, last, go out as the plugin's error diagnostics, one
+/// channel: printing the problems and throwing an error made SwiftPM show the error first.
 @main
 struct GenerateMeasurementEvents: CommandPlugin {
     func performCommand(context: PluginContext, arguments: [String]) async throws {
         let tool = try context.tool(named: "measurement-events")
         let root = context.package.directoryURL
-        print(
+        let header =
             "measurement-events: generating from \(root.path)/Events into \(root.path)/Sources/<Module>/ (the generated files are committed sources)"
-        )
+        let pipe = Pipe()
         let process = Process()
         process.executableURL = tool.url
         process.arguments = ["generate", "--package-path", root.path] + arguments
+        process.standardOutput = pipe
+        process.standardError = pipe
         try process.run()
+        let output = pipe.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
-        guard process.terminationReason == .exit, process.terminationStatus == 0 else {
-            throw GenerationFailed(status: process.terminationStatus, root: root.path)
+        let failed = process.terminationReason != .exit || process.terminationStatus != 0
+        let lines = String(decoding: output, as: UTF8.self).split(separator: "\n").map(String.init)
+        guard failed else {
+            print(([header] + lines).joined(separator: "\n"))
+            return
         }
-    }
-}
-
-struct GenerationFailed: Error, CustomStringConvertible {
-    var status: Int32
-    var root: String
-
-    var description: String {
-        "measurement-events generate failed (exit status \(status)) for \(root); see the problems listed above — no generated file was written when a catalog is invalid"
+        // SwiftPM writes "error: " before each diagnostic.
+        for line in lines { Diagnostics.error(line.hasPrefix("error: ") ? String(line.dropFirst(7)) : line) }
+        Diagnostics.error(
+            "measurement-events generate failed (exit status \(process.terminationStatus)) for \(root.path); see the problems listed above — no generated file was written when a catalog is invalid"
+        )
     }
 }

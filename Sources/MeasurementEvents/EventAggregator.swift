@@ -45,6 +45,8 @@ open class EventAggregator: @unchecked Sendable {
     let personalDataHashing: PersonalDataProcessor?
     /// Checks events against the registered catalogs; `nil` without catalogs (nothing to pay).
     let planChecker: PlanChecker?
+    /// Counts posts on ``center`` until ``start()``, to report an aggregator never started.
+    let startCheck: StartCheck
 
     let queue: DispatchQueue
     private let queueKey = DispatchSpecificKey<ObjectIdentifier>()
@@ -92,6 +94,7 @@ open class EventAggregator: @unchecked Sendable {
         (registeredCatalogs, personalDataHashing) = Self.registering(configuration)
         planChecker = PlanChecker(registeredCatalogs, policy: configuration.planConformance)
         if planChecker?.policy.recordsPostSites == true { PostSites.register(center) }
+        startCheck = StartCheck(center: center)
         queue = DispatchQueue(label: "MeasurementEvents.EventAggregator")
         attribution = AttributionState(
             store: configuration.identityStore ?? InMemoryIdentityStore(), rules: configuration.sessions,
@@ -167,6 +170,7 @@ open class EventAggregator: @unchecked Sendable {
             return state.filter
         }
         guard let startedFilter else { return }
+        startCheck.aggregatorStarted()
         reportInvalidPatterns(of: startedFilter)  // outside the lock: user code
         announceConsent()
     }
@@ -228,7 +232,10 @@ open class EventAggregator: @unchecked Sendable {
     public var consent: Consent { state.withLock { $0.consent } }
 
     /// What the aggregator has received, forwarded, filtered out, dropped and failed so far.
-    public var diagnostics: Diagnostics { posting.postingCounters(added: state.withLock { $0.diagnostics }) }
+    public var diagnostics: Diagnostics {
+        reportIfNeverStarted()
+        return posting.postingCounters(added: state.withLock { $0.diagnostics })
+    }
 
     // MARK: Waiting
 
@@ -238,6 +245,7 @@ open class EventAggregator: @unchecked Sendable {
     /// Called from delivery code (a tracker, a processor, ``didReceive(_:)``), it returns at
     /// once: the delivery in progress hands out the rest, in order, when that code returns.
     public func waitUntilDelivered() {
+        reportIfNeverStarted()
         if isOnDeliveryQueue { return }
         onDeliveryContext { self.drain() }
     }

@@ -17,6 +17,8 @@ public struct GeneratorCommand: Hashable, Sendable {
         case plan(TrackingPlanWriter.Format)
         /// Print which planned events the coverage files list; fail below `minimum` percent.
         case coverage([String], minimum: Double?)
+        /// List the raw posts in `Sources/` of names no catalog declares.
+        case lint
         /// Print the usage.
         case help
     }
@@ -59,13 +61,15 @@ public struct GeneratorCommand: Hashable, Sendable {
           coverage <file>… [--minimum <percent>]
                                           print how many planned events the tests posted and which never;
                                           exit 1 below the minimum
+          lint                            exit 1 and list, with file and line, the MeasurementEvent.post("…") calls in Sources/
+                                          whose name no catalog declares
 
         options:
           --package-path <root>           the package holding Events/ and Sources/ (default: the current directory)
           -h, --help                      show this help
         """
 
-    static let subcommandNames = ["generate", "check", "plan", "coverage", "help"]
+    static let subcommandNames = ["generate", "check", "plan", "coverage", "lint", "help"]
 
     /// Reads the arguments after the program name.
     ///
@@ -132,6 +136,9 @@ public struct GeneratorCommand: Hashable, Sendable {
         case "coverage":
             guard !operands.isEmpty else { throw UsageError("missing coverage file for 'coverage'") }
             subcommand = .coverage(operands, minimum: minimum)
+        case "lint":
+            try expectNoOperands(operands, for: "lint")
+            subcommand = .lint
         case "help":
             subcommand = .help
         default:
@@ -225,6 +232,17 @@ public struct GeneratorCommand: Hashable, Sendable {
                     )
                     return Self.exitFailure
                 }
+            case .lint:
+                let report = try generator.lint()
+                for post in report.undeclared { errorOutput(post.description) }
+                guard report.undeclared.isEmpty else {
+                    let count = report.undeclared.count
+                    errorOutput(
+                        "\(count) post\(count == 1 ? "" : "s") of undeclared names in \(report.scannedFiles) Swift files under Sources/"
+                    )
+                    return Self.exitFailure
+                }
+                output("\(report.scannedFiles) Swift files under Sources/ post only declared names")
             }
             return Self.exitSuccess
         } catch {

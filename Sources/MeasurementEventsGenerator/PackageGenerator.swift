@@ -130,6 +130,36 @@ public struct PackageGenerator: Sendable {
         return report
     }
 
+    /// What `lint` found in `Sources/`.
+    public struct LintReport: Hashable, Sendable {
+        /// Raw posts of names no catalog declares, by file path and position.
+        public var undeclared: [UndeclaredPost] = []
+        /// How many Swift files were read.
+        public var scannedFiles = 0
+    }
+
+    /// Reads every Swift file under `Sources/` for raw `MeasurementEvent.post("…")` calls whose
+    /// name no catalog declares. Writes nothing.
+    ///
+    /// - Returns: the undeclared posts, sorted by file and position.
+    /// - Throws: ``GeneratorFailure`` when a catalog is invalid or cannot be read.
+    public func lint() throws(GeneratorFailure) -> LintReport {
+        let declared = Set(try validCatalogs(selecting: nil).flatMap { $0.events.map(\.name) })
+        var report = LintReport()
+        let sources = packageRoot.appendingPathComponent("Sources")
+        let files = (FileManager.default.enumerator(atPath: sources.path)?.allObjects as? [String] ?? [])
+            .filter { $0.hasSuffix(".swift") }.sorted()
+        for file in files {
+            guard let data = FileManager.default.contents(atPath: sources.appendingPathComponent(file).path) else {
+                throw .environment(GeneratorError("cannot read Sources/\(file)"))
+            }
+            report.scannedFiles += 1
+            report.undeclared += UndeclaredPost.find(
+                in: String(decoding: data, as: UTF8.self), path: "Sources/" + file, declared: declared)
+        }
+        return report
+    }
+
     /// The tracking plan of every catalog.
     ///
     /// - Parameter format: Markdown for people, JSON for tools.

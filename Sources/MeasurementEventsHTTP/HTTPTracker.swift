@@ -199,7 +199,7 @@ public final class HTTPTracker: EventTracker, @unchecked Sendable {
         self.encoder = encoder
         self.directory = directory
         self.configuration = configuration
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        try PrivateFiles.createDirectory(at: directory)
         do {
             directoryLock = try DirectoryLock(directory: directory)
         } catch let error as DirectoryLock.InUse {

@@ -1,8 +1,13 @@
 import Foundation
 import MeasurementEventsGenerator
 
-// `measurement-events generate|check|plan [--package-path <root>]`; everything lives in the
+// `measurement-events generate|check|plan|lint [--package-path <root>]`; everything lives in the
 // MeasurementEventsGenerator library so that it is tested in-process.
+
+// Both unbuffered: with the two streams joined (`2>&1 | …`, the command plugin), lines stay in order.
+func printOutput(_ text: String) {
+    FileHandle.standardOutput.write(Data((text + "\n").utf8))
+}
 
 func printError(_ text: String) {
     FileHandle.standardError.write(Data((text + "\n").utf8))
@@ -10,7 +15,7 @@ func printError(_ text: String) {
 
 do {
     let command = try GeneratorCommand.parse(Array(CommandLine.arguments.dropFirst()))
-    exit(command.run(output: { print($0) }, errorOutput: printError))
+    exit(command.run(output: printOutput, errorOutput: printError))
 } catch {
     printError(error.description)
     exit(GeneratorCommand.exitUsage)

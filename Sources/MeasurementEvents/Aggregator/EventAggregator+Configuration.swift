@@ -81,7 +81,11 @@ extension EventAggregator {
         /// failure, dropped held event and identity store failure. Everything reported is also
         /// counted in ``Diagnostics``. It may post, but an event posted for every dropped held
         /// event is itself held and drops the next one: report such problems once, not per event.
-        public var problemHandler: (@Sendable (Problem) -> Void)?
+        ///
+        /// The default writes each problem to standard error in debug builds
+        /// (``EventAggregator/Problem/writeToStandardError``) and is `nil`, silent, in release
+        /// builds; set it to send problems to your logging in both.
+        public var problemHandler: (@Sendable (Problem) -> Void)? = Problem.debugBuildDefault
 
         /// The catalogs of the app's modules (`<Module>Events.catalog` in each generated file):
         /// the args they mark `"pii": true` are hashed (salted SHA-256, see

@@ -25,6 +25,10 @@ extension EventAggregator {
         /// An event broke the registered catalogs (see ``Configuration/planConformance``);
         /// reported on the delivery queue, before the processors run.
         case planViolation(PlanViolation)
+        /// Events were posted on the aggregator's center, but it was never started, so it
+        /// received none of them. Reported once, at the first ``EventAggregator/waitUntilDelivered()``,
+        /// ``EventAggregator/flush()`` or read of ``EventAggregator/diagnostics`` after such posts.
+        case notStarted(eventsPosted: Int, anotherAggregatorStarted: Bool)
 
         /// The problem, in a sentence for a log.
         public var description: String {
@@ -42,6 +46,12 @@ extension EventAggregator {
                     "\(limit) events were waiting for delivery: newer events are dropped until delivery catches up (counted in droppedInFlight)"
             case .catalogRegistration(let problem): return problem.description
             case .planViolation(let violation): return violation.description
+            case .notStarted(let posted, false):
+                return
+                    "an event was posted but no aggregator has been started on this center; call start() (\(posted) posted so far, none received)"
+            case .notStarted(let posted, true):
+                return
+                    "\(posted == 1 ? "an event was" : "\(posted) events were") posted on this aggregator's center but it was never started (another aggregator on that center was); call start() on it"
             }
         }
     }

@@ -56,7 +56,7 @@ public struct FileIdentityStore: IdentityStore {
     /// - Throws: ``IdentityStoreError`` when the directory or the file cannot be written.
     public func save(_ contents: IdentityStoreContents) throws {
         do {
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            try PrivateFiles.createDirectory(at: directory)
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys]
             try encoder.encode(contents).write(to: fileURL, options: .atomic)

@@ -50,6 +50,16 @@ public struct PersonalDataProcessor: EventProcessor {
         self.treatment = treatment
     }
 
+    /// A processor for a generated per-event map as it is:
+    /// `PersonalDataProcessor(personalArgs: CheckoutEvents.personalDataArgs)`.
+    ///
+    /// - Parameters:
+    ///   - personalArgs: args treated as personal, by event (a generated `<Module>Events.personalDataArgs`).
+    ///   - treatment: remove (the default) or hash.
+    public init(personalArgs: [EventName: Set<String>], treatment: Treatment = .remove) {
+        self.init(personalArgsByEvent: personalArgs, treatment: treatment)
+    }
+
     /// A processor for the args that `catalogs` mark `"pii": true`, each for its own event
     /// (merged as ``RegisteredCatalogs`` merges them).
     ///

@@ -53,9 +53,9 @@ public final class JSONLinesFileTracker: EventTracker, @unchecked Sendable {
     /// - Throws: ``OpenError`` when the file cannot be opened.
     public init(url: URL) throws {
         self.url = url
-        try? FileManager.default.createDirectory(
-            at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-        let descriptor = open(url.path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o644)
+        // Owner-only (file 0600, created folders 0700): events may carry personal data.
+        try? PrivateFiles.createDirectory(at: url.deletingLastPathComponent())
+        let descriptor = PrivateFiles.openFile(url.path, flags: O_WRONLY | O_APPEND)
         let code = errno
         guard descriptor >= 0 else { throw OpenError(path: url.path, code: code) }
         self.descriptor = descriptor

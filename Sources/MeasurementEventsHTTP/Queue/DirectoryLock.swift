@@ -1,4 +1,5 @@
 import Foundation
+import MeasurementEvents
 
 #if canImport(Darwin)
     import Darwin
@@ -28,7 +29,7 @@ final class DirectoryLock: Sendable {
 
     init(directory: URL) throws {
         let path = directory.appendingPathComponent("tracker.lock").path
-        let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        let descriptor = PrivateFiles.openFile(path, flags: O_RDWR)
         guard descriptor >= 0 else { throw Failed(path: path, code: errno) }
         guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
             let code = errno

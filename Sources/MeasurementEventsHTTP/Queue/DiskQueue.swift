@@ -95,7 +95,8 @@ final class DiskQueue: @unchecked Sendable {
         self.limits = limits
         self.log = log
         state = LockedValue(State())
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        try PrivateFiles.createDirectory(at: directory)
+        PrivateFiles.narrow(directory.path)  // the queue's own folder, 0755 if an older version made it
         let recovered = QueueRecovery(directory: directory, limits: limits, log: log).run()
         state.withLock { state in
             state.sealed = recovered.sealed
@@ -150,7 +151,7 @@ final class DiskQueue: @unchecked Sendable {
     private func openSegment(_ state: inout State) throws {
         let sequence = state.nextSequence
         let path = directory.appendingPathComponent(QueueFiles.openName(sequence)).path
-        let descriptor = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o600)
+        let descriptor = PrivateFiles.openFile(path, flags: O_WRONLY | O_APPEND)
         guard descriptor >= 0 else { throw WriteError(path: path, code: errno) }
         state.nextSequence += 1
         state.descriptor = descriptor

@@ -101,8 +101,12 @@ final class CatalogPersonalDataTests: XCTestCase {
     func testTheProcessorTakesTheGeneratedPerEventMapAndCatalogs() {
         let event = MeasurementEvent("account/signed_up", args: ["email": "jane@example.com", "plan": "pro"])
         let byMap = PersonalDataProcessor(personalArgsByEvent: ["account/signed_up": ["email"]])
+        let byGeneratedMap = PersonalDataProcessor(
+            personalArgs: ["account/signed_up": ["email"]] as [EventName: Set<String>])
         let byCatalogs = PersonalDataProcessor(catalogs: [catalog])
         XCTAssertEqual(byMap.process(event)?.args, ["plan": "pro"])
         XCTAssertEqual(byCatalogs.process(event)?.args, ["plan": "pro"])
+        XCTAssertEqual(byGeneratedMap.process(event)?.args, ["plan": "pro"])
+        XCTAssertEqual(byGeneratedMap.personalArgs, [])
     }
 }
