@@ -60,7 +60,8 @@ final class PersonalDataOnTheWireTests: LoopbackTestCase {
                 MeasurementEvent.post(event.name, type: event.type, args: args, to: center)
             }
         }
-        XCTAssertEqual(markers.count, 5, "Shop's email and phone, its legacy banner's email, Checkout's email and phone")
+        XCTAssertEqual(
+            markers.count, 5, "Shop's email and phone, its legacy banner's email, Checkout's email and phone")
         aggregator.waitUntilDelivered()
 
         // On disk: the queue, before anything is sent, and the JSON Lines file.
