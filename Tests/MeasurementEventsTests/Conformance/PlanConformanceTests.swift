@@ -136,7 +136,6 @@ final class PlanConformanceTests: XCTestCase {
             XCTAssertEqual(result.violations.map(withoutSite), [expected], "\(expected.kind)")
             XCTAssertEqual(result.diagnostics.planViolations, [expected.kind: 1])
             XCTAssertEqual(result.events.count, 1, "reported, not blocked, by default")
-            print("problem handler received:", result.violations.map(\.description))
         }
     }
 
