@@ -97,8 +97,10 @@ public enum DemoFeedEvents {
     /// - Parameters:
     ///   - source: What opened it: launch, tab or deep_link.
     ///   - center: Where to post; `.default` unless a test isolates it.
-    public static func postFeedOpened(source: String, to center: NotificationCenter = .default) {
-        FeedOpened(source: source).post(to: center)
+    ///   - file: The file that posts, named in tracking-plan violations; leave the default.
+    ///   - line: The line that posts, named in tracking-plan violations; leave the default.
+    public static func postFeedOpened(source: String, to center: NotificationCenter = .default, file: StaticString = #fileID, line: UInt = #line) {
+        FeedOpened(source: source).post(to: center, file: file, line: line)
     }
 
     /// The feed laid out its cells; for debugging, denied by the demo app.
@@ -141,8 +143,10 @@ public enum DemoFeedEvents {
     /// - Parameters:
     ///   - cells: How many cells were laid out.
     ///   - center: Where to post; `.default` unless a test isolates it.
-    public static func postFeedDebugLayoutPass(cells: Int, to center: NotificationCenter = .default) {
-        FeedDebugLayoutPass(cells: cells).post(to: center)
+    ///   - file: The file that posts, named in tracking-plan violations; leave the default.
+    ///   - line: The line that posts, named in tracking-plan violations; leave the default.
+    public static func postFeedDebugLayoutPass(cells: Int, to center: NotificationCenter = .default, file: StaticString = #fileID, line: UInt = #line) {
+        FeedDebugLayoutPass(cells: cells).post(to: center, file: file, line: line)
     }
 
     /// The user tapped an item.
@@ -193,8 +197,10 @@ public enum DemoFeedEvents {
     ///   - itemID: The item's id.
     ///   - position: Zero-based position in the feed.
     ///   - center: Where to post; `.default` unless a test isolates it.
-    public static func postFeedItemTapped(itemID: String, position: Int, to center: NotificationCenter = .default) {
-        FeedItemTapped(itemID: itemID, position: position).post(to: center)
+    ///   - file: The file that posts, named in tracking-plan violations; leave the default.
+    ///   - line: The line that posts, named in tracking-plan violations; leave the default.
+    public static func postFeedItemTapped(itemID: String, position: Int, to center: NotificationCenter = .default, file: StaticString = #fileID, line: UInt = #line) {
+        FeedItemTapped(itemID: itemID, position: position).post(to: center, file: file, line: line)
     }
 
     /// The user shared an item.
@@ -245,7 +251,9 @@ public enum DemoFeedEvents {
     ///   - itemID: The item's id.
     ///   - channel: Where it was shared: messages, mail, copy_link.
     ///   - center: Where to post; `.default` unless a test isolates it.
-    public static func postFeedItemShared(itemID: String, channel: String, to center: NotificationCenter = .default) {
-        FeedItemShared(itemID: itemID, channel: channel).post(to: center)
+    ///   - file: The file that posts, named in tracking-plan violations; leave the default.
+    ///   - line: The line that posts, named in tracking-plan violations; leave the default.
+    public static func postFeedItemShared(itemID: String, channel: String, to center: NotificationCenter = .default, file: StaticString = #fileID, line: UInt = #line) {
+        FeedItemShared(itemID: itemID, channel: channel).post(to: center, file: file, line: line)
     }
 }

@@ -69,9 +69,12 @@ public enum DemoSettingsEvents {
 
     /// The settings screen became visible.
     ///
-    /// - Parameter center: Where to post; `.default` unless a test isolates it.
-    public static func postSettingsOpened(to center: NotificationCenter = .default) {
-        SettingsOpened().post(to: center)
+    /// - Parameters:
+    ///   - center: Where to post; `.default` unless a test isolates it.
+    ///   - file: The file that posts, named in tracking-plan violations; leave the default.
+    ///   - line: The line that posts, named in tracking-plan violations; leave the default.
+    public static func postSettingsOpened(to center: NotificationCenter = .default, file: StaticString = #fileID, line: UInt = #line) {
+        SettingsOpened().post(to: center, file: file, line: line)
     }
 
     /// The user picked another theme.
@@ -114,8 +117,10 @@ public enum DemoSettingsEvents {
     /// - Parameters:
     ///   - theme: The new theme: light, dark or system.
     ///   - center: Where to post; `.default` unless a test isolates it.
-    public static func postSettingsThemeChanged(theme: String, to center: NotificationCenter = .default) {
-        SettingsThemeChanged(theme: theme).post(to: center)
+    ///   - file: The file that posts, named in tracking-plan violations; leave the default.
+    ///   - line: The line that posts, named in tracking-plan violations; leave the default.
+    public static func postSettingsThemeChanged(theme: String, to center: NotificationCenter = .default, file: StaticString = #fileID, line: UInt = #line) {
+        SettingsThemeChanged(theme: theme).post(to: center, file: file, line: line)
     }
 
     /// The user granted access to the photo library.
@@ -158,7 +163,9 @@ public enum DemoSettingsEvents {
     /// - Parameters:
     ///   - prompted: Whether the system prompt was shown (false: granted earlier).
     ///   - center: Where to post; `.default` unless a test isolates it.
-    public static func postAppPermissionPhotoLibraryGranted(prompted: Bool, to center: NotificationCenter = .default) {
-        AppPermissionPhotoLibraryGranted(prompted: prompted).post(to: center)
+    ///   - file: The file that posts, named in tracking-plan violations; leave the default.
+    ///   - line: The line that posts, named in tracking-plan violations; leave the default.
+    public static func postAppPermissionPhotoLibraryGranted(prompted: Bool, to center: NotificationCenter = .default, file: StaticString = #fileID, line: UInt = #line) {
+        AppPermissionPhotoLibraryGranted(prompted: prompted).post(to: center, file: file, line: line)
     }
 }

@@ -121,7 +121,9 @@ public enum ImpressionTrackingEvents {
     ///   - startedAt: When the qualifying visit began, in seconds since 1970.
     ///   - endedAt: When the visit ended, in seconds since 1970; absent while the item is still visible.
     ///   - center: Where to post; `.default` unless a test isolates it.
-    public static func postImpressionItemViewed(itemID: String, durationMs: Int, maxVisibleFraction: Double, stillVisible: Bool, startedAt: Double, endedAt: Double? = nil, to center: NotificationCenter = .default) {
-        ImpressionItemViewed(itemID: itemID, durationMs: durationMs, maxVisibleFraction: maxVisibleFraction, stillVisible: stillVisible, startedAt: startedAt, endedAt: endedAt).post(to: center)
+    ///   - file: The file that posts, named in tracking-plan violations; leave the default.
+    ///   - line: The line that posts, named in tracking-plan violations; leave the default.
+    public static func postImpressionItemViewed(itemID: String, durationMs: Int, maxVisibleFraction: Double, stillVisible: Bool, startedAt: Double, endedAt: Double? = nil, to center: NotificationCenter = .default, file: StaticString = #fileID, line: UInt = #line) {
+        ImpressionItemViewed(itemID: itemID, durationMs: durationMs, maxVisibleFraction: maxVisibleFraction, stillVisible: stillVisible, startedAt: startedAt, endedAt: endedAt).post(to: center, file: file, line: line)
     }
 }

@@ -7,6 +7,7 @@ let sections: KeyValuePairs<String, () throws -> Void> = [
     "identity": runIdentityDemo,
     "impressions": runImpressionsDemo,
     "standard": runStandardCallsDemo,
+    "plan": runPlanConformanceDemo,
 ]
 
 let requested = Array(CommandLine.arguments.dropFirst())

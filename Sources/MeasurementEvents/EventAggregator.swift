@@ -43,6 +43,8 @@ open class EventAggregator: @unchecked Sendable {
     public let registeredCatalogs: RegisteredCatalogs
     /// Hashes the registered catalogs' personal-data args; `nil` when they have none.
     let personalDataHashing: PersonalDataProcessor?
+    /// Checks events against the registered catalogs; `nil` without catalogs (nothing to pay).
+    let planChecker: PlanChecker?
     /// Counts posts on ``center`` until ``start()``, to report an aggregator never started.
     let startCheck: StartCheck
 
@@ -90,6 +92,8 @@ open class EventAggregator: @unchecked Sendable {
         self.center = center
         self.configuration = configuration
         (registeredCatalogs, personalDataHashing) = Self.registering(configuration)
+        planChecker = PlanChecker(registeredCatalogs, policy: configuration.planConformance)
+        if planChecker?.policy.recordsPostSites == true { PostSites.register(center) }
         startCheck = StartCheck(center: center)
         queue = DispatchQueue(label: "MeasurementEvents.EventAggregator")
         attribution = AttributionState(
@@ -113,6 +117,7 @@ open class EventAggregator: @unchecked Sendable {
     }
 
     deinit {
+        if planChecker?.policy.recordsPostSites == true { PostSites.unregister(center) }
         let observers = state.withLock { $0.observers }
         for observer in observers { center.removeObserver(observer) }
         posting.buffers.close()

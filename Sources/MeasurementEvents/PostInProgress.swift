@@ -1,6 +1,6 @@
 import Foundation
 
-/// The typed fields of the post that ``MeasurementEvent/post(_:type:category:args:to:)`` is
+/// The typed fields of the post that ``MeasurementEvent/post(_:type:category:args:to:file:line:)`` is
 /// making on this thread right now.
 ///
 /// Reading a name back out of a `[AnyHashable: Any]` userInfo costs more on Linux than the

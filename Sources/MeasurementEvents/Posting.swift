@@ -8,7 +8,7 @@ extension Notification.Name {
 extension MeasurementEvent {
     /// The userInfo keys of a measurement event notification.
     ///
-    /// A post from ``post(_:type:category:args:to:)`` carries only ``name`` and ``args``
+    /// A post from ``post(_:type:category:args:to:file:line:)`` carries only ``name`` and ``args``
     /// (plus ``type`` and ``category`` when they differ from the defaults), so that posting
     /// costs no more than a plain notification with the same dictionary.
     public enum UserInfoKey {
@@ -41,13 +41,22 @@ extension MeasurementEvent {
     ///   - category: an optional category.
     ///   - args: scalar values: strings, integers, floating-point numbers, booleans.
     ///   - center: where to post; `.default` unless a test isolates it.
+    ///   - file: the file that posts, named in tracking-plan violations; leave the default.
+    ///   - line: the line that posts, named in tracking-plan violations; leave the default.
     public static func post(
         _ name: EventName,
         type: EventType = .default,
         category: String? = nil,
         args: __owned [String: any EventValueConvertible] = [:],
-        to center: NotificationCenter = .default
+        to center: NotificationCenter = .default,
+        file: StaticString = #fileID,
+        line: UInt = #line
     ) {
+        var posted = args
+        // The posting site, only while an aggregator checks a plan (one atomic load otherwise).
+        if PostSites.checkingAggregators.value > 0 {
+            PostSites.add(to: &posted, center: center, file: file, line: line)
+        }
         // `args` is taken owned (`__owned`): the caller's dictionary, usually a literal, moves
         // into the userInfo instead of being retained there and released by the caller.
         // Plain values travel as they are (no copy). Anything else is converted once, here,
@@ -55,9 +64,9 @@ extension MeasurementEvent {
         // A value that cannot be an argument here (an Int64 beyond a 32-bit Int) travels as it
         // is, so that the bus rejects the event with the reason instead of a trap or a change.
         let args =
-            allPlain(args)
-            ? args
-            : args.mapValues { value -> any EventValueConvertible in
+            allPlain(posted)
+            ? posted
+            : posted.mapValues { value -> any EventValueConvertible in
                 guard case .success(let scalar) = value.checkedEventValue else { return value }
                 return scalar.plainConvertible
             }

@@ -28,10 +28,14 @@ public protocol TypedMeasurementEvent: Sendable {
 extension TypedMeasurementEvent {
     /// Posts this event with its catalog name, type and category.
     ///
-    /// - Parameter center: where to post; `.default` unless a test isolates it.
-    public func post(to center: NotificationCenter = .default) {
+    /// - Parameters:
+    ///   - center: where to post; `.default` unless a test isolates it.
+    ///   - file: the file that posts, named in tracking-plan violations; leave the default.
+    ///   - line: the line that posts, named in tracking-plan violations; leave the default.
+    public func post(to center: NotificationCenter = .default, file: StaticString = #fileID, line: UInt = #line) {
         MeasurementEvent.post(
-            Self.eventName, type: Self.eventType, category: Self.eventCategory, args: args, to: center)
+            Self.eventName, type: Self.eventType, category: Self.eventCategory, args: args, to: center, file: file,
+            line: line)
     }
 
     /// The typed form of a received notification, or `nil` when it is not this event.

@@ -15,6 +15,8 @@ package struct GeneratorCommand: Hashable, Sendable {
         case check
         /// Print every event of every catalog in a format.
         case plan(TrackingPlanWriter.Format)
+        /// Print which planned events the coverage files list; fail below `minimum` percent.
+        case coverage([String], minimum: Double?)
         /// List the raw posts in `Sources/` of names no catalog declares.
         case lint
         /// Print the usage.
@@ -25,6 +27,8 @@ package struct GeneratorCommand: Hashable, Sendable {
     package var subcommand: Subcommand
     /// The package root: holds `Events/` and `Sources/`. Defaults to the current directory.
     package var packagePath: String
+    /// Coverage files for `plan --format html` (`--coverage <file>`, repeatable).
+    package var coverageFiles: [String] = []
 
     /// Makes a command without parsing.
     ///
@@ -51,7 +55,12 @@ package struct GeneratorCommand: Hashable, Sendable {
           generate [catalog…]             write Sources/<Module>/events_<Module>.swift for every catalog in
                                           Events/, or for the named ones (DemoFeed or Events/DemoFeed.json)
           check                           exit 1 and list the generated files that are stale, missing or orphaned; writes nothing
-          plan [--format markdown|json]   print every event of every catalog
+          plan [--format markdown|json|jsonschema|html] [--coverage <file>]…
+                                          print every event of every catalog; html takes the coverage
+                                          files the test kit wrote
+          coverage <file>… [--minimum <percent>]
+                                          print how many planned events the tests posted and which never;
+                                          exit 1 below the minimum
           lint                            exit 1 and list, with file and line, the MeasurementEvent.post("…") calls in Sources/
                                           whose name no catalog declares
 
@@ -60,7 +69,7 @@ package struct GeneratorCommand: Hashable, Sendable {
           -h, --help                      show this help
         """
 
-    static let subcommandNames = ["generate", "check", "plan", "lint", "help"]
+    static let subcommandNames = ["generate", "check", "plan", "coverage", "lint", "help"]
 
     /// Reads the arguments after the program name.
     ///
@@ -71,6 +80,8 @@ package struct GeneratorCommand: Hashable, Sendable {
     package static func parse(_ arguments: [String]) throws(UsageError) -> GeneratorCommand {
         var packagePath = "."
         var format: TrackingPlanWriter.Format?
+        var coverageFiles: [String] = []
+        var minimum: Double?
         var positionals: [String] = []
         var remaining = arguments[...]
         while let argument = remaining.popFirst() {
@@ -81,13 +92,22 @@ package struct GeneratorCommand: Hashable, Sendable {
             case "--package-path":
                 packagePath = try value(inlineValue, &remaining, for: "--package-path <root>")
             case "--format":
-                let text = try value(inlineValue, &remaining, for: "--format <markdown|json>")
+                let formats = TrackingPlanWriter.Format.allCases.map(\.rawValue).joined(separator: "|")
+                let text = try value(inlineValue, &remaining, for: "--format <\(formats)>")
                 guard let parsed = TrackingPlanWriter.Format(rawValue: text) else {
                     throw UsageError(
-                        "the value '\(text)' is invalid for '--format <markdown|json>'",
+                        "the value '\(text)' is invalid for '--format <\(formats)>'",
                         suggestion: closestMatch(to: text, among: TrackingPlanWriter.Format.allCases.map(\.rawValue)))
                 }
                 format = parsed
+            case "--coverage":
+                coverageFiles.append(try value(inlineValue, &remaining, for: "--coverage <file>"))
+            case "--minimum":
+                let text = try value(inlineValue, &remaining, for: "--minimum <percent>")
+                guard let percent = Double(text), percent >= 0, percent <= 100 else {
+                    throw UsageError("the value '\(text)' is invalid for '--minimum <percent>', expected 0 to 100")
+                }
+                minimum = percent
             case "--":
                 positionals += remaining
                 remaining = []
@@ -95,7 +115,8 @@ package struct GeneratorCommand: Hashable, Sendable {
                 if argument.hasPrefix("-") && argument.count > 1 {
                     throw UsageError(
                         "unknown option '\(argument)'",
-                        suggestion: closestMatch(to: option, among: ["--package-path", "--format", "--help"]))
+                        suggestion: closestMatch(
+                            to: option, among: ["--package-path", "--format", "--coverage", "--minimum", "--help"]))
                 }
                 positionals.append(argument)
             }
@@ -112,6 +133,9 @@ package struct GeneratorCommand: Hashable, Sendable {
         case "plan":
             try expectNoOperands(operands, for: "plan")
             subcommand = .plan(format ?? .markdown)
+        case "coverage":
+            guard !operands.isEmpty else { throw UsageError("missing coverage file for 'coverage'") }
+            subcommand = .coverage(operands, minimum: minimum)
         case "lint":
             try expectNoOperands(operands, for: "lint")
             subcommand = .lint
@@ -123,7 +147,15 @@ package struct GeneratorCommand: Hashable, Sendable {
         if format != nil, name != "plan" {
             throw UsageError("'--format' applies to 'plan' only")
         }
-        return GeneratorCommand(subcommand: subcommand, packagePath: packagePath)
+        if !coverageFiles.isEmpty, !(name == "plan" && format == .html) {
+            throw UsageError("'--coverage' applies to 'plan --format html' only")
+        }
+        if minimum != nil, name != "coverage" {
+            throw UsageError("'--minimum' applies to 'coverage' only")
+        }
+        var command = GeneratorCommand(subcommand: subcommand, packagePath: packagePath)
+        command.coverageFiles = coverageFiles
+        return command
     }
 
     private static func splitOption(_ argument: String) -> (String, String?) {
@@ -185,8 +217,21 @@ package struct GeneratorCommand: Hashable, Sendable {
                     return Self.exitFailure
                 }
                 output("\(report.upToDate.count) generated files are up to date")
+            case .plan(.html) where !coverageFiles.isEmpty:
+                let files = coverageFiles.map { URL(fileURLWithPath: $0, relativeTo: currentDirectory) }
+                output(try generator.htmlPlan(coverageFiles: files).trimmingCharacters(in: .newlines))
             case .plan(let format):
                 output(try generator.plan(format: format).trimmingCharacters(in: .newlines))
+            case .coverage(let paths, let minimum):
+                let files = paths.map { URL(fileURLWithPath: $0, relativeTo: currentDirectory) }
+                let coverage = try generator.coverage(files: files)
+                output(coverage.summary)
+                if let minimum, coverage.percent < minimum {
+                    errorOutput(
+                        "error: plan coverage \(numberText(coverage.percent.rounded(.down)))% is below the minimum of \(numberText(minimum))%"
+                    )
+                    return Self.exitFailure
+                }
             case .lint:
                 let report = try generator.lint()
                 for post in report.undeclared { errorOutput(post.description) }

@@ -169,6 +169,30 @@ package struct PackageGenerator: Sendable {
         TrackingPlanWriter.plan(try validCatalogs(selecting: nil), format: format)
     }
 
+    /// The plan as an HTML page, with the coverage the files record.
+    ///
+    /// - Parameter coverageFiles: files the test kit wrote, one posted event name a line.
+    package func htmlPlan(coverageFiles: [URL]) throws(GeneratorFailure) -> String {
+        let catalogs = try validCatalogs(selecting: nil)
+        let coverage: PlanCoverage?
+        do {
+            coverage =
+                coverageFiles.isEmpty
+                ? nil : PlanCoverage(catalogs: catalogs, posted: try PlanCoverage.postedNames(in: coverageFiles))
+        } catch { throw .environment(error) }
+        return HTMLPlanWriter.page(catalogs, coverage: coverage)
+    }
+
+    /// The plan coverage the files record.
+    ///
+    /// - Parameter coverageFiles: files the test kit wrote, one posted event name a line.
+    package func coverage(files coverageFiles: [URL]) throws(GeneratorFailure) -> PlanCoverage {
+        let catalogs = try validCatalogs(selecting: nil)
+        do {
+            return PlanCoverage(catalogs: catalogs, posted: try PlanCoverage.postedNames(in: coverageFiles))
+        } catch { throw .environment(error) }
+    }
+
     private func validCatalogs(selecting names: [String]?) throws(GeneratorFailure) -> [Catalog] {
         let set: CatalogSet
         do { set = try CatalogSet.load(packageRoot: packageRoot) } catch { throw .environment(error) }

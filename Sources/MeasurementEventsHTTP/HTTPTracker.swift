@@ -269,9 +269,13 @@ public final class HTTPTracker: EventTracker, @unchecked Sendable {
             compressesBodies: configuration.compressesBodies,
             legacyAnonymousID: standaloneIdentity.identity.anonymousID, log: log)
         state = LockedValue(State())
-        if queue.queuedEvents > 0 { armTimer() }
-        // What a previous run left is sent once consent is known, whatever the policies.
-        uploader.trigger(flush: false)
+        // What a previous run left is sent once consent is known, whatever the policies. Only
+        // then: an unconditional trigger ran on the uploader's queue after the first events of
+        // this run had been tracked and sent them, against a policy that never uploads unasked.
+        if queue.queuedEvents > 0 {
+            armTimer()
+            uploader.trigger(flush: false)
+        }
         configuration.networkMonitor?.start { [weak self] isOnline in self?.networkDidChange(isOnline: isOnline) }
     }
 

@@ -116,8 +116,10 @@ public enum MeasurementEventsLifecycleEvents {
     ///   - version: CFBundleShortVersionString of this launch.
     ///   - build: CFBundleVersion of this launch.
     ///   - center: Where to post; `.default` unless a test isolates it.
-    public static func postAppInstalled(version: String? = nil, build: String? = nil, to center: NotificationCenter = .default) {
-        AppInstalled(version: version, build: build).post(to: center)
+    ///   - file: The file that posts, named in tracking-plan violations; leave the default.
+    ///   - line: The line that posts, named in tracking-plan violations; leave the default.
+    public static func postAppInstalled(version: String? = nil, build: String? = nil, to center: NotificationCenter = .default, file: StaticString = #fileID, line: UInt = #line) {
+        AppInstalled(version: version, build: build).post(to: center, file: file, line: line)
     }
 
     /// The app was launched with another version or build than the previous launch.
@@ -207,8 +209,10 @@ public enum MeasurementEventsLifecycleEvents {
     ///   - previousVersion: The version of the previous launch, when it had one.
     ///   - previousBuild: The build of the previous launch, when it had one.
     ///   - center: Where to post; `.default` unless a test isolates it.
-    public static func postAppUpdated(version: String? = nil, build: String? = nil, previousVersion: String? = nil, previousBuild: String? = nil, to center: NotificationCenter = .default) {
-        AppUpdated(version: version, build: build, previousVersion: previousVersion, previousBuild: previousBuild).post(to: center)
+    ///   - file: The file that posts, named in tracking-plan violations; leave the default.
+    ///   - line: The line that posts, named in tracking-plan violations; leave the default.
+    public static func postAppUpdated(version: String? = nil, build: String? = nil, previousVersion: String? = nil, previousBuild: String? = nil, to center: NotificationCenter = .default, file: StaticString = #fileID, line: UInt = #line) {
+        AppUpdated(version: version, build: build, previousVersion: previousVersion, previousBuild: previousBuild).post(to: center, file: file, line: line)
     }
 
     /// The app came to the foreground: once per launch, and once per return from the background.
@@ -251,8 +255,10 @@ public enum MeasurementEventsLifecycleEvents {
     /// - Parameters:
     ///   - fromBackground: True when the app returned from the background, false on a launch.
     ///   - center: Where to post; `.default` unless a test isolates it.
-    public static func postAppOpened(fromBackground: Bool, to center: NotificationCenter = .default) {
-        AppOpened(fromBackground: fromBackground).post(to: center)
+    ///   - file: The file that posts, named in tracking-plan violations; leave the default.
+    ///   - line: The line that posts, named in tracking-plan violations; leave the default.
+    public static func postAppOpened(fromBackground: Bool, to center: NotificationCenter = .default, file: StaticString = #fileID, line: UInt = #line) {
+        AppOpened(fromBackground: fromBackground).post(to: center, file: file, line: line)
     }
 
     /// The app went to the background (on macOS: it was hidden).
@@ -282,8 +288,11 @@ public enum MeasurementEventsLifecycleEvents {
 
     /// The app went to the background (on macOS: it was hidden).
     ///
-    /// - Parameter center: Where to post; `.default` unless a test isolates it.
-    public static func postAppBackgrounded(to center: NotificationCenter = .default) {
-        AppBackgrounded().post(to: center)
+    /// - Parameters:
+    ///   - center: Where to post; `.default` unless a test isolates it.
+    ///   - file: The file that posts, named in tracking-plan violations; leave the default.
+    ///   - line: The line that posts, named in tracking-plan violations; leave the default.
+    public static func postAppBackgrounded(to center: NotificationCenter = .default, file: StaticString = #fileID, line: UInt = #line) {
+        AppBackgrounded().post(to: center, file: file, line: line)
     }
 }

@@ -163,8 +163,10 @@ public enum MeasurementEventsStandardEvents {
     ///   - screenClass: The screen's class (view controller or view type), when it differs from its name.
     ///   - label: The tracking plan's label for the screen; vendors receive it as the screen name when present.
     ///   - center: Where to post; `.default` unless a test isolates it.
-    public static func postScreenViewed(screen: String, screenClass: String? = nil, label: String? = nil, to center: NotificationCenter = .default) {
-        ScreenViewed(screen: screen, screenClass: screenClass, label: label).post(to: center)
+    ///   - file: The file that posts, named in tracking-plan violations; leave the default.
+    ///   - line: The line that posts, named in tracking-plan violations; leave the default.
+    public static func postScreenViewed(screen: String, screenClass: String? = nil, label: String? = nil, to center: NotificationCenter = .default, file: StaticString = #fileID, line: UInt = #line) {
+        ScreenViewed(screen: screen, screenClass: screenClass, label: label).post(to: center, file: file, line: line)
     }
 
     /// A purchase completed. Amounts are decimal text (never binary floating point); products travel as products.<i>.<field> args. Segment receives Order Completed, Amplitude its revenue fields, GA4 purchase.
@@ -267,8 +269,10 @@ public enum MeasurementEventsStandardEvents {
     ///   - revenueType: What kind of revenue: purchase, subscription, refund.
     ///   - receipt: The store receipt, for vendors that verify it.
     ///   - center: Where to post; `.default` unless a test isolates it.
-    public static func postOrderCompleted(revenue: String, currency: String, productCount: Int, orderID: String? = nil, revenueType: String? = nil, receipt: String? = nil, to center: NotificationCenter = .default) {
-        OrderCompleted(revenue: revenue, currency: currency, productCount: productCount, orderID: orderID, revenueType: revenueType, receipt: receipt).post(to: center)
+    ///   - file: The file that posts, named in tracking-plan violations; leave the default.
+    ///   - line: The line that posts, named in tracking-plan violations; leave the default.
+    public static func postOrderCompleted(revenue: String, currency: String, productCount: Int, orderID: String? = nil, revenueType: String? = nil, receipt: String? = nil, to center: NotificationCenter = .default, file: StaticString = #fileID, line: UInt = #line) {
+        OrderCompleted(revenue: revenue, currency: currency, productCount: productCount, orderID: orderID, revenueType: revenueType, receipt: receipt).post(to: center, file: file, line: line)
     }
 
     /// Two user ids are the same user: Segment receives an alias call with previousId.
@@ -319,8 +323,10 @@ public enum MeasurementEventsStandardEvents {
     ///   - previousID: The id the user was known by until now (an anonymous id or an earlier user id); an identifier, sent in clear like every event's user and anonymous ids so that the vendor can merge the two.
     ///   - userID: The id the user is known by from now on; an identifier, sent in clear like every event's user id.
     ///   - center: Where to post; `.default` unless a test isolates it.
-    public static func postUserAliased(previousID: String, userID: String, to center: NotificationCenter = .default) {
-        UserAliased(previousID: previousID, userID: userID).post(to: center)
+    ///   - file: The file that posts, named in tracking-plan violations; leave the default.
+    ///   - line: The line that posts, named in tracking-plan violations; leave the default.
+    public static func postUserAliased(previousID: String, userID: String, to center: NotificationCenter = .default, file: StaticString = #fileID, line: UInt = #line) {
+        UserAliased(previousID: previousID, userID: userID).post(to: center, file: file, line: line)
     }
 
     /// A non-fatal error the app handled. The message is sent only when the app opts in; repeated errors of one type are rate-limited.
@@ -410,8 +416,10 @@ public enum MeasurementEventsStandardEvents {
     ///   - message: The error's localized description; only when the app opts in (messages often hold personal data).
     ///   - context: Where the error happened, in the app's words: feed/refresh.
     ///   - center: Where to post; `.default` unless a test isolates it.
-    public static func postErrorOccurred(errorType: String, errorDomain: String, errorCode: Int, message: String? = nil, context: String? = nil, to center: NotificationCenter = .default) {
-        ErrorOccurred(errorType: errorType, errorDomain: errorDomain, errorCode: errorCode, message: message, context: context).post(to: center)
+    ///   - file: The file that posts, named in tracking-plan violations; leave the default.
+    ///   - line: The line that posts, named in tracking-plan violations; leave the default.
+    public static func postErrorOccurred(errorType: String, errorDomain: String, errorCode: Int, message: String? = nil, context: String? = nil, to center: NotificationCenter = .default, file: StaticString = #fileID, line: UInt = #line) {
+        ErrorOccurred(errorType: errorType, errorDomain: errorDomain, errorCode: errorCode, message: message, context: context).post(to: center, file: file, line: line)
     }
 
     /// Start timing an event: the next post of that event carries a duration arg, in seconds, measured with the aggregator's clock.
@@ -454,8 +462,10 @@ public enum MeasurementEventsStandardEvents {
     /// - Parameters:
     ///   - event: The name of the event to time: checkout/completed.
     ///   - center: Where to post; `.default` unless a test isolates it.
-    public static func postTimerStarted(event: String, to center: NotificationCenter = .default) {
-        TimerStarted(event: event).post(to: center)
+    ///   - file: The file that posts, named in tracking-plan violations; leave the default.
+    ///   - line: The line that posts, named in tracking-plan violations; leave the default.
+    public static func postTimerStarted(event: String, to center: NotificationCenter = .default, file: StaticString = #fileID, line: UInt = #line) {
+        TimerStarted(event: event).post(to: center, file: file, line: line)
     }
 
     /// The app opened a URL (deep link or universal link). Its UTM parameters become the session's campaign.
@@ -568,7 +578,9 @@ public enum MeasurementEventsStandardEvents {
     ///   - utmTerm: The campaign's paid search term.
     ///   - utmContent: The campaign's content, to tell ads apart.
     ///   - center: Where to post; `.default` unless a test isolates it.
-    public static func postAppDeepLinkOpened(url: String, utmSource: String? = nil, utmMedium: String? = nil, utmCampaign: String? = nil, utmTerm: String? = nil, utmContent: String? = nil, to center: NotificationCenter = .default) {
-        AppDeepLinkOpened(url: url, utmSource: utmSource, utmMedium: utmMedium, utmCampaign: utmCampaign, utmTerm: utmTerm, utmContent: utmContent).post(to: center)
+    ///   - file: The file that posts, named in tracking-plan violations; leave the default.
+    ///   - line: The line that posts, named in tracking-plan violations; leave the default.
+    public static func postAppDeepLinkOpened(url: String, utmSource: String? = nil, utmMedium: String? = nil, utmCampaign: String? = nil, utmTerm: String? = nil, utmContent: String? = nil, to center: NotificationCenter = .default, file: StaticString = #fileID, line: UInt = #line) {
+        AppDeepLinkOpened(url: url, utmSource: utmSource, utmMedium: utmMedium, utmCampaign: utmCampaign, utmTerm: utmTerm, utmContent: utmContent).post(to: center, file: file, line: line)
     }
 }

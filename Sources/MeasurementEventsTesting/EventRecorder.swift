@@ -117,12 +117,18 @@ public final class EventRecorder: @unchecked Sendable {
     }
 
     private func record(_ notification: Notification) {
-        let decoded = Result { () throws(MalformedEventError) in try MeasurementEvent(notification: notification) }
+        let decoded = Result { () throws(MalformedEventError) in
+            var event = try MeasurementEvent(notification: notification)
+            // Where it was posted, carried for a plan-checking aggregator: not an arg.
+            event.args[PostSites.key] = nil
+            return event
+        }
         condition.lock()
         var resumed: [(CheckedContinuation<MeasurementEvent, any Error>, MeasurementEvent)] = []
         switch decoded {
         case .success(let event):
             recorded.append(event)
+            PlanCoverageRecording.record(event.name)
             waiters.removeAll { waiter in
                 guard waiter.expectation.isSatisfied(by: event) else { return false }
                 resumed.append((waiter.continuation, event))

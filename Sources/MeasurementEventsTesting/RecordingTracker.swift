@@ -35,6 +35,7 @@ public final class RecordingTracker: EventTracker, @unchecked Sendable {
     /// - Parameter event: the forwarded event.
     public func track(_ event: MeasurementEvent) throws {
         state.withLock { $0.events.append(event) }
+        PlanCoverageRecording.record(event.name)
     }
 
     /// Keeps `event` in ``identityEvents``.

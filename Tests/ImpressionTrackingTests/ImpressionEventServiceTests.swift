@@ -56,6 +56,33 @@ final class ImpressionEventServiceTests: XCTestCase {
                 endedAt: 1_011.5))
     }
 
+    func testImpressionsConformToTheImpressionCatalog() throws {
+        let center = NotificationCenter()
+        let violations = LockedValue<[PlanViolation]>([])
+        var configuration = EventAggregator.Configuration()
+        configuration.delivery = .synchronous
+        configuration.catalogs = [ImpressionTrackingEvents.catalog]
+        configuration.problemHandler = { problem in
+            if case .planViolation(let violation) = problem { violations.withLock { $0.append(violation) } }
+        }
+        let received = LockedValue(0)
+        let aggregator = EventAggregator(
+            center: center, filter: .allowAll, trackers: [ClosureTracker { _ in received.withLock { $0 += 1 } }],
+            configuration: configuration)
+        aggregator.start()
+        let clock = ManualImpressionClock(startingAt: 10, epoch: Date(timeIntervalSince1970: 1_000))
+        let engine = try ImpressionEngine<Int>(center: center, clock: clock, scheduler: ManualCycleScheduler())
+        engine.appeared(42, visibleFraction: 0.75)
+        clock.advance(by: 1.5)
+        engine.disappeared(42)
+        engine.appeared(43)
+        clock.advance(by: 2)
+        engine.runCycle()
+        aggregator.flush()
+        XCTAssertEqual(received.withLock { $0 }, 2)
+        XCTAssertEqual(violations.withLock { $0 }, [])
+    }
+
     func testEngineKeysWinOverContextKeys() throws {
         let events = ImpressionEventEncoder<String>().encode(
             [

@@ -51,7 +51,7 @@ final class EventsFileWriterTests: XCTestCase {
                 """#))
         XCTAssertTrue(
             source.contains(
-                "public static func postFeedItemTapped(zeta: Int, alpha: String? = nil, midID: Bool, to center: NotificationCenter = .default) {"
+                "public static func postFeedItemTapped(zeta: Int, alpha: String? = nil, midID: Bool, to center: NotificationCenter = .default, file: StaticString = #fileID, line: UInt = #line) {"
             ))
         XCTAssertTrue(source.contains("public init(zeta: Int, alpha: String? = nil, midID: Bool) {"))
     }

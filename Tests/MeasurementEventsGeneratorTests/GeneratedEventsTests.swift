@@ -73,8 +73,10 @@ final class GeneratedEventsTests: XCTestCase {
     }
 
     func testModuleTablesListNamesAndPersonalData() {
-        XCTAssertEqual(ShopEvents.allNames.count, 5)
-        XCTAssertEqual(ShopEvents.personalDataArgs, ["shop/checkout/completed": ["email", "phone"]])
+        XCTAssertEqual(ShopEvents.allNames.count, 7)
+        XCTAssertEqual(
+            ShopEvents.personalDataArgs,
+            ["shop/checkout/completed": ["email", "phone"], "shop/legacy_banner_shown": ["email"]])
         XCTAssertEqual(EmptyEvents.allNames, [])
         XCTAssertEqual(DemoFeedEvents.personalDataArgs, [:])
     }
@@ -100,5 +102,25 @@ final class GeneratedEventsTests: XCTestCase {
         XCTAssertNil(
             DemoFeedEvents.FeedOpened(notification: Notification(name: .measurementEvent)),
             "malformed: nil, not a crash")
+    }
+
+    func testAnArgWithValuesIsPostedAsItsRawValue() throws {
+        let center = NotificationCenter()
+        let events = try received(on: center) {
+            ShopEvents.postShopProductViewed(productID: "P-1", price: 1, list: .homeFeed, to: center)
+            ShopEvents.postShopCartItemAdded(productID: "P-1", quantity: ._minus1, gift: false, to: center)
+        }
+        XCTAssertEqual(events[0].args["list"], "home-feed")
+        XCTAssertEqual(events[1].args["quantity"], -1)
+        XCTAssertEqual(ShopEvents.ShopProductViewed(events[0])?.list, .homeFeed)
+        XCTAssertEqual(ShopEvents.ShopCartItemAdded(events[1])?.quantity, ._minus1)
+        XCTAssertEqual(
+            ShopEvents.ShopProductViewed.List.allCases.map(\.rawValue), ["search", "home-feed", "default", "2for1"])
+    }
+
+    func testTheTypedFormRejectsAValueOutsideTheValues() {
+        let event = MeasurementEvent(
+            "shop/cart/item_added", args: ["product_id": "P-1", "quantity": 3, "gift": false])
+        XCTAssertNil(ShopEvents.ShopCartItemAdded(event), "3 is not one of the planned quantities")
     }
 }

@@ -44,7 +44,8 @@ final class GeneratorCommandTests: XCTestCase {
     func testInvalidOptionValuesAndMissingArgumentsAreUsageErrors() {
         XCTAssertTrue(
             usageError(["plan", "--format", "jsn"]).hasPrefix(
-                "error: the value 'jsn' is invalid for '--format <markdown|json>'\nDid you mean 'json'?"))
+                "error: the value 'jsn' is invalid for '--format <markdown|json|jsonschema|html>'\nDid you mean 'json'?"
+            ))
         XCTAssertTrue(usageError([]).hasPrefix("error: missing subcommand\nusage: "))
         XCTAssertTrue(
             usageError(["check", "--package-path"]).hasPrefix("error: missing value for '--package-path <root>'"))

@@ -27,6 +27,16 @@ final class GoldenFileTests: XCTestCase {
         try assertMatchesGolden(TrackingPlanWriter.plan(catalogs, format: .json), at: "plan.json")
     }
 
+    func testJSONSchemaPlanMatchesTheGolden() throws {
+        let catalogs = try CatalogSet.load(packageRoot: Repository.golden).catalogs
+        try assertMatchesGolden(TrackingPlanWriter.plan(catalogs, format: .jsonschema), at: "plan.schema.json")
+    }
+
+    func testHTMLPlanMatchesTheGolden() throws {
+        let catalogs = try CatalogSet.load(packageRoot: Repository.golden).catalogs
+        try assertMatchesGolden(TrackingPlanWriter.plan(catalogs, format: .html), at: "plan.html")
+    }
+
     private func assertMatchesGolden(
         _ actual: String, at relativePath: String, file: StaticString = #filePath, line: UInt = #line
     ) throws {

@@ -194,8 +194,8 @@ final class MalformedCatalogTests: XCTestCase {
             modules: ["Feed"],
             messages: [
                 #"Events/Feed.json:3:3: error: owner: found an unknown key "owner", expected one of "module", "description", "events""#,
-                #"Events/Feed.json:5:55: error: events[0].categry: found an unknown key "categry", expected one of "name", "description", "type", "category", "args" (did you mean "category"?)"#,
-                #"Events/Feed.json:6:68: error: events[0].args.source.required: found an unknown key "required", expected one of "type", "description", "optional", "pii""#,
+                #"Events/Feed.json:5:55: error: events[0].categry: found an unknown key "categry", expected one of "name", "description", "type", "category", "args", "deprecated", "owner", "since" (did you mean "category"?)"#,
+                #"Events/Feed.json:6:68: error: events[0].args.source.required: found an unknown key "required", expected one of "type", "description", "optional", "pii", "values", "minimum", "maximum", "pattern", "maxLength""#,
             ])
     }
 

@@ -61,8 +61,9 @@ final class PersonalDataOnTheWireTests: LoopbackTestCase {
             }
         }
         XCTAssertEqual(
-            markers.count, 7,
-            "Shop's email and phone, Checkout's email and phone; the standard events' receipt, message and url")
+            markers.count, 8,
+            "Shop's email and phone, its legacy banner's email, Checkout's email and phone; "
+                + "the standard events' receipt, message and url")
         aggregator.waitUntilDelivered()
 
         // On disk: the queue, before anything is sent, and the JSON Lines file.

@@ -42,10 +42,13 @@ final class PrivateFileModeTests: LoopbackTestCase {
 
     func testEveryFileAndFolderThePackageCreatesIsTheOwnersAlone() throws {
         let center = NotificationCenter()
+        // Nothing is uploaded unasked, so that no queue file is removed while it is listed below.
+        var httpConfiguration = testConfiguration(flushAt: 3)
+        httpConfiguration.flushPolicies = [ManualFlushPolicy()]
         let http = try HTTPTracker(
             encoder: SegmentEncoder(writeKey: "key", baseURL: collector.baseURL),
             directory: directory.appendingPathComponent("app/analytics/segment"),
-            configuration: testConfiguration(flushAt: 3))
+            configuration: httpConfiguration)
         let lines = try JSONLinesFileTracker(url: directory.appendingPathComponent("logs/today/events.jsonl"))
         let store = FileIdentityStore(directory: directory.appendingPathComponent("identity/store"))
         var configuration = EventAggregator.Configuration()
@@ -54,7 +57,7 @@ final class PrivateFileModeTests: LoopbackTestCase {
             center: center, filter: .allowAll, trackers: [http, lines], configuration: configuration)
         aggregator.start()
         MeasurementIdentity.identify(userID: "user-1", to: center)
-        // Seven events in batches of three: sealed batches (some already sent) and an open segment.
+        // Seven events in batches of three: sealed batches and an open segment, none sent.
         for index in 0..<7 { MeasurementEvent.post("feed/item_tapped", args: ["position": index], to: center) }
         aggregator.waitUntilDelivered()
 

@@ -1,6 +1,6 @@
+import BenchmarkSupport
 import Foundation
 import MeasurementEvents
-import BenchmarkSupport
 
 // A small driver for profilers (callgrind, perf): runs one bus operation many times, with no
 // benchmark harness around it. `swift build -c release --product BusProfile`, then for example
@@ -24,10 +24,32 @@ func post(_ center: NotificationCenter) {
     MeasurementEvent.post("feed/item_tapped", args: ["item_id": "42", "position": 3], to: center)
 }
 
-func aggregator(on center: NotificationCenter, allowing: Bool, delivery: EventAggregator.Delivery) -> (
+/// A tracking plan of `events` events that declares the posted one, for the `planned` modes.
+func plan(events: Int) -> EventCatalog {
+    let posted = EventSpec(
+        name: "feed/item_tapped", type: .userAction,
+        args: [
+            ArgSpec(name: "item_id", type: .string, isRequired: true, isPersonalData: false),
+            ArgSpec(name: "position", type: .int, isRequired: true, isPersonalData: false, minimum: 0),
+        ])
+    let others = (1..<events).map {
+        EventSpec(
+            name: EventName("module\($0)/screen/tapped"), type: .userAction,
+            args: [ArgSpec(name: "item_id", type: .string, isRequired: true, isPersonalData: false)])
+    }
+    return EventCatalog(module: "Profile", events: [posted] + others)
+}
+
+func aggregator(
+    on center: NotificationCenter, allowing: Bool, delivery: EventAggregator.Delivery, plan: EventCatalog? = nil
+) -> (
     EventAggregator, CountingTracker
 ) {
     var configuration = EventAggregator.Configuration()
+    // planned, planned10k: the aggregator checks each event against a plan of 10 or 10,000 events.
+    if let plan { configuration.catalogs = [plan] }
+    // plannedsites: the posts also carry their #fileID and #line to the aggregator.
+    configuration.planConformance.recordsPostSites = CommandLine.arguments.dropFirst().first == "plannedsites"
     configuration.delivery = delivery
     // Under valgrind the delivery thread hardly runs while the poster loops: with the default
     // in-flight bound most posts would be dropped, and measured as cheaper than they are.
@@ -142,9 +164,13 @@ case "raw":
     let observer = center.addObserver(forName: .measurementEvent, object: nil, queue: nil) { _ in }
     for _ in 0..<count { postRaw(center) }
     center.removeObserver(observer)
-case "filtered", "allowed", "sync":
+case "filtered", "allowed", "sync", "planned", "planned10k", "plannedsites":
+    let catalog =
+        mode == "planned" || mode == "plannedsites"
+        ? plan(events: 10) : mode == "planned10k" ? plan(events: 10_000) : nil
     let (aggregator, tracker) = aggregator(
-        on: center, allowing: mode != "filtered", delivery: mode == "sync" ? .synchronous : .asynchronous)
+        on: center, allowing: mode != "filtered", delivery: mode == "sync" ? .synchronous : .asynchronous,
+        plan: catalog)
     for _ in 0..<count { post(center) }
     aggregator.waitUntilDelivered()
     print("delivered", tracker.count, "dropped in flight", aggregator.diagnostics.droppedInFlight)

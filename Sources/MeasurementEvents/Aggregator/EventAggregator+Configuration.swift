@@ -109,6 +109,11 @@ extension EventAggregator {
         /// Personal-data args sent in clear despite their catalog's `"pii"` mark, by event:
         /// `["checkout/paid": ["email"]]`. Empty by default.
         public var personalDataSentInClear: [EventName: Set<String>] = [:]
+        /// What to do with events that break the registered ``catalogs`` (the tracking plan):
+        /// by default every event is checked before the processors run and every violation is
+        /// reported to the ``problemHandler`` and counted in ``Diagnostics/planViolations``;
+        /// none is blocked. Without catalogs nothing is checked.
+        public var planConformance = PlanConformancePolicy()
 
         /// The defaults: asynchronous delivery, consent granted, an in-memory identity store, 30-minute sessions.
         public init() {}

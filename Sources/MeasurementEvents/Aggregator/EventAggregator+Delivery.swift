@@ -111,6 +111,19 @@ extension EventAggregator {
 
     func deliverAll(_ batch: inout [Pending], _ range: Range<Int>) {
         guard !range.isEmpty else { return }
+        // The tracking plan, before the processors (see EventAggregator+Conformance.swift).
+        if let checker = planChecker {
+            if var replaced = checkingPlan(&batch, range, with: checker) {
+                return deliverChecked(&replaced, 0..<replaced.count)
+            }
+        } else if PostSites.checkingAggregators.value > 0 {
+            removingPostSites(&batch, range)
+        }
+        deliverChecked(&batch, range)
+    }
+
+    private func deliverChecked(_ batch: inout [Pending], _ range: Range<Int>) {
+        guard !range.isEmpty else { return }
         if let trackers = admitWhole(&batch, range) {
             // Passed `inout`: reading `batch[index].event` (or through a buffer pointer) copied
             // every field and destroyed the copy, per event; exclusive access needs no copy.

@@ -22,6 +22,9 @@ extension EventAggregator {
         /// Something odd about ``Configuration/catalogs``: a catalog given twice, conflicting
         /// `pii` marks, a personal-data arg that is not text. Reported when the aggregator is made.
         case catalogRegistration(CatalogRegistrationProblem)
+        /// An event broke the registered catalogs (see ``Configuration/planConformance``);
+        /// reported on the delivery queue, before the processors run.
+        case planViolation(PlanViolation)
         /// Events were posted on the aggregator's center, but it was never started, so it
         /// received none of them. Reported once, at the first ``EventAggregator/waitUntilDelivered()``,
         /// ``EventAggregator/flush()`` or read of ``EventAggregator/diagnostics`` after such posts.
@@ -42,6 +45,7 @@ extension EventAggregator {
                 return
                     "\(limit) events were waiting for delivery: newer events are dropped until delivery catches up (counted in droppedInFlight)"
             case .catalogRegistration(let problem): return problem.description
+            case .planViolation(let violation): return violation.description
             case .notStarted(let posted, false):
                 return
                     "an event was posted but no aggregator has been started on this center; call start() (\(posted) posted so far, none received)"
@@ -83,6 +87,10 @@ extension EventAggregator {
         public var identityStoreFailures = 0
         /// Problems found in ``Configuration/catalogs`` when the aggregator was made.
         public var catalogProblems = 0
+        /// Violations of the registered catalogs, by kind (see ``Configuration/planConformance``).
+        public var planViolations: [PlanViolation.Kind: Int] = [:]
+        /// Events not delivered because a violation's action was ``PlanConformancePolicy/Action/block``.
+        public var blockedByPlan = 0
         /// Filtered-out names and how often each was posted, when recorded.
         public var filteredOutNames: [EventName: Int] = [:]
         /// The most recent malformed notifications (up to 20), newest last.

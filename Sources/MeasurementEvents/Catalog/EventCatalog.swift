@@ -36,6 +36,15 @@ public struct EventSpec: Sendable, Hashable {
     public var type: EventType
     /// The event's args, in catalog order.
     public var args: [ArgSpec]
+    /// Whether the plan retires the event (`"deprecated"`): posting it is a
+    /// ``PlanViolation/Kind/deprecatedEvent``.
+    public var isDeprecated: Bool
+    /// The event that replaces a deprecated one, when the catalog names it.
+    public var replacement: EventName?
+    /// The team that owns the event (`"owner"`).
+    public var owner: String?
+    /// The app version that introduced the event (`"since"`).
+    public var since: String?
 
     /// An event declaration.
     ///
@@ -43,10 +52,21 @@ public struct EventSpec: Sendable, Hashable {
     ///   - name: the name posted on the bus.
     ///   - type: the event's type.
     ///   - args: the event's args, in catalog order.
-    public init(name: EventName, type: EventType, args: [ArgSpec]) {
+    ///   - isDeprecated: whether the plan retires the event.
+    ///   - replacement: the event that replaces it, if any.
+    ///   - owner: the team that owns the event.
+    ///   - since: the app version that introduced the event.
+    public init(
+        name: EventName, type: EventType, args: [ArgSpec], isDeprecated: Bool = false, replacement: EventName? = nil,
+        owner: String? = nil, since: String? = nil
+    ) {
         self.name = name
         self.type = type
         self.args = args
+        self.isDeprecated = isDeprecated
+        self.replacement = replacement
+        self.owner = owner
+        self.since = since
     }
 }
 
@@ -73,6 +93,17 @@ public struct ArgSpec: Sendable, Hashable {
     /// Whether it is personal data (`"pii": true`): hashed before any tracker sees it once
     /// the catalog is registered.
     public var isPersonalData: Bool
+    /// The only values allowed (`"values"`); empty when any value of the type is.
+    public var allowedValues: [EventValue]
+    /// The smallest number allowed, inclusive (`"minimum"`).
+    public var minimum: Double?
+    /// The largest number allowed, inclusive (`"maximum"`).
+    public var maximum: Double?
+    /// A regular expression the text must contain a match of (`"pattern"`; anchor it with
+    /// `^…$` to match the whole text, as in JSON Schema).
+    public var pattern: String?
+    /// The most Unicode scalars the text may hold (`"maxLength"`).
+    public var maxLength: Int?
 
     /// An arg declaration.
     ///
@@ -81,10 +112,23 @@ public struct ArgSpec: Sendable, Hashable {
     ///   - type: the type of its value.
     ///   - isRequired: whether every post carries it.
     ///   - isPersonalData: whether it is personal data.
-    public init(name: String, type: ValueType, isRequired: Bool, isPersonalData: Bool) {
+    ///   - allowedValues: the only values allowed; empty for any.
+    ///   - minimum: the smallest number allowed.
+    ///   - maximum: the largest number allowed.
+    ///   - pattern: a regular expression the text must contain a match of.
+    ///   - maxLength: the most Unicode scalars the text may hold.
+    public init(
+        name: String, type: ValueType, isRequired: Bool, isPersonalData: Bool, allowedValues: [EventValue] = [],
+        minimum: Double? = nil, maximum: Double? = nil, pattern: String? = nil, maxLength: Int? = nil
+    ) {
         self.name = name
         self.type = type
         self.isRequired = isRequired
         self.isPersonalData = isPersonalData
+        self.allowedValues = allowedValues
+        self.minimum = minimum
+        self.maximum = maximum
+        self.pattern = pattern
+        self.maxLength = maxLength
     }
 }

@@ -50,8 +50,18 @@ package struct Catalog: Hashable, Sendable {
                     args: event.args.map {
                         ArgSpec(
                             name: $0.name, type: $0.type.valueType,
-                            isRequired: !$0.isOptional, isPersonalData: $0.isPersonalData)
-                    })
+                            isRequired: !$0.isOptional, isPersonalData: $0.isPersonalData,
+                            allowedValues: $0.constraints.allowedValues.map {
+                                switch $0 {
+                                case .string(let text): return .string(text)
+                                case .int(let number): return .int(number)
+                                }
+                            },
+                            minimum: $0.constraints.minimum, maximum: $0.constraints.maximum,
+                            pattern: $0.constraints.pattern, maxLength: $0.constraints.maxLength)
+                    }, isDeprecated: event.deprecation != nil,
+                    replacement: event.deprecation?.replacement.map { EventName($0) },
+                    owner: event.owner, since: event.since)
             })
     }
 
@@ -75,6 +85,12 @@ package struct CatalogEvent: Hashable, Sendable {
     var namePosition: SourcePosition
     /// The event's index in the catalog's `events` array, for JSON paths in messages.
     var indexInCatalog: Int
+    /// Set when the plan retires the event (`"deprecated"`).
+    package var deprecation: CatalogDeprecation?
+    /// The team that owns the event (`"owner"`).
+    package var owner: String?
+    /// The app version that introduced the event (`"since"`).
+    package var since: String?
 
     /// Makes an event, as ``CatalogReader`` does.
     ///
@@ -116,6 +132,8 @@ package struct CatalogArg: Hashable, Sendable {
     var isPersonalData: Bool
     /// Where the arg's name (its key) is written.
     var namePosition: SourcePosition
+    /// The rules its values follow beyond their type (`values`, `minimum`, `maximum`, `pattern`, `maxLength`).
+    package var constraints = CatalogConstraints()
 
     /// Makes an arg, as ``CatalogReader`` does.
     ///

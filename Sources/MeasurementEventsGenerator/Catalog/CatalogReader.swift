@@ -1,3 +1,4 @@
+import Foundation
 import MeasurementEvents
 import MeasurementEventsJSON
 
@@ -27,8 +28,10 @@ package struct CatalogReader {
     static let argNamePattern = "^[A-Za-z][A-Za-z0-9_]*$"
 
     static let catalogKeys = ["module", "description", "events"]
-    static let eventKeys = ["name", "description", "type", "category", "args"]
-    static let argKeys = ["type", "description", "optional", "pii"]
+    static let eventKeys = ["name", "description", "type", "category", "args", "deprecated", "owner", "since"]
+    static let argKeys = [
+        "type", "description", "optional", "pii", "values", "minimum", "maximum", "pattern", "maxLength",
+    ]
 
     private let file: String
     private var diagnostics: [CatalogDiagnostic] = []
@@ -166,10 +169,23 @@ package struct CatalogReader {
                 }
             }
         }
+        let deprecation = members["deprecated"].flatMap { readDeprecation($0.value, at: path + [.key("deprecated")]) }
+        let owner = members["owner"].flatMap {
+            nonEmptyString($0.value, at: path + [.key("owner")], expected: "the name of the team that owns the event")
+        }
+        let since = members["since"].flatMap {
+            nonEmptyString(
+                $0.value, at: path + [.key("since")],
+                expected: "the app version that introduced the event, like \"4.2\"")
+        }
         guard let name, let description else { return nil }
-        return CatalogEvent(
+        var event = CatalogEvent(
             name: name, description: description, type: type, category: category, args: args,
             namePosition: members["name"]!.value.position, indexInCatalog: index)
+        event.deprecation = deprecation
+        event.owner = owner
+        event.since = since
+        return event
     }
 
     private mutating func readArg(_ member: JSONNode.Member, at path: [JSONPathComponent]) -> CatalogArg? {
@@ -218,11 +234,196 @@ package struct CatalogReader {
                     "\"pii\" on string args only: personal data is sent hashed, as a \"sha256:…\" string; declare the arg \"type\": \"string\" or remove \"pii\""
             )
         }
+        let constraints = type.map { readConstraints(members, type: $0, at: path) } ?? CatalogConstraints()
         guard nameIsValid, let type, let description else { return nil }
-        return CatalogArg(
+        var arg = CatalogArg(
             name: member.key, type: type, description: description, isOptional: isOptional,
             isPersonalData: isPersonalData,
             namePosition: member.keyPosition)
+        arg.constraints = constraints
+        return arg
+    }
+
+    // MARK: Constraints and deprecation
+
+    /// `true`, `false`, or `{"replacement": "<event name>"}`.
+    private mutating func readDeprecation(_ node: JSONNode, at path: [JSONPathComponent]) -> CatalogDeprecation? {
+        let expected = "true, false, or an object like {\"replacement\": \"feed/item_opened\"}"
+        switch node.value {
+        case .bool(let flag):
+            return flag ? CatalogDeprecation() : nil
+        case .object:
+            guard let members = object(node, at: path, expected: expected, allowedKeys: ["replacement"]) else {
+                return nil
+            }
+            var deprecation = CatalogDeprecation()
+            if let replacement = members["replacement"],
+                let text = string(
+                    replacement.value, at: path + [.key("replacement")],
+                    expected: "the name of the event that replaces it")
+            {
+                if Self.isEventName(text) {
+                    deprecation.replacement = text
+                    deprecation.replacementPosition = replacement.value.position
+                } else {
+                    report(
+                        at: replacement.value.position, path + [.key("replacement")], found: quoted(text),
+                        expected: "an event name like \"feed/item_opened\" (\(Self.eventNamePattern))")
+                }
+            }
+            return deprecation
+        default:
+            report(at: node.position, path, found: node.summary, expected: expected)
+            return nil
+        }
+    }
+
+    /// `values`, `minimum`, `maximum`, `pattern` and `maxLength`, each checked against the arg's
+    /// type and against each other: a rule no value can satisfy is an error.
+    private mutating func readConstraints(
+        _ members: [String: JSONNode.Member], type: CatalogArgType, at path: [JSONPathComponent]
+    ) -> CatalogConstraints {
+        var constraints = CatalogConstraints()
+        func misplaced(_ key: String, _ node: JSONNode, appliesTo types: String) {
+            report(
+                at: node.position, path + [.key(key)],
+                found: "\(quoted(key)) on \(type == .int ? "an" : "a") \(type.rawValue) arg",
+                expected: "\(quoted(key)) only on \(types) args")
+        }
+        for key in ["minimum", "maximum"] {
+            guard let node = members[key]?.value else { continue }
+            guard type == .int || type == .double else {
+                misplaced(key, node, appliesTo: "int and double")
+                continue
+            }
+            guard let bound = number(node, at: path + [.key(key)], integral: type == .int) else { continue }
+            if key == "minimum" { constraints.minimum = bound } else { constraints.maximum = bound }
+        }
+        if let minimum = constraints.minimum, let maximum = constraints.maximum, minimum > maximum,
+            let node = members["maximum"]?.value
+        {
+            report(
+                at: node.position, path + [.key("maximum")], found: "a maximum (\(numberText(node))) below the minimum",
+                expected:
+                    "a maximum at least the minimum (\(numberText(members["minimum"]!.value))), so that a value can satisfy both"
+            )
+        }
+        if let node = members["pattern"]?.value {
+            if type != .string {
+                misplaced("pattern", node, appliesTo: "string")
+            } else if let text = string(node, at: path + [.key("pattern")], expected: "a regular expression") {
+                if RegularExpressionCheck.isValid(text) {
+                    constraints.pattern = text
+                } else {
+                    report(
+                        at: node.position, path + [.key("pattern")], found: quoted(text),
+                        expected: "a regular expression that NSRegularExpression accepts")
+                }
+            }
+        }
+        if let node = members["maxLength"]?.value {
+            if type != .string {
+                misplaced("maxLength", node, appliesTo: "string")
+            } else if let length = number(node, at: path + [.key("maxLength")], integral: true) {
+                if length < 0 || length > Double(Int32.max) {
+                    report(
+                        at: node.position, path + [.key("maxLength")], found: numberText(node),
+                        expected: "a length from 0 to \(Int32.max)")
+                } else {
+                    constraints.maxLength = Int(length)  // fits: from 0 to Int32.max, checked above
+                }
+            }
+        }
+        if let node = members["values"]?.value {
+            if type != .string && type != .int {
+                misplaced("values", node, appliesTo: "string and int")
+            } else {
+                constraints.allowedValues = readValues(
+                    node, type: type, constraints: constraints, at: path + [.key("values")])
+            }
+        }
+        return constraints
+    }
+
+    /// The allowed values: a non-empty array of distinct values of the arg's type, each
+    /// satisfying the arg's other rules and giving a distinct Swift case name.
+    private mutating func readValues(
+        _ node: JSONNode, type: CatalogArgType, constraints: CatalogConstraints, at path: [JSONPathComponent]
+    ) -> [CatalogValue] {
+        let kind = type == .string ? "strings" : "whole numbers"
+        guard case .array(let elements) = node.value, !elements.isEmpty else {
+            report(
+                at: node.position, path, found: node.summary, expected: "a non-empty array of allowed values (\(kind))")
+            return []
+        }
+        var values: [CatalogValue] = []
+        var firstByCase: [String: String] = [:]
+        for (index, element) in elements.enumerated() {
+            let elementPath = path + [.index(index)]
+            let value: CatalogValue
+            switch (type, element.value) {
+            case (.string, .string(let text)):
+                value = .string(text)
+            case (.int, .number(let text)):
+                guard let number = Int(text), let narrow = Int32(exactly: number) else {
+                    report(
+                        at: element.position, elementPath, found: element.summary,
+                        expected: "a whole number from \(Int32.min) to \(Int32.max) (Int is 32 bits on Apple Watch)")
+                    continue
+                }
+                value = .int(Int(narrow))  // fits: an Int32
+            default:
+                report(
+                    at: element.position, elementPath, found: element.summary,
+                    expected: "\(type == .string ? "a string" : "a whole number"), the arg's type (\(type.rawValue))")
+                continue
+            }
+            if let problem = constraints.violation(by: value) {
+                report(
+                    at: element.position, elementPath, found: "\(value.json), which \(problem)",
+                    expected: "allowed values that satisfy the arg's other rules")
+                continue
+            }
+            let caseName = SwiftNaming.caseName(for: value)
+            if caseName == "_" {
+                report(
+                    at: element.position, elementPath, found: value.json,
+                    expected: "a value with a letter or a digit, which names its Swift case")
+                continue
+            }
+            if let first = firstByCase[caseName] {
+                let same = first == value.json
+                report(
+                    at: element.position, elementPath,
+                    found: same
+                        ? "\(value.json) again" : "\(value.json), whose Swift case \(caseName) is also \(first)'s",
+                    expected: same ? "each value once" : "values that give distinct Swift case names")
+                continue
+            }
+            firstByCase[caseName] = value.json
+            values.append(value)
+        }
+        return values
+    }
+
+    /// A JSON number, as a `Double`; `integral` rejects fractions and exponents that leave one.
+    private mutating func number(_ node: JSONNode, at path: [JSONPathComponent], integral: Bool) -> Double? {
+        guard case .number(let text) = node.value, let number = Double(text), number.isFinite else {
+            report(at: node.position, path, found: node.summary, expected: integral ? "a whole number" : "a number")
+            return nil
+        }
+        if integral, number.rounded() != number || number.magnitude > 9_007_199_254_740_992 {
+            report(
+                at: node.position, path, found: node.summary,
+                expected: "a whole number (at most 2^53 in magnitude, so that it stays exact)")
+            return nil
+        }
+        return number
+    }
+
+    private func numberText(_ node: JSONNode) -> String {
+        if case .number(let text) = node.value { return text }
+        return node.summary
     }
 
     // MARK: Reading values

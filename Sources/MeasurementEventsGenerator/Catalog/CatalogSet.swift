@@ -1,5 +1,6 @@
 import Foundation
 import MeasurementEvents
+import MeasurementEventsJSON
 
 /// All catalogs of a package, validated together: each file on its own (``CatalogReader``),
 /// then the rules that span files — event names unique across modules, no `<Module>Events` enum
@@ -106,7 +107,37 @@ package struct CatalogSet: Sendable {
                 }
             }
         }
+        resolveReplacements(&catalogs, declared: declared.mapValues(\.file), diagnostics: &diagnostics)
         return CatalogSet(catalogs: catalogs.sorted { $0.module < $1.module }, diagnostics: diagnostics.sorted())
+    }
+
+    /// A deprecated event's replacement must be a planned event other than itself; the module
+    /// that declares it is noted when it is another, for the generated `renamed:`.
+    private static func resolveReplacements(
+        _ catalogs: inout [Catalog], declared: [String: String], diagnostics: inout [CatalogDiagnostic]
+    ) {
+        let modules = Dictionary(catalogs.map { ($0.path, $0.module) }, uniquingKeysWith: { first, _ in first })
+        for catalogIndex in catalogs.indices {
+            let catalog = catalogs[catalogIndex]
+            for eventIndex in catalog.events.indices {
+                let event = catalog.events[eventIndex]
+                guard let replacement = event.deprecation?.replacement else { continue }
+                let path: [JSONPathComponent] = [
+                    .key("events"), .index(event.indexInCatalog), .key("deprecated"), .key("replacement"),
+                ]
+                if replacement == event.name || declared[replacement] == nil {
+                    diagnostics.append(
+                        CatalogDiagnostic(
+                            file: catalog.path, position: event.deprecation!.replacementPosition, path: path,
+                            found: replacement == event.name
+                                ? "the event itself" : "\(quoted(replacement)), which no catalog declares",
+                            expected: "the name of another planned event"))
+                    catalogs[catalogIndex].events[eventIndex].deprecation?.replacement = nil
+                } else if let file = declared[replacement], file != catalog.path {
+                    catalogs[catalogIndex].events[eventIndex].deprecation?.replacementModule = modules[file]
+                }
+            }
+        }
     }
 }
 

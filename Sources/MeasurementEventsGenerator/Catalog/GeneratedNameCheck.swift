@@ -17,7 +17,7 @@ enum GeneratedNameCheck {
         "ArgSpec", "Bool", "Double", "EventArgs", "EventCatalog", "EventName", "EventSpec", "EventType", "EventValue",
         "Int", "MeasurementEvent",
         "NotificationCenter",
-        "Optional", "Set", "String", "TypedMeasurementEvent",
+        "Optional", "Set", "StaticString", "String", "TypedMeasurementEvent", "UInt",
     ]
 
     /// Identifiers an arg cannot have: members of every generated struct, or names Swift forbids as properties.

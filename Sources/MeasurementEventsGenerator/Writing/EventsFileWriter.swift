@@ -31,6 +31,7 @@ package enum EventsFileWriter {
         out.indented { out in
             for event in catalog.events {
                 out.doc(event.description)
+                writeDeprecation(event, renamed: replacementIdentifier, to: &out)
                 out.line("public static let \(identifier(event)): EventName = \(swiftString(event.name))")
                 out.line()
             }
@@ -62,7 +63,7 @@ package enum EventsFileWriter {
         }
         out.line("public static let allNames: [EventName] = [")
         out.indented { out in
-            for event in catalog.events { out.line("\(identifier(event)),") }
+            for event in catalog.events { out.line("\(reference(event)),") }
         }
         out.line("]")
     }
@@ -78,7 +79,7 @@ package enum EventsFileWriter {
         out.indented { out in
             for event in withPII {
                 let names = event.args.filter(\.isPersonalData).map { swiftString($0.name) }
-                out.line("\(identifier(event)): [\(names.joined(separator: ", "))],")
+                out.line("\(reference(event)): [\(names.joined(separator: ", "))],")
             }
         }
         out.line("]")
@@ -99,21 +100,23 @@ package enum EventsFileWriter {
             out.indented { out in
                 for event in catalog.events {
                     if event.args.isEmpty {
-                        out.line("EventSpec(name: \(identifier(event)), type: .\(caseName(event.type)), args: []),")
+                        out.line(
+                            "EventSpec(name: \(reference(event)), type: .\(caseName(event.type)), args: []\(planFields(event))),"
+                        )
                         continue
                     }
                     out.line("EventSpec(")
                     out.indented { out in
-                        out.line("name: \(identifier(event)), type: .\(caseName(event.type)),")
+                        out.line("name: \(reference(event)), type: .\(caseName(event.type)),")
                         out.line("args: [")
                         out.indented { out in
                             for arg in event.args {
                                 out.line(
-                                    "ArgSpec(name: \(swiftString(arg.name)), type: .\(arg.type.rawValue), isRequired: \(!arg.isOptional), isPersonalData: \(arg.isPersonalData)),"
+                                    "ArgSpec(name: \(swiftString(arg.name)), type: .\(arg.type.rawValue), isRequired: \(!arg.isOptional), isPersonalData: \(arg.isPersonalData)\(ruleFields(arg))),"
                                 )
                             }
                         }
-                        out.line("]),")
+                        out.line("]\(planFields(event))),")
                     }
                 }
             }
@@ -121,10 +124,43 @@ package enum EventsFileWriter {
         }
     }
 
+    /// The event's plan fields after `args:`, only those the catalog gives.
+    private static func planFields(_ event: CatalogEvent) -> String {
+        var fields = ""
+        if let deprecation = event.deprecation {
+            fields += ", isDeprecated: true"
+            if let replacement = deprecation.replacement { fields += ", replacement: \(swiftString(replacement))" }
+        }
+        if let owner = event.owner { fields += ", owner: \(swiftString(owner))" }
+        if let since = event.since { fields += ", since: \(swiftString(since))" }
+        return fields
+    }
+
+    /// The arg's rules after `isPersonalData:`, only those the catalog gives.
+    private static func ruleFields(_ arg: CatalogArg) -> String {
+        let rules = arg.constraints
+        var fields = ""
+        if !rules.allowedValues.isEmpty {
+            let values = rules.allowedValues.map { value -> String in
+                switch value {
+                case .string(let text): return ".string(\(swiftString(text)))"
+                case .int(let number): return ".int(\(number))"
+                }
+            }
+            fields += ", allowedValues: [\(values.joined(separator: ", "))]"
+        }
+        if let minimum = rules.minimum { fields += ", minimum: \(numberText(minimum))" }
+        if let maximum = rules.maximum { fields += ", maximum: \(numberText(maximum))" }
+        if let pattern = rules.pattern { fields += ", pattern: \(swiftString(pattern))" }
+        if let maxLength = rules.maxLength { fields += ", maxLength: \(maxLength)" }
+        return fields
+    }
+
     // MARK: The typed struct
 
     private static func writeStruct(_ event: CatalogEvent, to out: inout SourceBuilder) {
-        out.doc(event.description)
+        out.doc(event.description + planNotes(event))
+        writeDeprecation(event, renamed: SwiftNaming.upperCamelCase, to: &out)
         out.line("public struct \(typeName(event)): TypedMeasurementEvent, Hashable {")
         out.indented { out in
             out.doc("The event's name on the bus: `\(event.name)`.")
@@ -135,10 +171,14 @@ package enum EventsFileWriter {
             out.line()
             out.doc(event.category.map { "The event's category: `\($0)`." } ?? "The event's category: none.")
             out.line("public static let eventCategory: String? = \(event.category.map(swiftString) ?? "nil")")
+            for arg in event.args where !arg.constraints.allowedValues.isEmpty {
+                out.line()
+                writeValuesEnum(arg, to: &out)
+            }
             for arg in event.args {
                 out.line()
-                out.doc(arg.description + (arg.isPersonalData ? "\n\nPersonal data." : ""))
-                out.line("public var \(property(arg)): \(swiftType(arg))")
+                out.doc(arg.description + (arg.isPersonalData ? "\n\nPersonal data." : "") + constraintNotes(arg))
+                out.line("public var \(property(arg)): \(swiftType(arg, in: nil))")
             }
             out.line()
             if event.args.isEmpty {
@@ -147,7 +187,7 @@ package enum EventsFileWriter {
             } else {
                 out.doc("Makes the event from its arguments.")
                 writeParameterDocs(event.args, to: &out)
-                out.line("public init(\(parameters(event.args))) {")
+                out.line("public init(\(parameters(event.args, in: nil))) {")
                 out.indented { out in
                     for arg in event.args { out.line("self.\(property(arg)) = \(property(arg))") }
                 }
@@ -169,7 +209,10 @@ package enum EventsFileWriter {
         out.indented { out in
             out.line("guard event.name == Self.eventName else { return nil }")
             for arg in event.args {
-                let read = valueAccessor(arg.type)
+                let read =
+                    arg.constraints.allowedValues.isEmpty
+                    ? valueAccessor(arg.type)
+                    : "\(valueAccessor(arg.type)).flatMap(\(valuesTypeName(arg)).init(rawValue:))"
                 if arg.isOptional {
                     out.line("if let value = event.args[\(swiftString(arg.name))] {")
                     out.indented { out in
@@ -196,7 +239,8 @@ package enum EventsFileWriter {
             required.isEmpty
             ? "[:]"
             : "["
-                + required.map { "\(swiftString($0.name)): .\($0.type.rawValue)(\(property($0)))" }.joined(
+                + required.map { "\(swiftString($0.name)): .\($0.type.rawValue)(\(property($0))\(rawValue($0)))" }
+                .joined(
                     separator: ", ") + "]"
         if optional.isEmpty {
             out.line("public var args: EventArgs { \(literal) }")
@@ -206,7 +250,9 @@ package enum EventsFileWriter {
         out.indented { out in
             out.line("var args: EventArgs = \(literal)")
             for arg in optional {
-                out.line("args[\(swiftString(arg.name))] = \(property(arg)).map { .\(arg.type.rawValue)($0) }")
+                out.line(
+                    "args[\(swiftString(arg.name))] = \(property(arg)).map { .\(arg.type.rawValue)($0\(rawValue(arg))) }"
+                )
             }
             out.line("return args")
         }
@@ -216,23 +262,33 @@ package enum EventsFileWriter {
     // MARK: The one-call helper
 
     private static func writePostHelper(_ event: CatalogEvent, to out: inout SourceBuilder) {
-        let center = event.args.contains { SwiftNaming.lowerCamelCase($0.name) == "center" } ? "center_" : "center"
+        let properties = Set(event.args.map { SwiftNaming.lowerCamelCase($0.name) })
+        func parameter(_ name: String) -> String { properties.contains(name) ? name + "_" : name }
+        let center = parameter("center")
+        let file = parameter("file")
+        let line = parameter("line")
         out.doc(event.description)
-        if event.args.isEmpty {
-            out.line("///")
-            out.line("/// - Parameter \(center): Where to post; `.default` unless a test isolates it.")
-        } else {
+        if !event.args.isEmpty {
             writeParameterDocs(event.args, to: &out)
-            out.line("///   - \(center): Where to post; `.default` unless a test isolates it.")
+        } else {
+            out.line("///")
+            out.line("/// - Parameters:")
         }
+        out.line("///   - \(center): Where to post; `.default` unless a test isolates it.")
+        out.line("///   - \(file): The file that posts, named in tracking-plan violations; leave the default.")
+        out.line("///   - \(line): The line that posts, named in tracking-plan violations; leave the default.")
+        writeDeprecation(event, renamed: { "post" + SwiftNaming.upperCamelCase($0) }, to: &out)
         let signature =
-            (event.args.isEmpty ? "" : parameters(event.args) + ", ") + "to \(center): NotificationCenter = .default"
+            (event.args.isEmpty ? "" : parameters(event.args, in: typeName(event)) + ", ")
+            + "to \(center): NotificationCenter = .default, "
+            + "\(file == "file" ? "file" : "file \(file)"): StaticString = #fileID, "
+            + "\(line == "line" ? "line" : "line \(line)"): UInt = #line"
         out.line("public static func post\(typeName(event))(\(signature)) {")
         out.indented { out in
             let arguments = event.args.map {
                 "\(SwiftNaming.argumentLabel(SwiftNaming.lowerCamelCase($0.name))): \(property($0))"
             }.joined(separator: ", ")
-            out.line("\(typeName(event))(\(arguments)).post(to: \(center))")
+            out.line("\(typeName(event))(\(arguments)).post(to: \(center), file: \(file), line: \(line))")
         }
         out.line("}")
     }
@@ -248,7 +304,89 @@ package enum EventsFileWriter {
         }
     }
 
+    // MARK: The plan's rules
+
+    /// The enum of an arg's allowed values: the typed helpers cannot send another value.
+    private static func writeValuesEnum(_ arg: CatalogArg, to out: inout SourceBuilder) {
+        out.doc("The values `\(arg.name)` may take.")
+        out.line("public enum \(valuesTypeName(arg)): \(arg.type.swiftType), CaseIterable, Hashable, Sendable {")
+        out.indented { out in
+            for value in arg.constraints.allowedValues {
+                let literal: String
+                switch value {
+                case .string(let text): literal = swiftString(text)
+                case .int(let number): literal = String(number)
+                }
+                out.line("case \(SwiftNaming.escaped(SwiftNaming.caseName(for: value))) = \(literal)")
+            }
+        }
+        out.line("}")
+    }
+
+    /// `@available(*, deprecated, …)` for a deprecated event's declarations; `renamed` makes
+    /// the replacement's declaration name from its event name.
+    private static func writeDeprecation(
+        _ event: CatalogEvent, renamed: (String) -> String, to out: inout SourceBuilder
+    ) {
+        guard let deprecation = event.deprecation else { return }
+        var attribute = "@available(*, deprecated"
+        if let replacement = deprecation.replacement {
+            let name = renamed(replacement)
+            let qualified = deprecation.replacementModule.map { "\($0)Events.\(name)" } ?? name
+            attribute += ", renamed: \(swiftString(qualified))"
+        }
+        let message =
+            "The tracking plan deprecates \(event.name)"
+            + (deprecation.replacement.map { "; post \($0) instead." } ?? ".")
+        out.line(attribute + ", message: \(swiftString(message)))")
+    }
+
+    private static func replacementIdentifier(_ name: String) -> String {
+        SwiftNaming.escaped(SwiftNaming.lowerCamelCase(name))
+    }
+
+    /// The owner and version of an event, for its type's doc comment.
+    private static func planNotes(_ event: CatalogEvent) -> String {
+        var notes: [String] = []
+        if let owner = event.owner { notes.append("Owner: \(owner).") }
+        if let since = event.since { notes.append("Since: \(since).") }
+        return notes.isEmpty ? "" : "\n\n" + notes.joined(separator: " ")
+    }
+
+    /// The rules beyond an arg's type, for its property's doc comment.
+    private static func constraintNotes(_ arg: CatalogArg) -> String {
+        let rules = arg.constraints
+        var notes: [String] = []
+        switch (rules.minimum, rules.maximum) {
+        case (let minimum?, let maximum?): notes.append("From \(numberText(minimum)) to \(numberText(maximum)).")
+        case (let minimum?, nil): notes.append("At least \(numberText(minimum)).")
+        case (nil, let maximum?): notes.append("At most \(numberText(maximum)).")
+        case (nil, nil): break
+        }
+        if let pattern = rules.pattern { notes.append("Matches `\(pattern)`.") }
+        if let maxLength = rules.maxLength { notes.append("At most \(maxLength) characters.") }
+        return notes.isEmpty ? "" : "\n\n" + notes.joined(separator: " ")
+    }
+
     // MARK: Names and types
+
+    /// A deprecated event's name as a literal, so that the module's tables do not use the
+    /// deprecated constant (a warning in the generated file); other events by their constant.
+    private static func reference(_ event: CatalogEvent) -> String {
+        event.deprecation == nil ? identifier(event) : swiftString(event.name)
+    }
+
+    /// Names that would hide a type the event's struct uses get a `Value` suffix.
+    private static let typeNamesTakenInStructs: Set<String> =
+        GeneratedNameCheck.typeNamesUsedByGeneratedCode.union([
+            "Any", "CaseIterable", "Hashable", "Protocol", "RawRepresentable", "Self", "Sendable", "Type",
+        ])
+
+    /// The enum of an arg's allowed values: `source` → `Source`.
+    static func valuesTypeName(_ arg: CatalogArg) -> String {
+        let name = SwiftNaming.upperCamelCase(arg.name)
+        return typeNamesTakenInStructs.contains(name) ? name + "Value" : name
+    }
 
     private static func identifier(_ event: CatalogEvent) -> String {
         SwiftNaming.escaped(SwiftNaming.lowerCamelCase(event.name))
@@ -258,10 +396,23 @@ package enum EventsFileWriter {
         SwiftNaming.escaped(SwiftNaming.lowerCamelCase(arg.name))
     }
 
-    private static func swiftType(_ arg: CatalogArg) -> String { arg.type.swiftType + (arg.isOptional ? "?" : "") }
+    /// The property's type; an arg with `values` has its own enum, named from outside the
+    /// event's struct through `structName`.
+    private static func swiftType(_ arg: CatalogArg, in structName: String?) -> String {
+        let base =
+            arg.constraints.allowedValues.isEmpty
+            ? arg.type.swiftType : (structName.map { $0 + "." } ?? "") + valuesTypeName(arg)
+        return base + (arg.isOptional ? "?" : "")
+    }
 
-    private static func parameters(_ args: [CatalogArg]) -> String {
-        args.map { "\(property($0)): \(swiftType($0))" + ($0.isOptional ? " = nil" : "") }.joined(separator: ", ")
+    private static func parameters(_ args: [CatalogArg], in structName: String?) -> String {
+        args.map { "\(property($0)): \(swiftType($0, in: structName))" + ($0.isOptional ? " = nil" : "") }.joined(
+            separator: ", ")
+    }
+
+    /// `.rawValue` after a value of an arg with its own enum.
+    private static func rawValue(_ arg: CatalogArg) -> String {
+        arg.constraints.allowedValues.isEmpty ? "" : ".rawValue"
     }
 
     private static func valueAccessor(_ type: CatalogArgType) -> String {

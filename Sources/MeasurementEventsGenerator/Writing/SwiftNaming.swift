@@ -78,6 +78,20 @@ package enum SwiftNaming {
         identifier == "inout" ? "`inout`" : identifier
     }
 
+    /// The case of an allowed value in the generated enum: `"dark-mode"` → `darkMode`, `3` →
+    /// `_3`, `-1` → `_minus1`; `nil` for a string with no letter or digit. Not escaped.
+    static func caseName(for value: CatalogValue) -> String {
+        switch value {
+        case .int(let number):
+            return number < 0 ? "_minus\(number.magnitude)" : "_\(number)"
+        case .string(let text):
+            let words = text.unicodeScalars.split { !($0.isASCIILetter || $0.isASCIIDigit) }.map { String($0) }
+            let name = lowerCamelCase(words.joined(separator: "_"))
+            guard let first = name.unicodeScalars.first else { return "_" }
+            return first.isASCIIDigit ? "_" + name : name
+        }
+    }
+
     private static func capitalized(_ word: Substring) -> String {
         if let acronym = acronyms[word.lowercased()] { return acronym }
         return word.prefix(1).uppercased() + word.dropFirst()

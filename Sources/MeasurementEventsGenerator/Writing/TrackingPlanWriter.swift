@@ -10,7 +10,9 @@ import Foundation
 ///   "name":"feed/item_tapped","type":"click"}],"module":"DemoFeed"}]}
 /// ```
 ///
-/// `category` is `null` for events without one.
+/// `category`, `owner` and `since` are `null` for events without one; `deprecated` is `false` or
+/// `{"replacement": <name or null>}`; an arg's `values`, `minimum`, `maximum`, `pattern` and
+/// `maxLength` are present only when its catalog gives them.
 package enum TrackingPlanWriter {
     /// Who the plan is for.
     package enum Format: String, CaseIterable, Sendable {
@@ -18,18 +20,25 @@ package enum TrackingPlanWriter {
         case markdown
         /// One stable JSON document, for tools.
         case json
+        /// One JSON Schema (draft 2020-12) per event, shaped like Segment Protocols' and
+        /// RudderStack's event rules.
+        case jsonschema
+        /// One self-contained HTML page with a search box and filters, for people.
+        case html
     }
 
     /// The plan of `catalogs` in `format`.
     ///
     /// - Parameters:
     ///   - catalogs: valid catalogs, in any order.
-    ///   - format: Markdown or JSON.
+    ///   - format: Markdown, JSON, JSON Schema or HTML.
     /// - Returns: the plan's text.
     package static func plan(_ catalogs: [Catalog], format: Format) -> String {
         switch format {
         case .markdown: return markdown(catalogs)
         case .json: return json(catalogs)
+        case .jsonschema: return JSONSchemaPlanWriter.plan(catalogs)
+        case .html: return HTMLPlanWriter.page(catalogs, coverage: nil)
         }
     }
 
@@ -54,15 +63,24 @@ package enum TrackingPlanWriter {
                 out += "\(oneLine(event.description))\n\n"
                 out += "Type: \(event.type.name)"
                 if let category = event.category { out += " · Category: \(oneLine(category))" }
+                if let owner = event.owner { out += " · Owner: \(oneLine(owner))" }
+                if let since = event.since { out += " · Since: \(oneLine(since))" }
                 out += "\n"
+                if let deprecation = event.deprecation {
+                    out +=
+                        "\n**Deprecated**" + (deprecation.replacement.map { ": post `\($0)` instead." } ?? ".") + "\n"
+                }
                 if event.args.isEmpty {
                     out += "\nNo args.\n"
                     continue
                 }
-                out += "\n| Arg | Type | Optional | PII | Description |\n|---|---|---|---|---|\n"
+                let hasRules = event.args.contains { !$0.constraints.isEmpty }
+                out += "\n| Arg | Type | Optional | PII | Description |" + (hasRules ? " Rules |" : "") + "\n"
+                out += "|---|---|---|---|---|" + (hasRules ? "---|" : "") + "\n"
                 for arg in event.args {
                     out +=
-                        "| `\(arg.name)` | \(arg.type.rawValue) | \(arg.isOptional ? "yes" : "no") | \(arg.isPersonalData ? "**yes**" : "no") | \(cell(arg.description)) |\n"
+                        "| `\(arg.name)` | \(arg.type.rawValue) | \(arg.isOptional ? "yes" : "no") | \(arg.isPersonalData ? "**yes**" : "no") | \(cell(arg.description)) |"
+                        + (hasRules ? " \(cell(arg.rulesSummary)) |" : "") + "\n"
                 }
             }
         }
@@ -95,8 +113,8 @@ package enum TrackingPlanWriter {
                             args: event.args.map {
                                 Plan.Arg(
                                     name: $0.name, type: $0.type.rawValue, optional: $0.isOptional,
-                                    pii: $0.isPersonalData, description: $0.description)
-                            })
+                                    pii: $0.isPersonalData, description: $0.description, rules: $0.constraints)
+                            }, deprecation: event.deprecation, owner: event.owner, since: event.since)
                     })
             })
         let encoder = JSONEncoder()
@@ -119,6 +137,9 @@ package enum TrackingPlanWriter {
             var category: String?
             var description: String
             var args: [Arg]
+            var deprecation: CatalogDeprecation?
+            var owner: String?
+            var since: String?
 
             func encode(to encoder: any Encoder) throws {
                 var container = encoder.container(keyedBy: CodingKeys.self)
@@ -127,9 +148,19 @@ package enum TrackingPlanWriter {
                 try container.encode(category, forKey: .category)  // null, not absent: a stable shape
                 try container.encode(description, forKey: .description)
                 try container.encode(args, forKey: .args)
+                try container.encode(owner, forKey: .owner)
+                try container.encode(since, forKey: .since)
+                if let deprecation {
+                    var deprecated = container.nestedContainer(keyedBy: CodingKeys.self, forKey: .deprecated)
+                    try deprecated.encode(deprecation.replacement, forKey: .replacement)
+                } else {
+                    try container.encode(false, forKey: .deprecated)
+                }
             }
 
-            private enum CodingKeys: String, CodingKey { case name, type, category, description, args }
+            private enum CodingKeys: String, CodingKey {
+                case name, type, category, description, args, owner, since, deprecated, replacement
+            }
         }
 
         struct Arg: Encodable {
@@ -138,6 +169,34 @@ package enum TrackingPlanWriter {
             var optional: Bool
             var pii: Bool
             var description: String
+            var rules: CatalogConstraints
+
+            /// The rules' keys are present only when the catalog gives them, as in the catalog.
+            func encode(to encoder: any Encoder) throws {
+                var container = encoder.container(keyedBy: CodingKeys.self)
+                try container.encode(name, forKey: .name)
+                try container.encode(type, forKey: .type)
+                try container.encode(optional, forKey: .optional)
+                try container.encode(pii, forKey: .pii)
+                try container.encode(description, forKey: .description)
+                if !rules.allowedValues.isEmpty {
+                    var values = container.nestedUnkeyedContainer(forKey: .values)
+                    for value in rules.allowedValues {
+                        switch value {
+                        case .string(let text): try values.encode(text)
+                        case .int(let number): try values.encode(number)
+                        }
+                    }
+                }
+                try container.encodeIfPresent(rules.minimum, forKey: .minimum)
+                try container.encodeIfPresent(rules.maximum, forKey: .maximum)
+                try container.encodeIfPresent(rules.pattern, forKey: .pattern)
+                try container.encodeIfPresent(rules.maxLength, forKey: .maxLength)
+            }
+
+            private enum CodingKeys: String, CodingKey {
+                case name, type, optional, pii, description, values, minimum, maximum, pattern, maxLength
+            }
         }
 
         var modules: [Module]

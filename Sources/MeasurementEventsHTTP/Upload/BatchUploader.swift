@@ -67,6 +67,10 @@ final class BatchUploader: @unchecked Sendable {
     private var retry: (any ScheduledWork)?
     private var attempt = 0
     private var flushRequested = false
+    /// Someone asked for sending (a trigger) and the queue has not run dry since. Opening the
+    /// gate or coming back online resumes only such work: with a policy that never uploads
+    /// unasked, a batch sealed meanwhile stays queued until asked for.
+    private var sendingWanted = false
     private var generation = 0
     private var requestSize: RequestSizeLearner
     /// Closed until consent is known: what a previous run queued waits for it.
@@ -99,6 +103,7 @@ final class BatchUploader: @unchecked Sendable {
     func trigger(flush: Bool) {
         queue.async {
             if flush { self.flushRequested = true }
+            self.sendingWanted = true
             self.pump()
         }
     }
@@ -108,7 +113,7 @@ final class BatchUploader: @unchecked Sendable {
         queue.async {
             guard self.uploadsAllowed != allowed else { return }
             self.uploadsAllowed = allowed
-            if allowed { self.pump() }
+            if allowed, self.sendingWanted { self.pump() }
         }
     }
 
@@ -122,7 +127,7 @@ final class BatchUploader: @unchecked Sendable {
             self.retry?.cancel()
             self.retry = nil
             self.attempt = 0
-            self.pump()
+            if self.sendingWanted { self.pump() }
         }
     }
 
@@ -150,6 +155,7 @@ final class BatchUploader: @unchecked Sendable {
                 guard let batch = diskQueue.nextBatch(sealingOpenSegmentWithAtLeast: flushRequested ? 1 : Int.max)
                 else {
                     flushRequested = false
+                    sendingWanted = false
                     return
                 }
                 // `nil`: the file cannot be read; the queue left it on disk for the next start.

@@ -78,8 +78,10 @@ public enum MinimalEvents {
     /// - Parameters:
     ///   - url: The link.
     ///   - center: Where to post; `.default` unless a test isolates it.
-    public static func postURLOpened(url: String, to center: NotificationCenter = .default) {
-        URLOpened(url: url).post(to: center)
+    ///   - file: The file that posts, named in tracking-plan violations; leave the default.
+    ///   - line: The line that posts, named in tracking-plan violations; leave the default.
+    public static func postURLOpened(url: String, to center: NotificationCenter = .default, file: StaticString = #fileID, line: UInt = #line) {
+        URLOpened(url: url).post(to: center, file: file, line: line)
     }
 
     /// Acronyms in every position.
@@ -138,7 +140,9 @@ public enum MinimalEvents {
     ///   - ids: How many.
     ///   - uiJSONURL: Where from.
     ///   - center: Where to post; `.default` unless a test isolates it.
-    public static func postAppUIJSONIDsLoaded(ids: Int, uiJSONURL: String? = nil, to center: NotificationCenter = .default) {
-        AppUIJSONIDsLoaded(ids: ids, uiJSONURL: uiJSONURL).post(to: center)
+    ///   - file: The file that posts, named in tracking-plan violations; leave the default.
+    ///   - line: The line that posts, named in tracking-plan violations; leave the default.
+    public static func postAppUIJSONIDsLoaded(ids: Int, uiJSONURL: String? = nil, to center: NotificationCenter = .default, file: StaticString = #fileID, line: UInt = #line) {
+        AppUIJSONIDsLoaded(ids: ids, uiJSONURL: uiJSONURL).post(to: center, file: file, line: line)
     }
 }

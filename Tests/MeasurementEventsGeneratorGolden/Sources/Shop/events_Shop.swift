@@ -24,6 +24,14 @@ public enum ShopEvents {
     /// The shop tab was opened.
     public static let shopOpened: EventName = "shop/opened"
 
+    /// The shop tab was opened, before it was renamed.
+    @available(*, deprecated, renamed: "shopOpened", message: "The tracking plan deprecates shop/tab_opened; post shop/opened instead.")
+    public static let shopTabOpened: EventName = "shop/tab_opened"
+
+    /// The old banner was shown.
+    @available(*, deprecated, message: "The tracking plan deprecates shop/legacy_banner_shown.")
+    public static let shopLegacyBannerShown: EventName = "shop/legacy_banner_shown"
+
     /// Every event name of this module, in catalog order; for allow-lists (`allowList + ShopEvents.allNames.map(EventPattern.init)`).
     public static let allNames: [EventName] = [
         shopProductViewed,
@@ -31,11 +39,14 @@ public enum ShopEvents {
         shopCheckoutCompleted,
         shopPaymentRedirected,
         shopOpened,
+        "shop/tab_opened",
+        "shop/legacy_banner_shown",
     ]
 
     /// The names of the personal-data (PII) args of each event that has any; for redaction.
     public static let personalDataArgs: [EventName: Set<String>] = [
         shopCheckoutCompleted: ["email", "phone"],
+        "shop/legacy_banner_shown": ["email"],
     ]
 
     /// This module's catalog as a value: register it at aggregator setup (`configuration.catalogs = [ShopEvents.catalog, …]`) so that its personal-data args are hashed before any tracker sees them.
@@ -45,16 +56,17 @@ public enum ShopEvents {
             EventSpec(
                 name: shopProductViewed, type: .impression,
                 args: [
-                    ArgSpec(name: "product_id", type: .string, isRequired: true, isPersonalData: false),
+                    ArgSpec(name: "product_id", type: .string, isRequired: true, isPersonalData: false, pattern: "^[A-Z0-9-]+$", maxLength: 32),
                     ArgSpec(name: "image_url", type: .string, isRequired: false, isPersonalData: false),
-                    ArgSpec(name: "price", type: .double, isRequired: true, isPersonalData: false),
-                    ArgSpec(name: "position", type: .int, isRequired: false, isPersonalData: false),
-                ]),
+                    ArgSpec(name: "price", type: .double, isRequired: true, isPersonalData: false, minimum: 0),
+                    ArgSpec(name: "position", type: .int, isRequired: false, isPersonalData: false, minimum: 0, maximum: 500),
+                    ArgSpec(name: "list", type: .string, isRequired: false, isPersonalData: false, allowedValues: [.string("search"), .string("home-feed"), .string("default"), .string("2for1")]),
+                ], owner: "shop-team", since: "4.2"),
             EventSpec(
                 name: shopCartItemAdded, type: .click,
                 args: [
                     ArgSpec(name: "product_id", type: .string, isRequired: true, isPersonalData: false),
-                    ArgSpec(name: "quantity", type: .int, isRequired: true, isPersonalData: false),
+                    ArgSpec(name: "quantity", type: .int, isRequired: true, isPersonalData: false, allowedValues: [.int(1), .int(2), .int(5), .int(-1)]),
                     ArgSpec(name: "gift", type: .bool, isRequired: true, isPersonalData: false),
                 ]),
             EventSpec(
@@ -74,9 +86,21 @@ public enum ShopEvents {
                     ArgSpec(name: "type", type: .string, isRequired: true, isPersonalData: false),
                 ]),
             EventSpec(name: shopOpened, type: .userAction, args: []),
+            EventSpec(
+                name: "shop/tab_opened", type: .userAction,
+                args: [
+                    ArgSpec(name: "source", type: .string, isRequired: true, isPersonalData: false, allowedValues: [.string("tab_bar"), .string("deep_link")]),
+                ], isDeprecated: true, replacement: "shop/opened"),
+            EventSpec(
+                name: "shop/legacy_banner_shown", type: .impression,
+                args: [
+                    ArgSpec(name: "email", type: .string, isRequired: true, isPersonalData: true),
+                ], isDeprecated: true),
         ])
 
     /// A product page became visible.
+    ///
+    /// Owner: shop-team. Since: 4.2.
     public struct ShopProductViewed: TypedMeasurementEvent, Hashable {
         /// The event's name on the bus: `shop/product_viewed`.
         public static let eventName: EventName = "shop/product_viewed"
@@ -87,17 +111,34 @@ public enum ShopEvents {
         /// The event's category: `catalog`.
         public static let eventCategory: String? = "catalog"
 
+        /// The values `list` may take.
+        public enum List: String, CaseIterable, Hashable, Sendable {
+            case search = "search"
+            case homeFeed = "home-feed"
+            case `default` = "default"
+            case _2for1 = "2for1"
+        }
+
         /// The product's SKU.
+        ///
+        /// Matches `^[A-Z0-9-]+$`. At most 32 characters.
         public var productID: String
 
         /// The hero image shown.
         public var imageURL: String?
 
         /// The price shown, in the user's currency.
+        ///
+        /// At least 0.
         public var price: Double
 
         /// Zero-based position in the list.
+        ///
+        /// From 0 to 500.
         public var position: Int?
+
+        /// Where the product was listed.
+        public var list: List?
 
         /// Makes the event from its arguments.
         ///
@@ -106,11 +147,13 @@ public enum ShopEvents {
         ///   - imageURL: The hero image shown.
         ///   - price: The price shown, in the user's currency.
         ///   - position: Zero-based position in the list.
-        public init(productID: String, imageURL: String? = nil, price: Double, position: Int? = nil) {
+        ///   - list: Where the product was listed.
+        public init(productID: String, imageURL: String? = nil, price: Double, position: Int? = nil, list: List? = nil) {
             self.productID = productID
             self.imageURL = imageURL
             self.price = price
             self.position = position
+            self.list = list
         }
 
         /// The typed form of `event`, or `nil` when it has another name or an arg is missing or of another type.
@@ -134,6 +177,12 @@ public enum ShopEvents {
             } else {
                 self.position = nil
             }
+            if let value = event.args["list"] {
+                guard let value = value.stringValue.flatMap(List.init(rawValue:)) else { return nil }
+                self.list = value
+            } else {
+                self.list = nil
+            }
         }
 
         /// The event's arguments, keyed by their catalog names.
@@ -141,6 +190,7 @@ public enum ShopEvents {
             var args: EventArgs = ["product_id": .string(productID), "price": .double(price)]
             args["image_url"] = imageURL.map { .string($0) }
             args["position"] = position.map { .int($0) }
+            args["list"] = list.map { .string($0.rawValue) }
             return args
         }
     }
@@ -152,9 +202,12 @@ public enum ShopEvents {
     ///   - imageURL: The hero image shown.
     ///   - price: The price shown, in the user's currency.
     ///   - position: Zero-based position in the list.
+    ///   - list: Where the product was listed.
     ///   - center: Where to post; `.default` unless a test isolates it.
-    public static func postShopProductViewed(productID: String, imageURL: String? = nil, price: Double, position: Int? = nil, to center: NotificationCenter = .default) {
-        ShopProductViewed(productID: productID, imageURL: imageURL, price: price, position: position).post(to: center)
+    ///   - file: The file that posts, named in tracking-plan violations; leave the default.
+    ///   - line: The line that posts, named in tracking-plan violations; leave the default.
+    public static func postShopProductViewed(productID: String, imageURL: String? = nil, price: Double, position: Int? = nil, list: ShopProductViewed.List? = nil, to center: NotificationCenter = .default, file: StaticString = #fileID, line: UInt = #line) {
+        ShopProductViewed(productID: productID, imageURL: imageURL, price: price, position: position, list: list).post(to: center, file: file, line: line)
     }
 
     /// The user added a product to the cart.
@@ -168,11 +221,19 @@ public enum ShopEvents {
         /// The event's category: none.
         public static let eventCategory: String? = nil
 
+        /// The values `quantity` may take.
+        public enum Quantity: Int, CaseIterable, Hashable, Sendable {
+            case _1 = 1
+            case _2 = 2
+            case _5 = 5
+            case _minus1 = -1
+        }
+
         /// The product's SKU.
         public var productID: String
 
         /// How many were added.
-        public var quantity: Int
+        public var quantity: Quantity
 
         /// Whether it is wrapped as a gift.
         public var gift: Bool
@@ -183,7 +244,7 @@ public enum ShopEvents {
         ///   - productID: The product's SKU.
         ///   - quantity: How many were added.
         ///   - gift: Whether it is wrapped as a gift.
-        public init(productID: String, quantity: Int, gift: Bool) {
+        public init(productID: String, quantity: Quantity, gift: Bool) {
             self.productID = productID
             self.quantity = quantity
             self.gift = gift
@@ -196,14 +257,14 @@ public enum ShopEvents {
             guard event.name == Self.eventName else { return nil }
             guard let value = event.args["product_id"]?.stringValue else { return nil }
             self.productID = value
-            guard let value = event.args["quantity"]?.intValue else { return nil }
+            guard let value = event.args["quantity"]?.intValue.flatMap(Quantity.init(rawValue:)) else { return nil }
             self.quantity = value
             guard let value = event.args["gift"]?.boolValue else { return nil }
             self.gift = value
         }
 
         /// The event's arguments, keyed by their catalog names.
-        public var args: EventArgs { ["product_id": .string(productID), "quantity": .int(quantity), "gift": .bool(gift)] }
+        public var args: EventArgs { ["product_id": .string(productID), "quantity": .int(quantity.rawValue), "gift": .bool(gift)] }
     }
 
     /// The user added a product to the cart.
@@ -213,8 +274,10 @@ public enum ShopEvents {
     ///   - quantity: How many were added.
     ///   - gift: Whether it is wrapped as a gift.
     ///   - center: Where to post; `.default` unless a test isolates it.
-    public static func postShopCartItemAdded(productID: String, quantity: Int, gift: Bool, to center: NotificationCenter = .default) {
-        ShopCartItemAdded(productID: productID, quantity: quantity, gift: gift).post(to: center)
+    ///   - file: The file that posts, named in tracking-plan violations; leave the default.
+    ///   - line: The line that posts, named in tracking-plan violations; leave the default.
+    public static func postShopCartItemAdded(productID: String, quantity: ShopCartItemAdded.Quantity, gift: Bool, to center: NotificationCenter = .default, file: StaticString = #fileID, line: UInt = #line) {
+        ShopCartItemAdded(productID: productID, quantity: quantity, gift: gift).post(to: center, file: file, line: line)
     }
 
     /// An order was placed.
@@ -297,8 +360,10 @@ public enum ShopEvents {
     ///   - phone: For delivery updates.
     ///   - httpStatus: The payment API's answer.
     ///   - center: Where to post; `.default` unless a test isolates it.
-    public static func postShopCheckoutCompleted(orderID: String, email: String, phone: String? = nil, httpStatus: Int, to center: NotificationCenter = .default) {
-        ShopCheckoutCompleted(orderID: orderID, email: email, phone: phone, httpStatus: httpStatus).post(to: center)
+    ///   - file: The file that posts, named in tracking-plan violations; leave the default.
+    ///   - line: The line that posts, named in tracking-plan violations; leave the default.
+    public static func postShopCheckoutCompleted(orderID: String, email: String, phone: String? = nil, httpStatus: Int, to center: NotificationCenter = .default, file: StaticString = #fileID, line: UInt = #line) {
+        ShopCheckoutCompleted(orderID: orderID, email: email, phone: phone, httpStatus: httpStatus).post(to: center, file: file, line: line)
     }
 
     /// The user left for the payment provider's page.
@@ -365,8 +430,10 @@ public enum ShopEvents {
     ///   - center: Named like the helper's center parameter.
     ///   - type: Not a keyword, but close.
     ///   - center_: Where to post; `.default` unless a test isolates it.
-    public static func postShopPaymentRedirected(`default`: Bool, `in`: String, center: String, type: String, to center_: NotificationCenter = .default) {
-        ShopPaymentRedirected(default: `default`, in: `in`, center: center, type: type).post(to: center_)
+    ///   - file: The file that posts, named in tracking-plan violations; leave the default.
+    ///   - line: The line that posts, named in tracking-plan violations; leave the default.
+    public static func postShopPaymentRedirected(`default`: Bool, `in`: String, center: String, type: String, to center_: NotificationCenter = .default, file: StaticString = #fileID, line: UInt = #line) {
+        ShopPaymentRedirected(default: `default`, in: `in`, center: center, type: type).post(to: center_, file: file, line: line)
     }
 
     /// The shop tab was opened.
@@ -396,8 +463,115 @@ public enum ShopEvents {
 
     /// The shop tab was opened.
     ///
-    /// - Parameter center: Where to post; `.default` unless a test isolates it.
-    public static func postShopOpened(to center: NotificationCenter = .default) {
-        ShopOpened().post(to: center)
+    /// - Parameters:
+    ///   - center: Where to post; `.default` unless a test isolates it.
+    ///   - file: The file that posts, named in tracking-plan violations; leave the default.
+    ///   - line: The line that posts, named in tracking-plan violations; leave the default.
+    public static func postShopOpened(to center: NotificationCenter = .default, file: StaticString = #fileID, line: UInt = #line) {
+        ShopOpened().post(to: center, file: file, line: line)
+    }
+
+    /// The shop tab was opened, before it was renamed.
+    @available(*, deprecated, renamed: "ShopOpened", message: "The tracking plan deprecates shop/tab_opened; post shop/opened instead.")
+    public struct ShopTabOpened: TypedMeasurementEvent, Hashable {
+        /// The event's name on the bus: `shop/tab_opened`.
+        public static let eventName: EventName = "shop/tab_opened"
+
+        /// The event's type: `.userAction`.
+        public static let eventType: EventType = .userAction
+
+        /// The event's category: none.
+        public static let eventCategory: String? = nil
+
+        /// The values `source` may take.
+        public enum Source: String, CaseIterable, Hashable, Sendable {
+            case tabBar = "tab_bar"
+            case deepLink = "deep_link"
+        }
+
+        /// What opened it.
+        public var source: Source
+
+        /// Makes the event from its arguments.
+        ///
+        /// - Parameters:
+        ///   - source: What opened it.
+        public init(source: Source) {
+            self.source = source
+        }
+
+        /// The typed form of `event`, or `nil` when it has another name or an arg is missing or of another type.
+        ///
+        /// - Parameter event: A measurement event received from the bus.
+        public init?(_ event: MeasurementEvent) {
+            guard event.name == Self.eventName else { return nil }
+            guard let value = event.args["source"]?.stringValue.flatMap(Source.init(rawValue:)) else { return nil }
+            self.source = value
+        }
+
+        /// The event's arguments, keyed by their catalog names.
+        public var args: EventArgs { ["source": .string(source.rawValue)] }
+    }
+
+    /// The shop tab was opened, before it was renamed.
+    ///
+    /// - Parameters:
+    ///   - source: What opened it.
+    ///   - center: Where to post; `.default` unless a test isolates it.
+    ///   - file: The file that posts, named in tracking-plan violations; leave the default.
+    ///   - line: The line that posts, named in tracking-plan violations; leave the default.
+    @available(*, deprecated, renamed: "postShopOpened", message: "The tracking plan deprecates shop/tab_opened; post shop/opened instead.")
+    public static func postShopTabOpened(source: ShopTabOpened.Source, to center: NotificationCenter = .default, file: StaticString = #fileID, line: UInt = #line) {
+        ShopTabOpened(source: source).post(to: center, file: file, line: line)
+    }
+
+    /// The old banner was shown.
+    @available(*, deprecated, message: "The tracking plan deprecates shop/legacy_banner_shown.")
+    public struct ShopLegacyBannerShown: TypedMeasurementEvent, Hashable {
+        /// The event's name on the bus: `shop/legacy_banner_shown`.
+        public static let eventName: EventName = "shop/legacy_banner_shown"
+
+        /// The event's type: `.impression`.
+        public static let eventType: EventType = .impression
+
+        /// The event's category: none.
+        public static let eventCategory: String? = nil
+
+        /// Who saw it.
+        ///
+        /// Personal data.
+        public var email: String
+
+        /// Makes the event from its arguments.
+        ///
+        /// - Parameters:
+        ///   - email: Who saw it.
+        public init(email: String) {
+            self.email = email
+        }
+
+        /// The typed form of `event`, or `nil` when it has another name or an arg is missing or of another type.
+        ///
+        /// - Parameter event: A measurement event received from the bus.
+        public init?(_ event: MeasurementEvent) {
+            guard event.name == Self.eventName else { return nil }
+            guard let value = event.args["email"]?.stringValue else { return nil }
+            self.email = value
+        }
+
+        /// The event's arguments, keyed by their catalog names.
+        public var args: EventArgs { ["email": .string(email)] }
+    }
+
+    /// The old banner was shown.
+    ///
+    /// - Parameters:
+    ///   - email: Who saw it.
+    ///   - center: Where to post; `.default` unless a test isolates it.
+    ///   - file: The file that posts, named in tracking-plan violations; leave the default.
+    ///   - line: The line that posts, named in tracking-plan violations; leave the default.
+    @available(*, deprecated, message: "The tracking plan deprecates shop/legacy_banner_shown.")
+    public static func postShopLegacyBannerShown(email: String, to center: NotificationCenter = .default, file: StaticString = #fileID, line: UInt = #line) {
+        ShopLegacyBannerShown(email: email).post(to: center, file: file, line: line)
     }
 }

@@ -100,8 +100,10 @@ public enum CheckoutEvents {
     ///   - items: How many items are in the cart.
     ///   - total: The cart's total.
     ///   - center: Where to post; `.default` unless a test isolates it.
-    public static func postCheckoutStarted(cartID: String, items: Int, total: Double, to center: NotificationCenter = .default) {
-        CheckoutStarted(cartID: cartID, items: items, total: total).post(to: center)
+    ///   - file: The file that posts, named in tracking-plan violations; leave the default.
+    ///   - line: The line that posts, named in tracking-plan violations; leave the default.
+    public static func postCheckoutStarted(cartID: String, items: Int, total: Double, to center: NotificationCenter = .default, file: StaticString = #fileID, line: UInt = #line) {
+        CheckoutStarted(cartID: cartID, items: items, total: total).post(to: center, file: file, line: line)
     }
 
     /// The payment went through.
@@ -185,7 +187,9 @@ public enum CheckoutEvents {
     ///   - phone: For delivery updates by text message.
     ///   - express: Whether Express checkout was used.
     ///   - center: Where to post; `.default` unless a test isolates it.
-    public static func postCheckoutPaid(cartID: String, email: String, phone: String? = nil, express: Bool? = nil, to center: NotificationCenter = .default) {
-        CheckoutPaid(cartID: cartID, email: email, phone: phone, express: express).post(to: center)
+    ///   - file: The file that posts, named in tracking-plan violations; leave the default.
+    ///   - line: The line that posts, named in tracking-plan violations; leave the default.
+    public static func postCheckoutPaid(cartID: String, email: String, phone: String? = nil, express: Bool? = nil, to center: NotificationCenter = .default, file: StaticString = #fileID, line: UInt = #line) {
+        CheckoutPaid(cartID: cartID, email: email, phone: phone, express: express).post(to: center, file: file, line: line)
     }
 }

@@ -1,0 +1,51 @@
+import Foundation
+
+/// Where events were posted (`#fileID` and `#line` of `MeasurementEvent.post` and the generated
+/// helpers), carried to the aggregators that check a plan so that a violation names the line
+/// that caused it.
+///
+/// A post pays one atomic load when no aggregator checks a plan: the site travels only to the
+/// centers such an aggregator observes, as one reserved arg that the aggregators remove before
+/// anything else sees the event (and that the test kit's recorder ignores).
+package enum PostSites {
+    /// The reserved arg that carries `File.swift:42`.
+    package static let key = "_measurement_events_post_site"
+
+    /// How many aggregators that record post sites are alive.
+    static let checkingAggregators = AtomicCounter()
+    /// The centers they observe, with how many of them observe each.
+    private static let centers = LockedValue<[ObjectIdentifier: Int]>([:])
+
+    static func register(_ center: NotificationCenter) {
+        centers.withLock { $0[ObjectIdentifier(center), default: 0] += 1 }
+        checkingAggregators.add(1)
+    }
+
+    static func unregister(_ center: NotificationCenter) {
+        checkingAggregators.add(-1)
+        centers.withLock { centers in
+            let id = ObjectIdentifier(center)
+            let remaining = (centers[id] ?? 1) - 1
+            centers[id] = remaining > 0 ? remaining : nil
+        }
+    }
+
+    /// Adds the site to a post's args when an aggregator checking a plan observes `center`.
+    @inline(never)
+    static func add(
+        to args: inout [String: any EventValueConvertible], center: NotificationCenter, file: StaticString,
+        line: UInt
+    ) {
+        guard centers.withLock({ $0[ObjectIdentifier(center)] != nil }) else { return }
+        args[key] = "\(file):\(line)"
+    }
+
+    /// Removes the site from `event`'s args; returns it.
+    static func take(from event: inout MeasurementEvent) -> (file: String, line: Int)? {
+        guard let value = event.args.removeValue(forKey: key), case .string(let site) = value,
+            let colon = site.lastIndex(of: ":"),
+            let line = Int(site[site.index(after: colon)...])  // checked: parsing gives nil beyond Int
+        else { return nil }
+        return (String(site[..<colon]), line)
+    }
+}
