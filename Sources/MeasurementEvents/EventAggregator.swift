@@ -32,8 +32,9 @@ import Foundation
 /// their thread: every forwarded event carries the identity, session and device context in
 /// force when it was posted (``MeasurementEvent/attribution``).
 open class EventAggregator: @unchecked Sendable {
-    // @unchecked: every mutable property lives in `state` behind its lock; `attribution` is
-    // touched in the delivery context only; the other stored properties are immutable.
+    // @unchecked: every mutable property lives in `state` behind its lock (the consent in
+    // `posting`, written under that lock); `attribution` is touched in the delivery context
+    // only; the other stored properties are immutable.
 
     /// The notification center the aggregator observes.
     public let center: NotificationCenter
@@ -55,7 +56,6 @@ open class EventAggregator: @unchecked Sendable {
         var processors: [any EventProcessor]
         var observers: [any NSObjectProtocol] = []
         var ready: Bool
-        var consent: Consent
         var held: [Held] = []
         var ids = EventIDGenerator()
         var diagnostics = Diagnostics()
@@ -94,7 +94,7 @@ open class EventAggregator: @unchecked Sendable {
         state = LockedValue(
             State(
                 filter: filter, trackers: trackers, processors: processors,
-                ready: !configuration.holdsEventsUntilReady, consent: consent,
+                ready: !configuration.holdsEventsUntilReady,
                 diagnostics: diagnostics))
         posting = PostingState(consent: consent, configuration: configuration, state: state)
         posting.owner = self
@@ -213,7 +213,7 @@ open class EventAggregator: @unchecked Sendable {
     }
 
     /// The consent in force: from the configuration, the identity store, or the last ``setConsent(_:)``.
-    public var consent: Consent { state.withLock { $0.consent } }
+    public var consent: MeasurementEvents.Consent { posting.consent }
 
     /// What the aggregator has received, forwarded, filtered out, dropped and failed so far.
     public var diagnostics: Diagnostics { posting.postingCounters(added: state.withLock { $0.diagnostics }) }

@@ -129,7 +129,7 @@ extension EventAggregator {
         batch.withUnsafeMutableBufferPointer { batch in
             guard !range.contains(where: { batch[$0].consentAtPost.discards }) else { return nil }
             return state.withLock { state -> [any EventTracker]? in
-                guard state.processors.isEmpty, state.consent == .granted, state.ready, state.held.isEmpty
+                guard state.processors.isEmpty, posting.consent == .granted, state.ready, state.held.isEmpty
                 else { return nil }
                 for index in range where batch[index].needsID {
                     batch[index].event.id = state.ids.next()
@@ -161,17 +161,17 @@ extension EventAggregator {
 
     /// The trackers when `item` may go to them now; otherwise discards it (no consent) or holds
     /// it (not ready, consent pending) and returns nil.
-    func admitOrHold(_ item: Held, consentAtPost: Consent) -> [any EventTracker]? {
+    func admitOrHold(_ item: Held, consentAtPost: MeasurementEvents.Consent) -> [any EventTracker]? {
         var dropped: EventName?
         let isEvent: Bool
         if case .event = item { isEvent = true } else { isEvent = false }
         let trackers = state.withLock { state -> [any EventTracker]? in
-            if consentAtPost.discards || state.consent.discards {
+            if consentAtPost.discards || posting.consent.discards {
                 if isEvent { state.diagnostics.discarded += 1 }
                 return nil
             }
             // While held events wait for release, newer ones queue behind them to keep order.
-            if state.consent == .granted && state.ready && state.held.isEmpty {
+            if posting.consent == .granted && state.ready && state.held.isEmpty {
                 if isEvent { state.diagnostics.forwarded += 1 }
                 return state.trackers
             }
@@ -227,7 +227,7 @@ extension EventAggregator {
         onDeliveryContext {
             // Deliveries also run in this context, so nothing is added to `held` meanwhile.
             let (items, trackers) = self.state.withLock { state -> ([Held], [any EventTracker]) in
-                guard state.ready, state.consent == .granted else { return ([], []) }
+                guard state.ready, self.posting.consent == .granted else { return ([], []) }
                 defer {
                     state.diagnostics.forwarded +=
                         state.held.filter { if case .event = $0 { true } else { false } }.count

@@ -131,12 +131,12 @@ extension EventAggregator {
     /// (``EventTracker/consentDidChange(to:)``) first.
     ///
     /// - Parameter consent: the user's choice.
-    public func setConsent(_ consent: Consent) {
+    public func setConsent(_ consent: MeasurementEvents.Consent) {
         // In the delivery context, so that a denial and its discardPending() are one step that
         // no delivery (and no concurrent change of consent) can come between.
         onDeliveryContext {
             let (trackers, discards) = self.state.withLock { state -> ([any EventTracker], Bool) in
-                state.consent = consent
+                // The one record of the consent in force, changed under the state lock only.
                 self.posting.publish(consent)
                 if consent.discards {
                     state.diagnostics.discarded += state.held.count
@@ -155,12 +155,12 @@ extension EventAggregator {
     /// consent remembered as denied makes them discard what a previous run queued.
     func announceConsent() {
         onDeliveryContext {
-            let (trackers, consent) = self.state.withLock { ($0.trackers, $0.consent) }
+            let (trackers, consent) = self.state.withLock { ($0.trackers, self.posting.consent) }
             self.tell(trackers, consent: consent, discarding: consent == .denied)
         }
     }
 
-    private func tell(_ trackers: [any EventTracker], consent: Consent, discarding: Bool) {
+    private func tell(_ trackers: [any EventTracker], consent: MeasurementEvents.Consent, discarding: Bool) {
         for tracker in trackers {
             call(tracker, on: nil) { try $0.consentDidChange(to: consent) }
             if discarding { call(tracker, on: nil) { try $0.discardPending() } }

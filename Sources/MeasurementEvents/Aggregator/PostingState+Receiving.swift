@@ -116,7 +116,7 @@ extension PostingState {
 
     /// Counts a received event; the consent in force when the filter keeps it.
     @inline(__always)
-    func admit(_ name: UnsafePointer<EventName>, _ decision: NameDecisionCache.Decision) -> EventAggregator.Consent? {
+    func admit(_ name: UnsafePointer<EventName>, _ decision: NameDecisionCache.Decision) -> Consent? {
         received.add(1)
         if decision.allowed { return consent }
         filteredOut.add(1)

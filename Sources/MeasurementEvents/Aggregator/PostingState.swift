@@ -44,7 +44,7 @@ final class PostingState: @unchecked Sendable {
     private let consentCode: AtomicCounter
 
     init(
-        consent: EventAggregator.Consent, configuration: EventAggregator.Configuration,
+        consent: Consent, configuration: EventAggregator.Configuration,
         state: LockedValue<EventAggregator.State>
     ) {
         consentCode = AtomicCounter(Self.code(of: consent))
@@ -61,8 +61,10 @@ final class PostingState: @unchecked Sendable {
         return clock?.now() ?? Date()
     }
 
-    /// The consent in force, as the lock-holding code last set it.
-    var consent: EventAggregator.Consent {
+    /// The consent in force: the aggregator's one record of it. Read without a lock by posts;
+    /// changed only under the aggregator's state lock (``publish(_:)``), so that code holding
+    /// that lock sees a value that cannot change under it.
+    var consent: Consent {
         switch consentCode.value {
         case 0: return .granted
         case 1: return .pendingHolding
@@ -71,12 +73,12 @@ final class PostingState: @unchecked Sendable {
         }
     }
 
-    /// Called under the state lock, with `state.consent`.
-    func publish(_ consent: EventAggregator.Consent) {
+    /// Changes the consent in force; called under the aggregator's state lock.
+    func publish(_ consent: Consent) {
         consentCode.store(Self.code(of: consent))
     }
 
-    private static func code(of consent: EventAggregator.Consent) -> Int64 {
+    private static func code(of consent: Consent) -> Int64 {
         switch consent {
         case .granted: return 0
         case .pendingHolding: return 1
