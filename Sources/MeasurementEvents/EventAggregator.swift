@@ -45,7 +45,7 @@ open class EventAggregator: @unchecked Sendable {
     private let queueKey = DispatchSpecificKey<ObjectIdentifier>()
     let state: LockedValue<State>
     /// What posting threads touch without the state lock.
-    let posting: PostingState
+    let inbox: Inbox
     /// Serialises synchronous delivery; recursive so that a tracker may post.
     let synchronousDelivery = NSRecursiveLock()
     let attribution: AttributionState
@@ -59,6 +59,8 @@ open class EventAggregator: @unchecked Sendable {
         var held: [Held] = []
         var ids = EventIDGenerator()
         var diagnostics = Diagnostics()
+        /// The names reported as filtered out (``Problem/filteredOut(_:)``), once each.
+        var reportedFilteredOut: Set<EventName> = []
     }
 
     /// Makes an aggregator. Nothing is observed until ``start()``.
@@ -96,8 +98,8 @@ open class EventAggregator: @unchecked Sendable {
                 filter: filter, trackers: trackers, processors: processors,
                 ready: !configuration.holdsEventsUntilReady,
                 diagnostics: diagnostics))
-        posting = PostingState(consent: consent, configuration: configuration, state: state)
-        posting.owner = self
+        inbox = Inbox(consent: consent, configuration: configuration, state: state)
+        inbox.owner = self
         queue.setSpecific(key: queueKey, value: ObjectIdentifier(self))
         if let problem = restored.problem { configuration.problemHandler?(.identityStoreFailed(problem)) }
     }
@@ -105,7 +107,7 @@ open class EventAggregator: @unchecked Sendable {
     deinit {
         let observers = state.withLock { $0.observers }
         for observer in observers { center.removeObserver(observer) }
-        posting.buffers.close()
+        inbox.buffers.close()
     }
 
     // MARK: Subclass hooks
@@ -142,7 +144,7 @@ open class EventAggregator: @unchecked Sendable {
             guard state.observers.isEmpty else { return nil }
             if state.filter == nil {
                 state.filter = builtFilter
-                posting.filterGeneration.add(1)
+                inbox.filterGeneration.add(1)
             }
             state.observers.append(observe(.measurementEvent, keys: .standard))
             state.observers.append(
@@ -155,7 +157,9 @@ open class EventAggregator: @unchecked Sendable {
             return state.filter
         }
         guard let startedFilter else { return }
-        reportInvalidPatterns(of: startedFilter)  // outside the lock: user code
+        // Outside the lock: the handler is user code.
+        if startedFilter == EventFilter.denyAll { configuration.problemHandler?(.emptyAllowList) }
+        reportInvalidPatterns(of: startedFilter)
         announceConsent()
     }
 
@@ -175,8 +179,8 @@ open class EventAggregator: @unchecked Sendable {
     private func observe(_ name: Notification.Name, keys: NotificationKeys) -> any NSObjectProtocol {
         // No `queue:`: on Linux it makes the poster wait for that queue to drain.
         // The posting state, held strongly: it does not keep the aggregator alive.
-        return center.addObserver(forName: name, object: nil, queue: nil) { [posting] notification in
-            posting.receive(notification, keys: keys)
+        return center.addObserver(forName: name, object: nil, queue: nil) { [inbox] notification in
+            inbox.receive(notification, keys: keys)
         }
     }
 
@@ -188,7 +192,7 @@ open class EventAggregator: @unchecked Sendable {
     public func setFilter(_ filter: EventFilter) {
         state.withLock { state in
             state.filter = filter
-            posting.filterGeneration.add(1)
+            inbox.filterGeneration.add(1)
         }
     }
 
@@ -213,10 +217,10 @@ open class EventAggregator: @unchecked Sendable {
     }
 
     /// The consent in force: from the configuration, the identity store, or the last ``setConsent(_:)``.
-    public var consent: MeasurementEvents.Consent { posting.consent }
+    public var consent: MeasurementEvents.Consent { inbox.consent }
 
     /// What the aggregator has received, forwarded, filtered out, dropped and failed so far.
-    public var diagnostics: Diagnostics { posting.postingCounters(added: state.withLock { $0.diagnostics }) }
+    public var diagnostics: Diagnostics { inbox.postingCounters(added: state.withLock { $0.diagnostics }) }
 
     // MARK: Waiting
 
@@ -255,8 +259,8 @@ open class EventAggregator: @unchecked Sendable {
     public func receive(_ notification: Notification) {
         switch notification.name {
         case .measurementIdentity: receiveIdentity(notification)
-        case .legacyAQSEvent: posting.receive(notification, keys: .legacyAQS)
-        default: posting.receive(notification, keys: .standard)
+        case .legacyAQSEvent: inbox.receive(notification, keys: .legacyAQS)
+        default: inbox.receive(notification, keys: .standard)
         }
     }
 

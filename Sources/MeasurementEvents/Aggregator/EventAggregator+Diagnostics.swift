@@ -19,6 +19,14 @@ extension EventAggregator {
         /// posts are dropped (and counted) until the delivery queue catches up. Reported once
         /// per episode, on the posting thread.
         case inFlightLimitReached(limit: Int)
+        /// A posted name that the filter does not keep: reported once per name, the first time
+        /// it is posted, on the posting thread; every post of it is counted in
+        /// ``Diagnostics/filteredOut``. The usual sign of a missing allow-list entry.
+        case filteredOut(EventName)
+        /// The aggregator started with an empty allow-list (no filter and no
+        /// ``EventAggregator/allowList``, or ``EventFilter/denyAll``): it keeps no event.
+        /// Reported at ``EventAggregator/start()``.
+        case emptyAllowList
 
         /// The problem, in a sentence for a log.
         public var description: String {
@@ -34,6 +42,11 @@ extension EventAggregator {
             case .inFlightLimitReached(let limit):
                 return
                     "\(limit) events were waiting for delivery: newer events are dropped until delivery catches up (counted in droppedInFlight)"
+            case .filteredOut(let name):
+                return "`\(name)` is not on the allow-list; it will be counted in diagnostics.filteredOut"
+            case .emptyAllowList:
+                return
+                    "the allow-list is empty: no event will be kept; every post will be counted in diagnostics.filteredOut"
             }
         }
     }

@@ -24,13 +24,13 @@ extension EventAggregator {
     /// Queues `action` behind the events received so far, or applies it at once with
     /// synchronous delivery.
     func enqueue(_ action: Control.Action) {
-        let timestamp = posting.now()
+        let timestamp = inbox.now()
         switch configuration.delivery {
         case .asynchronous:
-            let appended = posting.postingSlot().buffer.append(
-                Control(position: 0, action: action, timestamp: timestamp, consentAtPost: posting.consent),
-                numberedBy: posting.buffers.sequence)
-            if appended.requestsDrain { posting.requestDrain() }
+            let appended = inbox.postingSlot().buffer.append(
+                Control(position: 0, action: action, timestamp: timestamp, consentAtPost: inbox.consent),
+                numberedBy: inbox.buffers.sequence)
+            if appended.requestsDrain { inbox.requestDrain() }
         case .synchronous:
             let consent = self.consent
             synchronousDelivery.lock()
@@ -137,7 +137,7 @@ extension EventAggregator {
         onDeliveryContext {
             let (trackers, discards) = self.state.withLock { state -> ([any EventTracker], Bool) in
                 // The one record of the consent in force, changed under the state lock only.
-                self.posting.publish(consent)
+                self.inbox.publish(consent)
                 if consent.discards {
                     state.diagnostics.discarded += state.held.count
                     state.held.removeAll()
@@ -155,7 +155,7 @@ extension EventAggregator {
     /// consent remembered as denied makes them discard what a previous run queued.
     func announceConsent() {
         onDeliveryContext {
-            let (trackers, consent) = self.state.withLock { ($0.trackers, self.posting.consent) }
+            let (trackers, consent) = self.state.withLock { ($0.trackers, self.inbox.consent) }
             self.tell(trackers, consent: consent, discarding: consent == .denied)
         }
     }
