@@ -32,8 +32,9 @@ import Foundation
 /// their thread: every forwarded event carries the identity, session and device context in
 /// force when it was posted (``MeasurementEvent/attribution``).
 open class EventAggregator: @unchecked Sendable {
-    // @unchecked: every mutable property lives in `state` behind its lock; `attribution` is
-    // touched in the delivery context only; the other stored properties are immutable.
+    // @unchecked: every mutable property lives in `state` behind its lock (the consent in
+    // `posting`, written under that lock); `attribution` is touched in the delivery context
+    // only; the other stored properties are immutable.
 
     /// The notification center the aggregator observes.
     public let center: NotificationCenter
@@ -52,7 +53,7 @@ open class EventAggregator: @unchecked Sendable {
     private let queueKey = DispatchSpecificKey<ObjectIdentifier>()
     let state: LockedValue<State>
     /// What posting threads touch without the state lock.
-    let posting: PostingState
+    let inbox: Inbox
     /// Serialises synchronous delivery; recursive so that a tracker may post.
     let synchronousDelivery = NSRecursiveLock()
     let attribution: AttributionState
@@ -63,10 +64,11 @@ open class EventAggregator: @unchecked Sendable {
         var processors: [any EventProcessor]
         var observers: [any NSObjectProtocol] = []
         var ready: Bool
-        var consent: Consent
         var held: [Held] = []
         var ids = EventIDGenerator()
         var diagnostics = Diagnostics()
+        /// The names reported as filtered out (``Problem/filteredOut(_:)``), once each.
+        var reportedFilteredOut: Set<EventName> = []
     }
 
     /// Makes an aggregator. Nothing is observed until ``start()``.
@@ -107,10 +109,10 @@ open class EventAggregator: @unchecked Sendable {
         state = LockedValue(
             State(
                 filter: filter, trackers: trackers, processors: processors,
-                ready: !configuration.holdsEventsUntilReady, consent: consent,
+                ready: !configuration.holdsEventsUntilReady,
                 diagnostics: diagnostics))
-        posting = PostingState(consent: consent, configuration: configuration, state: state)
-        posting.owner = self
+        inbox = Inbox(consent: consent, configuration: configuration, state: state)
+        inbox.owner = self
         queue.setSpecific(key: queueKey, value: ObjectIdentifier(self))
         if let problem = restored.problem { configuration.problemHandler?(.identityStoreFailed(problem)) }
         for problem in registeredCatalogs.problems { configuration.problemHandler?(.catalogRegistration(problem)) }
@@ -120,7 +122,7 @@ open class EventAggregator: @unchecked Sendable {
         if planChecker?.policy.recordsPostSites == true { PostSites.unregister(center) }
         let observers = state.withLock { $0.observers }
         for observer in observers { center.removeObserver(observer) }
-        posting.buffers.close()
+        inbox.buffers.close()
     }
 
     // MARK: Subclass hooks
@@ -157,7 +159,7 @@ open class EventAggregator: @unchecked Sendable {
             guard state.observers.isEmpty else { return nil }
             if state.filter == nil {
                 state.filter = builtFilter
-                posting.filterGeneration.add(1)
+                inbox.filterGeneration.add(1)
             }
             state.observers.append(observe(.measurementEvent, keys: .standard))
             state.observers.append(
@@ -171,7 +173,9 @@ open class EventAggregator: @unchecked Sendable {
         }
         guard let startedFilter else { return }
         startCheck.aggregatorStarted()
-        reportInvalidPatterns(of: startedFilter)  // outside the lock: user code
+        // Outside the lock: the handler is user code.
+        if startedFilter == EventFilter.denyAll { configuration.problemHandler?(.emptyAllowList) }
+        reportInvalidPatterns(of: startedFilter)
         announceConsent()
     }
 
@@ -191,8 +195,8 @@ open class EventAggregator: @unchecked Sendable {
     private func observe(_ name: Notification.Name, keys: NotificationKeys) -> any NSObjectProtocol {
         // No `queue:`: on Linux it makes the poster wait for that queue to drain.
         // The posting state, held strongly: it does not keep the aggregator alive.
-        return center.addObserver(forName: name, object: nil, queue: nil) { [posting] notification in
-            posting.receive(notification, keys: keys)
+        return center.addObserver(forName: name, object: nil, queue: nil) { [inbox] notification in
+            inbox.receive(notification, keys: keys)
         }
     }
 
@@ -204,7 +208,7 @@ open class EventAggregator: @unchecked Sendable {
     public func setFilter(_ filter: EventFilter) {
         state.withLock { state in
             state.filter = filter
-            posting.filterGeneration.add(1)
+            inbox.filterGeneration.add(1)
         }
     }
 
@@ -229,12 +233,12 @@ open class EventAggregator: @unchecked Sendable {
     }
 
     /// The consent in force: from the configuration, the identity store, or the last ``setConsent(_:)``.
-    public var consent: Consent { state.withLock { $0.consent } }
+    public var consent: MeasurementEvents.Consent { inbox.consent }
 
     /// What the aggregator has received, forwarded, filtered out, dropped and failed so far.
     public var diagnostics: Diagnostics {
         reportIfNeverStarted()
-        return posting.postingCounters(added: state.withLock { $0.diagnostics })
+        return inbox.postingCounters(added: state.withLock { $0.diagnostics })
     }
 
     // MARK: Waiting
@@ -275,8 +279,8 @@ open class EventAggregator: @unchecked Sendable {
     public func receive(_ notification: Notification) {
         switch notification.name {
         case .measurementIdentity: receiveIdentity(notification)
-        case .legacyAQSEvent: posting.receive(notification, keys: .legacyAQS)
-        default: posting.receive(notification, keys: .standard)
+        case .legacyAQSEvent: inbox.receive(notification, keys: .legacyAQS)
+        default: inbox.receive(notification, keys: .standard)
         }
     }
 

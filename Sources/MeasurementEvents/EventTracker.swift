@@ -40,7 +40,7 @@ public protocol EventTracker: Sendable {
     ///
     /// - Parameter consent: the consent in force from now on.
     /// - Throws: any error; it is counted and reported.
-    func consentDidChange(to consent: EventAggregator.Consent) throws
+    func consentDidChange(to consent: Consent) throws
 }
 
 extension EventTracker {
@@ -54,7 +54,7 @@ extension EventTracker {
     /// Does nothing.
     ///
     /// - Parameter consent: the consent in force from now on.
-    public func consentDidChange(to consent: EventAggregator.Consent) throws {}
+    public func consentDidChange(to consent: Consent) throws {}
 
     /// One tracker that hands each event to `self` and then to each of `others`.
     ///
@@ -110,7 +110,7 @@ public struct CombinedTracker: EventTracker {
     ///
     /// - Parameter consent: the consent in force from now on.
     /// - Throws: ``TrackerFailures`` listing the trackers that threw.
-    public func consentDidChange(to consent: EventAggregator.Consent) throws {
+    public func consentDidChange(to consent: Consent) throws {
         try forEachCollectingErrors { try $0.consentDidChange(to: consent) }
     }
 

@@ -8,15 +8,16 @@
     import Android
 #endif
 
-/// A value behind a lock: the one synchronisation primitive of the package.
+/// A value behind a lock: the lock of every piece of shared state in the core.
 ///
-/// Deliberately small and non-recursive. `os_unfair_lock` on Apple platforms, a pthread mutex
+/// The core's other synchronisation is listed, with the order in which locks are taken, in the
+/// concurrency map at the head of `Aggregator/Inbox.swift`: C11 atomics for the posting path's
+/// counters and flags, the aggregator's delivery queue, and the recursive lock that stands for
+/// that queue under synchronous delivery. Deliberately small and non-recursive. `os_unfair_lock` on Apple platforms, a pthread mutex
 /// elsewhere; `Synchronization.Mutex` would need iOS 18 / macOS 15.
 public final class LockedValue<Value>: @unchecked Sendable {
     // @unchecked: `value` is only read or written between lock() and unlock().
-    // Unchecked exclusivity: the lock already guarantees it, and the dynamic check cost about
-    // as much as the lock itself on the posting path.
-    @exclusivity(unchecked) private var value: Value
+    private var value: Value
     #if canImport(Darwin)
         private let lockPointer: UnsafeMutablePointer<os_unfair_lock>
     #else

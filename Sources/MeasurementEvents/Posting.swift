@@ -76,14 +76,8 @@ extension MeasurementEvent {
         guard let identity = PostInProgress.identity(of: info) else {
             return center.post(name: .measurementEvent, object: nil, userInfo: info)
         }
-        withUnsafePointer(to: name) { name in
-            withUnsafePointer(to: category) { category in
-                withUnsafePointer(to: args) { args in
-                    let post = PostInProgress(
-                        name: name, type: type, category: category, args: args, userInfoIdentity: identity)
-                    post.publish { center.post(name: .measurementEvent, object: nil, userInfo: info) }
-                }
-            }
+        PostInProgress(name: name, type: type, category: category, args: args, userInfoIdentity: identity).publish {
+            center.post(name: .measurementEvent, object: nil, userInfo: info)
         }
     }
 
@@ -91,11 +85,8 @@ extension MeasurementEvent {
     /// with `as? [String: Any]`; an ``EventValue`` or a custom conformer is not.
     @inline(__always)
     private static func allPlain(_ args: [String: any EventValueConvertible]) -> Bool {
-        let readsContainer = PlainValueTypes.containerLayoutHolds
         for value in args.values {
-            guard
-                PlainValueTypes.contains(readsContainer ? PlainValueTypes.storedType(of: value) : Swift.type(of: value))
-            else { return false }
+            guard PlainValueTypes.contains(Swift.type(of: value)) else { return false }
         }
         return true
     }

@@ -210,10 +210,6 @@ public final class HTTPTracker: EventTracker, @unchecked Sendable {
         var failedWrites = 0
         /// Failures since the last write that worked: one log line per episode, not per event.
         var failuresInARow = 0
-        /// The consent an aggregator announced last; `nil` until one did.
-        var consent: EventAggregator.Consent?
-        /// Whether a `track` without announced consent opened the uploads (once is enough).
-        var openedByTracking = false
         /// Armed while events wait and an interval policy is in force; never while idle.
         var timer: (any ScheduledWork)?
         /// What the policies said after the previous event: an upload starts when it turns true,
@@ -311,13 +307,8 @@ public final class HTTPTracker: EventTracker, @unchecked Sendable {
     public func track(_ event: MeasurementEvent) throws {
         var event = event
         if event.attribution == nil { event.attribution = standaloneIdentity }
-        let opens = state.withLock { state -> Bool in
-            guard state.consent == nil, !state.openedByTracking else { return false }
-            state.openedByTracking = true
-            return true
-        }
         // Without an aggregator nobody announces consent: tracking implies it.
-        if opens { uploader.allowUploads(true) }
+        uploader.openUnlessConsentAnnounced()
         try enqueue(QueuedEvent(event: event))
     }
 
@@ -361,12 +352,12 @@ public final class HTTPTracker: EventTracker, @unchecked Sendable {
     }
 
     /// Uploads start at `.granted`, stop otherwise; a denial is followed by
-    /// ``discardPending()``, which deletes the queue.
+    /// ``discardPending()``, which deletes the queue. Any other consent returns once no request
+    /// is on the wire (at most the request timeout): no byte leaves after it returns.
     ///
     /// - Parameter consent: the consent the aggregator announces.
-    public func consentDidChange(to consent: EventAggregator.Consent) throws {
-        state.withLock { $0.consent = consent }
-        uploader.allowUploads(consent == .granted)
+    public func consentDidChange(to consent: Consent) throws {
+        uploader.consentDidChange(to: consent)
     }
 
     /// Forces what is queued to storage and starts uploading all of it.

@@ -22,7 +22,7 @@ public final class RecordingTracker: EventTracker, @unchecked Sendable {
     private struct State {
         var events: [MeasurementEvent] = []
         var identityEvents: [IdentityEvent] = []
-        var consentChanges: [EventAggregator.Consent] = []
+        var consentChanges: [Consent] = []
         var flushes = 0
         var discards = 0
     }
@@ -48,7 +48,7 @@ public final class RecordingTracker: EventTracker, @unchecked Sendable {
     /// Keeps `consent` in ``consentChanges``.
     ///
     /// - Parameter consent: the new consent.
-    public func consentDidChange(to consent: EventAggregator.Consent) throws {
+    public func consentDidChange(to consent: Consent) throws {
         state.withLock { $0.consentChanges.append(consent) }
     }
 
@@ -73,7 +73,7 @@ public final class RecordingTracker: EventTracker, @unchecked Sendable {
     /// The identity changes tracked so far, in order.
     public var identityEvents: [IdentityEvent] { state.withLock { $0.identityEvents } }
     /// The consent the aggregator announced, at start and on every change, in order.
-    public var consentChanges: [EventAggregator.Consent] { state.withLock { $0.consentChanges } }
+    public var consentChanges: [Consent] { state.withLock { $0.consentChanges } }
     /// How often ``flush()`` was called.
     public var flushCount: Int { state.withLock { $0.flushes } }
     /// How often ``discardPending()`` was called.

@@ -15,7 +15,7 @@ final class PrivacyThroughAggregatorTests: LoopbackTestCase {
     }
 
     private func aggregator(
-        _ tracker: HTTPTracker, consent: EventAggregator.Consent, processors: [any EventProcessor] = []
+        _ tracker: HTTPTracker, consent: Consent, processors: [any EventProcessor] = []
     ) -> (EventAggregator, NotificationCenter) {
         let center = NotificationCenter()
         var configuration = EventAggregator.Configuration()
@@ -28,7 +28,7 @@ final class PrivacyThroughAggregatorTests: LoopbackTestCase {
     }
 
     func testWithoutConsentServerReceivesNothingAndQueueStaysEmpty() throws {
-        for consent in [EventAggregator.Consent.pendingDiscarding, .denied] {
+        for consent in [Consent.pendingDiscarding, .denied] {
             // One directory per tracker: each tracker holds its directory while it lives.
             let trackerDirectory = directory.appendingPathComponent("\(consent)")
             let tracker = try makeTracker(flushAt: 1, directory: trackerDirectory)
@@ -58,6 +58,45 @@ final class PrivacyThroughAggregatorTests: LoopbackTestCase {
         XCTAssertTrue(tracker.waitUntilDelivered(timeout: 10))
         XCTAssertFalse(collector.waitForRequests(1, timeout: 0.3))
         XCTAssertEqual(queueFiles(directory), [])
+    }
+
+    /// Consent flips 1,000 times while a thread posts and the tracker uploads: the server
+    /// receives no request between the return of `setConsent(.denied)` and the next grant.
+    func testNoByteLeavesAfterADenialReturnsWhileConsentFlips() throws {
+        let tracker = try makeTracker(flushAt: 1)
+        let (aggregator, center) = aggregator(tracker, consent: .granted)
+        // True from the return of a denial until just before the next grant.
+        let denied = LockedValue(false)
+        let leaked = LockedValue(0)
+        collector.respond { _ in
+            if denied.withLock({ $0 }) { leaked.withLock { $0 += 1 } }
+            return .ok
+        }
+        let stop = LockedValue(false)
+        let posted = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async {
+            var index = 0
+            while !stop.withLock({ $0 }) {
+                MeasurementEvent.post("feed/item_tapped", args: ["index": index], to: center)
+                index += 1
+            }
+            posted.signal()
+        }
+        for flip in 0..<1_000 {
+            if flip.isMultiple(of: 2) {
+                aggregator.setConsent(.denied)
+                denied.withLock { $0 = true }
+            } else {
+                denied.withLock { $0 = false }
+                aggregator.setConsent(.granted)
+                aggregator.flush()
+            }
+        }
+        stop.withLock { $0 = true }
+        posted.wait()
+        aggregator.waitUntilDelivered()
+        XCTAssertEqual(leaked.withLock { $0 }, 0)
+        XCTAssertFalse(collector.requests.isEmpty, "uploads ran between the denials")
     }
 
     func testPersonalArgNeverReachesTheServerInPlainText() throws {

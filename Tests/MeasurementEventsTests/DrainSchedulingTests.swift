@@ -16,7 +16,7 @@ final class DrainSchedulingTests: XCTestCase {
             for index in 0..<10 { MeasurementEvent.post("x/posted", args: ["n": round * 10 + index], to: center) }
             aggregator.waitUntilDelivered()
         }
-        XCTAssertEqual(aggregator.posting.drainsScheduled.value, 1)
+        XCTAssertEqual(aggregator.inbox.drainsScheduled.value, 1)
         let delivered = tracker.events.map { $0.args["n"] }
         XCTAssertEqual(delivered, (0..<500).map { .int($0) })
     }
@@ -36,9 +36,9 @@ final class DrainSchedulingTests: XCTestCase {
         wait(for: [delivered], timeout: 10)
         // Five coalescing delays: the follow-up round has run, and asked for nothing more.
         usleep(250_000)
-        XCTAssertEqual(aggregator.posting.drainsScheduled.value, 2)
+        XCTAssertEqual(aggregator.inbox.drainsScheduled.value, 2)
         MeasurementEvent.post("x/second", to: center)
-        XCTAssertEqual(aggregator.posting.drainsScheduled.value, 3)
+        XCTAssertEqual(aggregator.inbox.drainsScheduled.value, 3)
         aggregator.waitUntilDelivered()
         XCTAssertEqual(tracker.names, ["x/first", "x/second"])
     }

@@ -6,7 +6,7 @@ import XCTest
 final class HeldEventsTests: XCTestCase {
     private func makeAggregator(
         center: NotificationCenter, tracker: RecordingTracker, limit: Int = 1_000,
-        holds: Bool = true, consent: EventAggregator.Consent = .granted
+        holds: Bool = true, consent: Consent = .granted
     ) -> EventAggregator {
         var configuration = EventAggregator.Configuration()
         configuration.holdsEventsUntilReady = holds

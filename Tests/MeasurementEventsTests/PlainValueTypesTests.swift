@@ -7,27 +7,6 @@ final class PlainValueTypesTests: XCTestCase {
         var eventValue: EventValue { .string("custom") }
     }
 
-    /// The container read is what posts use on this platform; if the layout check failed, every
-    /// post would fall back to `type(of:)` and this test would say so.
-    func testTheContainerLayoutHoldsHere() {
-        XCTAssertTrue(PlainValueTypes.containerLayoutHolds)
-    }
-
-    func testTheStoredTypeIsTheValuesType() {
-        let values: [(any EventValueConvertible, Any.Type)] = [
-            ("text", String.self), (3, Int.self), (1.5, Double.self), (true, Bool.self),
-            (EventValue.int(3), EventValue.self), (Int64(3), Int64.self), (Float(1.5), Float.self),
-            (Custom(), Custom.self),
-            // Larger than the three-word inline buffer: boxed, and still the right type.
-            (String(repeating: "long ", count: 20), String.self),
-        ]
-        for (value, type) in values {
-            XCTAssertTrue(
-                ObjectIdentifier(PlainValueTypes.storedType(of: value)) == ObjectIdentifier(type),
-                "\(type)")
-        }
-    }
-
     func testOnlyTheFourFoundationScalarsArePlain() {
         XCTAssertTrue(PlainValueTypes.contains(String.self))
         XCTAssertTrue(PlainValueTypes.contains(Int.self))

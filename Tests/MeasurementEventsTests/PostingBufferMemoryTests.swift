@@ -23,6 +23,6 @@ final class PostingBufferMemoryTests: XCTestCase {
         aggregator.waitUntilDelivered()
         aggregator.waitUntilDelivered()
         XCTAssertEqual(tracker.events.count, 20_400)
-        XCTAssertLessThanOrEqual(aggregator.posting.buffers.heldCapacity, 2 * PostingBuffer.largestKeptCapacity)
+        XCTAssertLessThanOrEqual(aggregator.inbox.buffers.heldCapacity, 2 * PostingBuffer.largestKeptCapacity)
     }
 }

@@ -7,8 +7,6 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "CMeasurementThreadSlot.h"
-
 typedef struct me_atomic_int64 { _Atomic(int64_t) value; } me_atomic_int64;
 
 /// A new atomic on the heap (Swift cannot allocate a C11 atomic itself); never NULL.
@@ -28,19 +26,9 @@ static inline int64_t me_atomic_int64_add(me_atomic_int64 *atomic, int64_t delta
     return atomic_fetch_add_explicit(&atomic->value, delta, memory_order_relaxed);
 }
 
-/// Adds `delta` with acquire-release ordering; returns the value before.
-static inline int64_t me_atomic_int64_add_ordered(me_atomic_int64 *atomic, int64_t delta) {
-    return atomic_fetch_add_explicit(&atomic->value, delta, memory_order_acq_rel);
-}
-
 /// Stores `value` and returns the value before, with acquire-release ordering.
 static inline int64_t me_atomic_int64_exchange(me_atomic_int64 *atomic, int64_t value) {
     return atomic_exchange_explicit(&atomic->value, value, memory_order_acq_rel);
-}
-
-static inline bool me_atomic_int64_compare_exchange(me_atomic_int64 *atomic, int64_t expected, int64_t desired) {
-    return atomic_compare_exchange_strong_explicit(
-        &atomic->value, &expected, desired, memory_order_acq_rel, memory_order_acquire);
 }
 
 #endif

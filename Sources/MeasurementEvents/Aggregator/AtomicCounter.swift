@@ -7,36 +7,29 @@ internal import CMeasurementAtomics
 /// reference counting on the posting path.
 struct AtomicCounter: ~Copyable, @unchecked Sendable {
     // @unchecked: every access goes through the C11 atomic operations.
-    private let storage: OpaquePointer
+    // Invariant: `storage` is the C atomic this counter made, alive until its deinit; only the
+    // C11 atomic operations touch it. (A C11 `_Atomic` cannot be a Swift stored property.)
+    private let storage: UnsafeMutablePointer<me_atomic_int64>
 
     init(_ value: Int64 = 0) {
-        storage = OpaquePointer(me_atomic_int64_create(value))
+        storage = me_atomic_int64_create(value)
     }
 
     deinit {
-        me_atomic_int64_destroy(UnsafeMutablePointer(storage))
+        me_atomic_int64_destroy(storage)
     }
 
     @inline(__always)
-    var value: Int64 { me_atomic_int64_load(UnsafeMutablePointer(storage)) }
+    var value: Int64 { me_atomic_int64_load(storage) }
 
     @inline(__always)
-    func store(_ value: Int64) { me_atomic_int64_store(UnsafeMutablePointer(storage), value) }
+    func store(_ value: Int64) { me_atomic_int64_store(storage, value) }
 
     /// Adds `delta`; returns the value before.
     @inline(__always) @discardableResult
-    func add(_ delta: Int64) -> Int64 { me_atomic_int64_add(UnsafeMutablePointer(storage), delta) }
-
-    /// Adds `delta` with acquire-release ordering; returns the value before.
-    @inline(__always) @discardableResult
-    func addOrdered(_ delta: Int64) -> Int64 { me_atomic_int64_add_ordered(UnsafeMutablePointer(storage), delta) }
+    func add(_ delta: Int64) -> Int64 { me_atomic_int64_add(storage, delta) }
 
     /// Stores `value` with acquire-release ordering; returns the value before.
     @inline(__always) @discardableResult
-    func exchange(_ value: Int64) -> Int64 { me_atomic_int64_exchange(UnsafeMutablePointer(storage), value) }
-
-    @inline(__always)
-    func compareExchange(expected: Int64, desired: Int64) -> Bool {
-        me_atomic_int64_compare_exchange(UnsafeMutablePointer(storage), expected, desired)
-    }
+    func exchange(_ value: Int64) -> Int64 { me_atomic_int64_exchange(storage, value) }
 }

@@ -23,7 +23,7 @@ final class AttributionState: @unchecked Sendable {
 
     /// What loading found: the consent to start with, and a problem to report.
     struct Restored {
-        var consent: EventAggregator.Consent?
+        var consent: Consent?
         var problem: IdentityStoreError?
     }
 
@@ -97,7 +97,7 @@ final class AttributionState: @unchecked Sendable {
         )
     }
 
-    func setConsent(_ consent: EventAggregator.Consent) -> IdentityStoreError? {
+    func setConsent(_ consent: Consent) -> IdentityStoreError? {
         guard contents.consent != consent else { return nil }
         contents.consent = consent
         return save()

@@ -9,22 +9,6 @@ extension EventAggregator {
         case synchronous
     }
 
-    /// What happens to events while consent is not granted. Remembered across launches by the
-    /// ``Configuration/identityStore``.
-    public enum Consent: String, Sendable, Equatable, Codable {
-        /// Events flow to trackers.
-        case granted
-        /// Events are held in memory (bounded by ``Configuration/heldEventLimit``) until
-        /// consent is granted, or discarded if it is denied.
-        case pendingHolding
-        /// Events are discarded (and counted) until consent is granted.
-        case pendingDiscarding
-        /// Events are discarded (and counted); trackers were told to discard what they hold.
-        case denied
-
-        var discards: Bool { self == .pendingDiscarding || self == .denied }
-    }
-
     /// How an aggregator delivers, holds, attributes and reports events; set before it is made.
     public struct Configuration: Sendable {
         /// Whether trackers run on the aggregator's queue (the default) or on the posting thread.
@@ -49,7 +33,7 @@ extension EventAggregator {
         }()
         /// The consent at the first launch. Later launches start with the consent the
         /// ``identityStore`` remembered.
-        public var consent: Consent = .granted
+        public var consent: MeasurementEvents.Consent = .granted
         /// Where identity, consent and the session are remembered across launches. `nil` (the
         /// default) keeps them in memory only: a new anonymous id every launch.
         public var identityStore: (any IdentityStore)?

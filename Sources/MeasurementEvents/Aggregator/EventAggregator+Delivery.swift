@@ -21,7 +21,7 @@ extension EventAggregator {
     /// a busy poster schedule one more timer (a dispatch source and four allocations each, every
     /// few dozen posts), and the timers multiplied. Now at most one is pending.
     func drainAsRequested() {
-        posting.drainRequested.exchange(0)
+        inbox.drainRequested.exchange(0)
         drain()
     }
 
@@ -38,8 +38,8 @@ extension EventAggregator {
     /// during the round are left to the drain they scheduled (see ``drainAsRequested()``).
     func drain() {
         var rejected: [MalformedEventError] = []
-        var (batch, controls) = posting.buffers.nextRound(rejected: &rejected)
-        for error in rejected { posting.reject(error, alreadyCounted: true) }
+        var (batch, controls) = inbox.buffers.nextRound(rejected: &rejected)
+        for error in rejected { inbox.reject(error, alreadyCounted: true) }
         let events = batch.count + rejected.count
         var start = 0
         for control in controls {
@@ -48,11 +48,11 @@ extension EventAggregator {
             start = control.position
         }
         deliverSegment(&batch, start..<batch.count)
-        posting.buffers.recycle(events: &batch)
-        if events > 0 { posting.finishInFlight(events) }
+        inbox.buffers.recycle(events: &batch)
+        if events > 0 { inbox.finishInFlight(events) }
         // Posts given back to their threads: a next round releases what those threads do not
         // (one that stopped posting), even if nothing else is posted.
-        if posting.buffers.gaveBack { posting.requestDrain() }
+        if inbox.buffers.gaveBack { inbox.requestDrain() }
     }
 
     /// Stamps the events of `range` with identity, session and context, adds session events
@@ -142,7 +142,7 @@ extension EventAggregator {
         batch.withUnsafeMutableBufferPointer { batch in
             guard !range.contains(where: { batch[$0].consentAtPost.discards }) else { return nil }
             return state.withLock { state -> [any EventTracker]? in
-                guard state.processors.isEmpty, state.consent == .granted, state.ready, state.held.isEmpty
+                guard state.processors.isEmpty, inbox.consent == .granted, state.ready, state.held.isEmpty
                 else { return nil }
                 for index in range where batch[index].needsID {
                     batch[index].event.id = state.ids.next()
@@ -174,17 +174,17 @@ extension EventAggregator {
 
     /// The trackers when `item` may go to them now; otherwise discards it (no consent) or holds
     /// it (not ready, consent pending) and returns nil.
-    func admitOrHold(_ item: Held, consentAtPost: Consent) -> [any EventTracker]? {
+    func admitOrHold(_ item: Held, consentAtPost: MeasurementEvents.Consent) -> [any EventTracker]? {
         var dropped: EventName?
         let isEvent: Bool
         if case .event = item { isEvent = true } else { isEvent = false }
         let trackers = state.withLock { state -> [any EventTracker]? in
-            if consentAtPost.discards || state.consent.discards {
+            if consentAtPost.discards || inbox.consent.discards {
                 if isEvent { state.diagnostics.discarded += 1 }
                 return nil
             }
             // While held events wait for release, newer ones queue behind them to keep order.
-            if state.consent == .granted && state.ready && state.held.isEmpty {
+            if inbox.consent == .granted && state.ready && state.held.isEmpty {
                 if isEvent { state.diagnostics.forwarded += 1 }
                 return state.trackers
             }
@@ -243,7 +243,7 @@ extension EventAggregator {
         onDeliveryContext {
             // Deliveries also run in this context, so nothing is added to `held` meanwhile.
             let (items, trackers) = self.state.withLock { state -> ([Held], [any EventTracker]) in
-                guard state.ready, state.consent == .granted else { return ([], []) }
+                guard state.ready, self.inbox.consent == .granted else { return ([], []) }
                 defer {
                     state.diagnostics.forwarded +=
                         state.held.filter { if case .event = $0 { true } else { false } }.count

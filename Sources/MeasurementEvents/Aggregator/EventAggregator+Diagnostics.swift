@@ -29,6 +29,14 @@ extension EventAggregator {
         /// received none of them. Reported once, at the first ``EventAggregator/waitUntilDelivered()``,
         /// ``EventAggregator/flush()`` or read of ``EventAggregator/diagnostics`` after such posts.
         case notStarted(eventsPosted: Int, anotherAggregatorStarted: Bool)
+        /// A posted name that the filter does not keep: reported once per name, the first time
+        /// it is posted, on the posting thread; every post of it is counted in
+        /// ``Diagnostics/filteredOut``. The usual sign of a missing allow-list entry.
+        case filteredOut(EventName)
+        /// The aggregator started with an empty allow-list (no filter and no
+        /// ``EventAggregator/allowList``, or ``EventFilter/denyAll``): it keeps no event.
+        /// Reported at ``EventAggregator/start()``.
+        case emptyAllowList
 
         /// The problem, in a sentence for a log.
         public var description: String {
@@ -52,6 +60,11 @@ extension EventAggregator {
             case .notStarted(let posted, true):
                 return
                     "\(posted == 1 ? "an event was" : "\(posted) events were") posted on this aggregator's center but it was never started (another aggregator on that center was); call start() on it"
+            case .filteredOut(let name):
+                return "`\(name)` is not on the allow-list; it will be counted in diagnostics.filteredOut"
+            case .emptyAllowList:
+                return
+                    "the allow-list is empty: no event will be kept; every post will be counted in diagnostics.filteredOut"
             }
         }
     }

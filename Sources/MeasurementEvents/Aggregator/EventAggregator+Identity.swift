@@ -24,13 +24,13 @@ extension EventAggregator {
     /// Queues `action` behind the events received so far, or applies it at once with
     /// synchronous delivery.
     func enqueue(_ action: Control.Action) {
-        let timestamp = posting.now()
+        let timestamp = inbox.now()
         switch configuration.delivery {
         case .asynchronous:
-            let appended = posting.postingSlot().buffer.append(
-                Control(position: 0, action: action, timestamp: timestamp, consentAtPost: posting.consent),
-                numberedBy: posting.buffers.sequence)
-            if appended.requestsDrain { posting.requestDrain() }
+            let appended = inbox.postingSlot().buffer.append(
+                Control(position: 0, action: action, timestamp: timestamp, consentAtPost: inbox.consent),
+                numberedBy: inbox.buffers.sequence)
+            if appended.requestsDrain { inbox.requestDrain() }
         case .synchronous:
             let consent = self.consent
             synchronousDelivery.lock()
@@ -131,13 +131,13 @@ extension EventAggregator {
     /// (``EventTracker/consentDidChange(to:)``) first.
     ///
     /// - Parameter consent: the user's choice.
-    public func setConsent(_ consent: Consent) {
+    public func setConsent(_ consent: MeasurementEvents.Consent) {
         // In the delivery context, so that a denial and its discardPending() are one step that
         // no delivery (and no concurrent change of consent) can come between.
         onDeliveryContext {
             let (trackers, discards) = self.state.withLock { state -> ([any EventTracker], Bool) in
-                state.consent = consent
-                self.posting.publish(consent)
+                // The one record of the consent in force, changed under the state lock only.
+                self.inbox.publish(consent)
                 if consent.discards {
                     state.diagnostics.discarded += state.held.count
                     state.held.removeAll()
@@ -155,12 +155,12 @@ extension EventAggregator {
     /// consent remembered as denied makes them discard what a previous run queued.
     func announceConsent() {
         onDeliveryContext {
-            let (trackers, consent) = self.state.withLock { ($0.trackers, $0.consent) }
+            let (trackers, consent) = self.state.withLock { ($0.trackers, self.inbox.consent) }
             self.tell(trackers, consent: consent, discarding: consent == .denied)
         }
     }
 
-    private func tell(_ trackers: [any EventTracker], consent: Consent, discarding: Bool) {
+    private func tell(_ trackers: [any EventTracker], consent: MeasurementEvents.Consent, discarding: Bool) {
         for tracker in trackers {
             call(tracker, on: nil) { try $0.consentDidChange(to: consent) }
             if discarding { call(tracker, on: nil) { try $0.discardPending() } }

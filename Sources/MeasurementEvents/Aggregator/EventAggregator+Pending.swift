@@ -7,7 +7,7 @@ extension EventAggregator {
         var needsID: Bool
         /// Consent as it was when the event was posted: an event posted without consent is
         /// never sent, even if consent arrives before it is delivered.
-        var consentAtPost: Consent
+        var consentAtPost: MeasurementEvents.Consent
         /// The place in the aggregator's sequence (asynchronous delivery), set by its buffer.
         var sequence: Int64 = 0
     }
@@ -20,7 +20,7 @@ extension EventAggregator {
         var category: String?
         var args: [String: any EventValueConvertible]
         var timestamp: Date
-        var consentAtPost: Consent
+        var consentAtPost: MeasurementEvents.Consent
         var sequence: Int64 = 0
 
         /// The event, its args converted; an error when one of them is not a valid value.
@@ -48,7 +48,7 @@ extension EventAggregator {
         var position: Int
         var action: Action
         var timestamp: Date
-        var consentAtPost: Consent
+        var consentAtPost: MeasurementEvents.Consent
         /// The place in the aggregator's sequence (asynchronous delivery), set by its buffer.
         var sequence: Int64 = 0
     }

@@ -1,5 +1,3 @@
-internal import CMeasurementAtomics
-
 #if canImport(Darwin)
     import Darwin
 #elseif canImport(Glibc)
@@ -11,7 +9,7 @@ internal import CMeasurementAtomics
 #endif
 
 /// What a posting thread keeps for each aggregator it posts to: its buffer and its cache of
-/// filter decisions. Reached through one thread-local slot, so a post touches no state that
+/// filter decisions. Reached through one thread-specific slot, so a post touches no state that
 /// another thread writes (except the buffer's lock while the drain swaps it).
 final class PostingThread {
     // Not Sendable: used by its own thread only (and released by the thread-exit destructor).
@@ -27,24 +25,21 @@ final class PostingThread {
         }
     }
 
-    // Unchecked: only this thread reads or writes them; the dynamic exclusivity check cost
-    // about as much as the rest of the lookup.
-    @exclusivity(unchecked) private var slots: [Slot] = []
-    /// Held by `slots`; unowned(unsafe) so that the lookup costs no reference counting.
-    @exclusivity(unchecked) private unowned(unsafe) var lastUsed: Slot?
+    private var slots: [Slot] = []
+    /// The slot of the aggregator this thread posted to last (also in `slots`).
+    private var lastUsed: Slot?
+    /// The ``PostInProgress`` that `MeasurementEvent.post` is making on this thread, if any:
+    /// in the poster's frame, for the duration of the post.
+    var postInProgress: UnsafeRawPointer?
 
-    /// The ``PostInProgress`` that `MeasurementEvent.post` is making on this thread, if any.
-    @exclusivity(unchecked) var postInProgress: UnsafeRawPointer?
-
-    /// Only for its destructor, which runs when a thread exits: its buffers will get no more
-    /// items, and the drain drops them once it has emptied them. Reads go through a C11
-    /// thread-local (`me_posting_thread`), which costs a few instructions.
-    private static let exitKey: pthread_key_t = {
+    /// The thread-specific key that holds each thread's object. Its destructor runs when a
+    /// thread exits: the thread's buffers will get no more items, and the drain drops them
+    /// once it has emptied them.
+    private static let key: pthread_key_t = {
         var key = pthread_key_t()
         pthread_key_create(&key) { raw in
-            // Cleared first: another key's destructor may still post on this thread, and must
-            // then find no object rather than this freed one.
-            me_posting_thread_set(nil)
+            // Invariant: the key holds one retain of a PostingThread (made in `makeCurrent`),
+            // given up here, once, when the thread exits.
             #if canImport(Darwin)
                 Unmanaged<PostingThread>.fromOpaque(raw).release()
             #else
@@ -58,24 +53,18 @@ final class PostingThread {
         for slot in slots { slot.buffer.markThreadExited() }
     }
 
-    /// Runs `body` with this thread's object, made on its first post.
+    /// This thread's object, made on its first post; the thread keeps it alive until it exits.
     @inline(__always)
-    static func withCurrent<Result>(_ body: (PostingThread) -> Result) -> Result {
-        current._withUnsafeGuaranteedRef(body)
-    }
-
-    /// This thread's object, made on its first post; the thread keeps it alive.
-    @inline(__always)
-    static var current: Unmanaged<PostingThread> {
-        if let raw = me_posting_thread_get() { return Unmanaged<PostingThread>.fromOpaque(raw) }
+    static var current: PostingThread {
+        // Invariant: the key's value is nil or a PostingThread the key retains (see `key`).
+        if let raw = pthread_getspecific(key) { return Unmanaged<PostingThread>.fromOpaque(raw).takeUnretainedValue() }
         return makeCurrent()
     }
 
     @inline(never)
-    private static func makeCurrent() -> Unmanaged<PostingThread> {
-        let thread = Unmanaged.passRetained(PostingThread())
-        pthread_setspecific(exitKey, thread.toOpaque())
-        me_posting_thread_set(thread.toOpaque())
+    private static func makeCurrent() -> PostingThread {
+        let thread = PostingThread()
+        pthread_setspecific(key, Unmanaged.passRetained(thread).toOpaque())
         return thread
     }
 

@@ -27,7 +27,7 @@ public struct IdentityStoreContents: Sendable, Equatable, Codable {
     /// The anonymous id, user id, traits and group.
     public var identity: EventIdentity
     /// The consent the app gave last; `nil` when it never said.
-    public var consent: EventAggregator.Consent?
+    public var consent: Consent?
     /// The session in progress when the app last saved.
     public var session: Session?
     /// The app version and build of the previous launch, for telling an install from an update.
@@ -44,7 +44,7 @@ public struct IdentityStoreContents: Sendable, Equatable, Codable {
     ///   - appVersion: the app version of the previous launch.
     ///   - appBuild: the app build of the previous launch.
     public init(
-        identity: EventIdentity, consent: EventAggregator.Consent? = nil, session: Session? = nil,
+        identity: EventIdentity, consent: Consent? = nil, session: Session? = nil,
         appVersion: String? = nil, appBuild: String? = nil
     ) {
         self.identity = identity

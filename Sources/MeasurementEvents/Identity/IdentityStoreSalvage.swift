@@ -10,7 +10,7 @@ enum IdentityStoreSalvage {
             (1...IdentityChange.maximumIDBytes).contains(anonymousID.utf8.count),
             !anonymousID.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
         else { return nil }
-        let consent = stringValue(of: "consent", in: text).flatMap(EventAggregator.Consent.init(rawValue:))
+        let consent = stringValue(of: "consent", in: text).flatMap(Consent.init(rawValue:))
         return IdentityStoreContents(identity: EventIdentity(anonymousID: anonymousID), consent: consent)
     }
 

@@ -35,7 +35,7 @@ public struct PersonalDataInClearTracker: EventTracker {
     /// Tells ``base`` the consent in force.
     ///
     /// - Parameter consent: the consent in force from now on.
-    public func consentDidChange(to consent: EventAggregator.Consent) throws {
+    public func consentDidChange(to consent: Consent) throws {
         try base.consentDidChange(to: consent)
     }
 }

@@ -73,13 +73,25 @@ final class BatchUploader: @unchecked Sendable {
     private var sendingWanted = false
     private var generation = 0
     private var requestSize: RequestSizeLearner
-    /// Closed until consent is known: what a previous run queued waits for it.
-    private var uploadsAllowed = false
+    /// The tracker's one record of consent. Closed until consent is known: what a previous
+    /// run queued waits for it.
+    private let gate = LockedValue(Gate())
+    /// Entered when a request is handed to the transport, left when it completes: a denial
+    /// waits for it, so that no byte leaves after the denial returns.
+    private let requestsOnTheWire = DispatchGroup()
     /// What the app or its network monitor said last; online until told otherwise.
     private var online = true
     /// A batch used up its split budget and no request was accepted since: the server seems to
     /// refuse everything, so the next batches get one split only, and no new problem report.
     private var refusingEverything = false
+
+    private struct Gate {
+        /// The consent an aggregator announced last; `nil` until one did.
+        var consent: Consent?
+        /// Whether a `track` without announced consent opened the uploads (once is enough).
+        var openedByTracking = false
+        var isOpen: Bool { consent == .granted || (consent == nil && openedByTracking) }
+    }
 
     init(
         diskQueue: DiskQueue, encoder: any BatchEncoder, transport: any HTTPTransport, clock: any DeliveryClock,
@@ -108,13 +120,33 @@ final class BatchUploader: @unchecked Sendable {
         }
     }
 
-    /// Opens or closes the gate; opening sends what waited for it.
-    func allowUploads(_ allowed: Bool) {
-        queue.async {
-            guard self.uploadsAllowed != allowed else { return }
-            self.uploadsAllowed = allowed
-            if allowed, self.sendingWanted { self.pump() }
+    /// Opens the gate at `.granted` (resuming sending that was asked for) and closes it
+    /// otherwise. A closing returns once no request is on the wire (or the request timeout has
+    /// passed): a pump that read the gate open has finished, and the request it sent has completed.
+    func consentDidChange(to consent: Consent) {
+        let (wasOpen, isOpen) = gate.withLock { gate in
+            let wasOpen = gate.isOpen
+            gate.consent = consent
+            return (wasOpen, gate.isOpen)
         }
+        if isOpen {
+            if !wasOpen { queue.async { if self.sendingWanted { self.pump() } } }
+            return
+        }
+        queue.sync {}
+        if requestsOnTheWire.wait(timeout: .now() + timeout) == .timedOut {
+            log("consent changed to \(consent.rawValue) while a request was still on the wire after \(timeout) s")
+        }
+    }
+
+    /// Without an aggregator nobody announces consent: the first `track` opens the gate.
+    func openUnlessConsentAnnounced() {
+        let opens = gate.withLock { gate -> Bool in
+            guard gate.consent == nil, !gate.openedByTracking else { return false }
+            gate.openedByTracking = true
+            return true
+        }
+        if opens { queue.async { if self.sendingWanted { self.pump() } } }
     }
 
     /// Offline: nothing is sent and no retry is spent. Back online: a pending backoff is cut
@@ -149,7 +181,7 @@ final class BatchUploader: @unchecked Sendable {
     // MARK: On the queue
 
     private func pump() {
-        guard uploadsAllowed, online, !requestInFlight, retry == nil else { return }
+        guard gate.withLock({ $0.isOpen }), online, !requestInFlight, retry == nil else { return }
         while true {
             if current == nil {
                 guard let batch = diskQueue.nextBatch(sealingOpenSegmentWithAtLeast: flushRequested ? 1 : Int.max)
@@ -256,7 +288,9 @@ final class BatchUploader: @unchecked Sendable {
             if isHalf { $0.splitRequests += 1 }
         }
         let sentGeneration = generation
+        requestsOnTheWire.enter()
         transport.send(request, timeout: timeout) { result in
+            self.requestsOnTheWire.leave()
             self.queue.async {
                 self.requestInFlight = false
                 self.handle(

@@ -8,7 +8,7 @@ final class IdentityStoreTests: XCTestCase {
     private func aggregator(
         store: any IdentityStore, center: NotificationCenter = NotificationCenter(),
         tracker: OrderedTracker = OrderedTracker(),
-        problems: LockedValue<[String]>? = nil, consent: EventAggregator.Consent = .granted
+        problems: LockedValue<[String]>? = nil, consent: Consent = .granted
     ) -> EventAggregator {
         var configuration = EventAggregator.Configuration()
         configuration.identityStore = store

@@ -10,11 +10,11 @@ final class OrderedTracker: EventTracker, @unchecked Sendable {
     }
 
     private let state = LockedValue<[Item]>([])
-    private let consents = LockedValue<[EventAggregator.Consent]>([])
+    private let consents = LockedValue<[Consent]>([])
 
     func track(_ event: MeasurementEvent) throws { state.withLock { $0.append(.event(event)) } }
     func identify(_ event: IdentityEvent) throws { state.withLock { $0.append(.identity(event)) } }
-    func consentDidChange(to consent: EventAggregator.Consent) throws { consents.withLock { $0.append(consent) } }
+    func consentDidChange(to consent: Consent) throws { consents.withLock { $0.append(consent) } }
 
     var items: [Item] { state.withLock { $0 } }
     var events: [MeasurementEvent] {
@@ -23,7 +23,7 @@ final class OrderedTracker: EventTracker, @unchecked Sendable {
     var identityEvents: [IdentityEvent] {
         items.compactMap { if case .identity(let event) = $0 { return event } else { return nil } }
     }
-    var announcedConsents: [EventAggregator.Consent] { consents.withLock { $0 } }
+    var announcedConsents: [Consent] { consents.withLock { $0 } }
 }
 
 func makeTemporaryDirectory(_ name: String) -> URL {

@@ -2,12 +2,13 @@ import Foundation
 
 /// The posting path: what runs on the posting thread, inside the observer, for every post.
 /// It takes no lock but its own thread's buffer's (and the state lock only on a cache miss).
-extension PostingState {
+extension Inbox {
     /// Receives one notification: the post in progress on this thread when it is that post,
     /// otherwise decoded from its userInfo.
     func receive(_ notification: Notification, keys: NotificationKeys) {
-        if keys.isStandard, let post = PostInProgress.current(for: notification) {
-            return receive(post, from: notification, slot: postingSlot())
+        let thread = PostingThread.current
+        if keys.isStandard, let post = PostInProgress.current(for: notification, on: thread) {
+            return receive(post, from: notification, slot: postingSlot(on: thread))
         }
         let fields: NotificationFields
         do {
@@ -15,11 +16,8 @@ extension PostingState {
         } catch {
             return reject(error)
         }
-        let slot = postingSlot()
-        let admitted = withUnsafePointer(to: fields.name) { name in
-            admit(name, decision(on: name, cachedIn: slot.decisions))
-        }
-        guard let consent = admitted else { return }
+        let slot = postingSlot(on: thread)
+        guard let consent = admit(fields.name, decision(on: fields.name, cachedIn: slot.decisions)) else { return }
         let event: MeasurementEvent
         do {
             event = try MeasurementEvent(fields: fields, receivedAt: now(), assignsID: false)
@@ -53,18 +51,18 @@ extension PostingState {
     ) {
         let decision = decision(on: post.pointee.name, cachedIn: slot.decisions)
         guard let consent = admit(post.pointee.name, decision) else { return }
-        if !decision.isValid, let problem = post.pointee.name.pointee.validationFailure {
+        if !decision.isValid, let problem = post.pointee.name.validationFailure {
             return reject(
                 MalformedEventError(
-                    .invalidName(name: post.pointee.name.pointee.rawValue, problem: problem),
+                    .invalidName(name: post.pointee.name.rawValue, problem: problem),
                     notificationName: notification.name),
                 alreadyCounted: true)
         }
         let timestamp = now()
         let makePosted = {
             EventAggregator.PostedEvent(
-                name: post.pointee.name.pointee, type: post.pointee.type, category: post.pointee.category.pointee,
-                args: post.pointee.args.pointee, timestamp: timestamp, consentAtPost: consent)
+                name: post.pointee.name, type: post.pointee.type, category: post.pointee.category,
+                args: post.pointee.args, timestamp: timestamp, consentAtPost: consent)
         }
         switch configuration.delivery {
         case .asynchronous:
@@ -81,29 +79,22 @@ extension PostingState {
 
     /// This thread's buffer and decision cache for this aggregator.
     @inline(__always)
-    func postingSlot() -> PostingThread.Slot {
-        PostingThread.withCurrent { thread in
-            thread.slot(for: serial) { buffers.register($0) }
-        }
+    func postingSlot(on thread: PostingThread = .current) -> PostingThread.Slot {
+        thread.slot(for: serial) { buffers.register($0) }
     }
 
     /// Whether the filter keeps `name` and whether the name is valid: from this thread's cache,
-    /// or worked out (under the state lock for the filter) and remembered. The name is read in
-    /// place (see ``NameDecisionCache/decision(for:generation:)``).
+    /// or worked out (under the state lock for the filter) and remembered.
     @inline(__always)
-    func decision(
-        on name: UnsafePointer<EventName>, cachedIn cache: borrowing NameDecisionCache
-    ) -> NameDecisionCache.Decision {
-        // An EventName is its one stored String.
-        let text = UnsafeRawPointer(name).assumingMemoryBound(to: String.self)
-        if let decision = cache.decision(for: text, generation: filterGeneration.value) {
+    func decision(on name: EventName, cachedIn cache: NameDecisionCache) -> NameDecisionCache.Decision {
+        if let decision = cache.decision(for: name.rawValue, generation: filterGeneration.value) {
             return decision
         }
-        return decideAndRemember(name.pointee, in: cache)
+        return decideAndRemember(name, in: cache)
     }
 
     @inline(never)
-    private func decideAndRemember(_ name: EventName, in cache: borrowing NameDecisionCache)
+    private func decideAndRemember(_ name: EventName, in cache: NameDecisionCache)
         -> NameDecisionCache.Decision
     {
         // The generation is read with the filter it belongs to: a change bumps it under the lock.
@@ -111,17 +102,24 @@ extension PostingState {
         let decision = NameDecisionCache.Decision(
             allowed: filter?.allows(name.rawValue) == true, isValid: name.validationFailure == nil)
         cache.remember(decision, for: name.rawValue, generation: generation)
+        // Reported once per name, the first time any thread decides it: later posts of the
+        // name hit the cache and never come here (a cache collision comes back, and finds the
+        // name reported). Outside the lock: the handler is user code.
+        if !decision.allowed, configuration.problemHandler != nil,
+            state.withLock({ $0.reportedFilteredOut.insert(name).inserted })
+        {
+            configuration.problemHandler?(.filteredOut(name))
+        }
         return decision
     }
 
     /// Counts a received event; the consent in force when the filter keeps it.
     @inline(__always)
-    func admit(_ name: UnsafePointer<EventName>, _ decision: NameDecisionCache.Decision) -> EventAggregator.Consent? {
+    func admit(_ name: EventName, _ decision: NameDecisionCache.Decision) -> Consent? {
         received.add(1)
         if decision.allowed { return consent }
         filteredOut.add(1)
         if configuration.recordsFilteredOutNames {
-            let name = name.pointee
             state.withLock { $0.diagnostics.filteredOutNames[name, default: 0] += 1 }
         }
         return nil

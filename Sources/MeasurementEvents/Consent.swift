@@ -1,0 +1,31 @@
+/// What happens to events while the user has not agreed to analytics. Remembered across
+/// launches by an aggregator's ``EventAggregator/Configuration-swift.struct/identityStore``.
+///
+/// An ``EventAggregator`` owns the consent in force (``EventAggregator/consent``,
+/// ``EventAggregator/setConsent(_:)``); trackers hear of every change through
+/// ``EventTracker/consentDidChange(to:)`` and keep no value of their own that could disagree.
+///
+/// ```swift
+/// aggregator.setConsent(.denied)   // trackers discard what they hold; nothing more is sent
+/// ```
+public enum Consent: String, Sendable, Equatable, Codable {
+    /// Events flow to trackers.
+    case granted
+    /// Events are held in memory (bounded by
+    /// ``EventAggregator/Configuration-swift.struct/heldEventLimit``) until consent is granted,
+    /// or discarded if it is denied.
+    case pendingHolding
+    /// Events are discarded (and counted) until consent is granted.
+    case pendingDiscarding
+    /// Events are discarded (and counted); trackers were told to discard what they hold.
+    case denied
+
+    var discards: Bool { self == .pendingDiscarding || self == .denied }
+}
+
+extension EventAggregator {
+    /// The consent type, now ``MeasurementEvents/Consent`` at the top level so that trackers
+    /// need not name the aggregator class.
+    @available(*, deprecated, renamed: "MeasurementEvents.Consent")
+    public typealias Consent = MeasurementEvents.Consent
+}
