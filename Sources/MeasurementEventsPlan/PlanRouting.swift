@@ -40,6 +40,24 @@ public struct PlanDestinationTracker: EventTracker {
         do { try tracker.track(event) } catch { throw Failure(destination: destination, error: error) }
     }
 
+    /// Hands an identity change to the destination's tracker: identity is not routed by the
+    /// plan, every destination follows it.
+    ///
+    /// - Parameter event: the identity change.
+    /// - Throws: ``Failure`` when the tracker throws.
+    public func identify(_ event: IdentityEvent) throws {
+        do { try tracker.identify(event) } catch { throw Failure(destination: destination, error: error) }
+    }
+
+    /// Tells the destination's tracker the consent in force: an `HTTPTracker` behind a
+    /// destination sends nothing until it hears `.granted`.
+    ///
+    /// - Parameter consent: the consent in force from now on.
+    /// - Throws: ``Failure`` when the tracker throws.
+    public func consentDidChange(to consent: Consent) throws {
+        do { try tracker.consentDidChange(to: consent) } catch { throw Failure(destination: destination, error: error) }
+    }
+
     /// Flushes the destination's tracker.
     ///
     /// - Throws: ``Failure`` when the tracker throws.

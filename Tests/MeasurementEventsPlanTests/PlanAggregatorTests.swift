@@ -101,6 +101,17 @@ final class PlanAggregatorTests: XCTestCase {
         XCTAssertEqual(aggregator.trackingPlan?.events.count, 1)
     }
 
+    /// A tracker behind a destination hears consent like any other: an `HTTPTracker` there
+    /// sends nothing until it hears `.granted`.
+    func testDestinationsPassOnConsent() throws {
+        let setup = try Setup()
+        setup.aggregator.setConsent(.granted)
+        setup.aggregator.setConsent(.denied)
+        for tracker in [setup.amplitude, setup.console] {
+            XCTAssertEqual(tracker.consentChanges.suffix(2), [.granted, .denied])
+        }
+    }
+
     func testTrackersMustMatchTheDeclaredDestinations() throws {
         let examplePlan = try plan(examplePlanJSON)
         XCTAssertThrowsError(

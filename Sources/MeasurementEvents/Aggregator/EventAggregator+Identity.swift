@@ -130,6 +130,11 @@ extension EventAggregator {
     /// ``EventTracker/discardPending()``. Every tracker hears of it
     /// (``EventTracker/consentDidChange(to:)``) first.
     ///
+    /// A denial returns once the trackers have stopped sending: an `HTTPTracker` waits for a
+    /// request already on the wire to complete (at most its request timeout, 30 s by default),
+    /// so that no byte leaves after this returns. Where an upload may be under way, call it off
+    /// the main thread.
+    ///
     /// - Parameter consent: the user's choice.
     public func setConsent(_ consent: MeasurementEvents.Consent) {
         // In the delivery context, so that a denial and its discardPending() are one step that
