@@ -88,7 +88,7 @@ let impressionTargets: [Target] = [
     ),
     .testTarget(
         name: "ImpressionTrackingTests",
-        dependencies: ["ImpressionTracking", "MeasurementEvents"]
+        dependencies: ["ImpressionTracking", "MeasurementEvents", "MeasurementEventsTesting"]
     ),
 ]
 let impressionProducts: [Product] = [

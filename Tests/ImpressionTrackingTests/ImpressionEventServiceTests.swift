@@ -1,5 +1,6 @@
 import Foundation
 import MeasurementEvents
+import MeasurementEventsTesting
 import XCTest
 
 @testable import ImpressionTracking
@@ -11,7 +12,8 @@ final class ImpressionEventServiceTests: XCTestCase {
         configuration.delivery = .synchronous
         let aggregator = EventAggregator(
             center: center, filter: EventFilter(allow: ["impression/*"]),
-            trackers: [ClosureTracker { event in received.withLock { $0.append(event) } }],
+            // The recording tracker adds the impressions to the test run's plan coverage.
+            trackers: [ClosureTracker { event in received.withLock { $0.append(event) } }, RecordingTracker()],
             configuration: configuration)
         aggregator.start()
         return (aggregator, received)
