@@ -14,6 +14,8 @@ import sys
 import tempfile
 
 if not (shutil.which("chromium") and shutil.which("chromedriver")):
+    # A fresh machine has no package lists yet: without them the install finds nothing.
+    subprocess.check_call(["apt-get", "update", "-qq"])
     subprocess.check_call(["apt-get", "install", "-y", "-qq", "chromium", "chromium-driver"])
 try:
     from selenium import webdriver
