@@ -76,27 +76,12 @@ final class OTLPLogsEncoderTests: XCTestCase {
             let file = FileManager.default.temporaryDirectory.appendingPathComponent("otlp-\(UUID().uuidString).json")
             try Data(body.utf8).write(to: file)
             defer { try? FileManager.default.removeItem(at: file) }
-            let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-                .appendingPathComponent("Scripts/check_otlp_logs.py")
-            let (status, output) = try run(["python3", script.path, file.path, "4"])
+            let (status, output) = try OTLPSchemaCheck.run(file, records: 4)
             let missing = status == 3 || status == 127
             if missing && ProcessInfo.processInfo.environment["CI"] != "true" {
                 throw XCTSkip("OTLP schema check not run: \(output)")
             }
             XCTAssertEqual(status, 0, "check_otlp_logs.py: \(output)\nbody: \(body)")
-        }
-
-        private func run(_ arguments: [String]) throws -> (Int32, String) {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            process.arguments = arguments
-            let pipe = Pipe()
-            process.standardOutput = pipe
-            process.standardError = pipe
-            try process.run()
-            let output = pipe.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
-            return (process.terminationStatus, String(decoding: output, as: UTF8.self))
         }
     #endif
 }
