@@ -11,10 +11,8 @@ import MeasurementEvents
 /// // … drive the feature, then wait for delivery …
 /// try violations.expectNoViolations()   // XCTest or Swift Testing
 /// ```
-public final class PlanViolationLog: @unchecked Sendable {
-    // @unchecked: `recorded` is only touched under `lock`.
-    private let lock = NSLock()
-    private var recorded: [PlanViolation] = []
+public final class PlanViolationLog: Sendable {
+    private let recorded = LockedValue<[PlanViolation]>([])
 
     /// An empty log.
     public init() {}
@@ -37,16 +35,12 @@ public final class PlanViolationLog: @unchecked Sendable {
     ///
     /// - Parameter violation: a violation reported by an aggregator.
     public func record(_ violation: PlanViolation) {
-        lock.lock()
-        recorded.append(violation)
-        lock.unlock()
+        recorded.withLock { $0.append(violation) }
     }
 
     /// Every violation recorded, oldest first.
     public var violations: [PlanViolation] {
-        lock.lock()
-        defer { lock.unlock() }
-        return recorded
+        recorded.withLock { $0 }
     }
 
     /// Throws when any violation was recorded; the error lists each with its file and line.
