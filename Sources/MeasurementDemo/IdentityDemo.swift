@@ -41,26 +41,13 @@ func runIdentityDemo() throws {
 
     aggregator.waitUntilDelivered()
     let delivered = tracker.waitUntilDelivered(timeout: 10)
-    for request in collector.requests {
-        guard let body = try? JSONSerialization.jsonObject(with: Data(request.body)) as? [String: Any],
-            let calls = body["batch"] as? [[String: Any]]
-        else { continue }
-        for call in calls {
-            let what = call["event"] as? String ?? call["groupId"] as? String ?? ""
-            print("\(call["type"] as? String ?? "?") \(what)")
-            print("  userId=\(call["userId"] as? String ?? "-") anonymousId=\(call["anonymousId"] as? String ?? "-")")
-            if let traits = call["traits"] { print("  traits=\(compact(traits))") }
-            if let context = call["context"] { print("  context=\(compact(context))") }
-        }
+    for call in segmentCalls(receivedBy: collector) {
+        let what = call["event"] as? String ?? call["groupId"] as? String ?? ""
+        print("\(call["type"] as? String ?? "?") \(what)")
+        print("  userId=\(call["userId"] as? String ?? "-") anonymousId=\(call["anonymousId"] as? String ?? "-")")
+        if let traits = call["traits"] { print("  traits=\(compactJSON(traits))") }
+        if let context = call["context"] { print("  context=\(compactJSON(context))") }
     }
     print("first request body: \(collector.requests.first?.bodyText.prefix(400) ?? "none")…")
     if !delivered { print("not everything was delivered") }
-}
-
-/// One line of sorted JSON.
-private func compact(_ value: Any) -> String {
-    guard let data = try? JSONSerialization.data(withJSONObject: value, options: [.sortedKeys]) else {
-        return "\(value)"
-    }
-    return String(decoding: data, as: UTF8.self)
 }

@@ -47,19 +47,12 @@ func runStandardCallsDemo() throws {
 
     aggregator.waitUntilDelivered()
     let delivered = tracker.waitUntilDelivered(timeout: 10)
-    for request in collector.requests {
-        guard let body = try? JSONSerialization.jsonObject(with: Data(request.body)) as? [String: Any],
-            let calls = body["batch"] as? [[String: Any]]
-        else { continue }
-        for var call in calls {
-            // The parts that make each call what it is; context keeps only the campaign.
-            let campaign = (call["context"] as? [String: Any])?["campaign"]
-            for key in ["anonymousId", "context", "messageId", "timestamp"] { call[key] = nil }
-            if let campaign { call["context.campaign"] = campaign }
-            print(
-                String(
-                    decoding: try JSONSerialization.data(withJSONObject: call, options: [.sortedKeys]), as: UTF8.self))
-        }
+    for var call in segmentCalls(receivedBy: collector) {
+        // The parts that make each call what it is; context keeps only the campaign.
+        let campaign = (call["context"] as? [String: Any])?["campaign"]
+        for key in ["anonymousId", "context", "messageId", "timestamp"] { call[key] = nil }
+        if let campaign { call["context.campaign"] = campaign }
+        print(compactJSON(call))
     }
     print("counts: \(standard.counts)")
     if !delivered { print("not everything was delivered") }
