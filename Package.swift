@@ -157,7 +157,7 @@ let standardTargets: [Target] = [
     // in the core; and apps that send only plain events do not carry it.
     .target(name: "MeasurementEventsStandard", dependencies: ["MeasurementEvents"]),
     // The SwiftUI modifier and the UIKit helper; compiled only where those frameworks exist.
-    .target(name: "MeasurementEventsUI", dependencies: ["MeasurementEventsStandard"]),
+    .target(name: "MeasurementEventsUI", dependencies: ["MeasurementEvents", "MeasurementEventsStandard"]),
     .testTarget(
         name: "MeasurementEventsStandardTests",
         dependencies: ["MeasurementEventsStandard", "MeasurementEvents", "MeasurementEventsTesting", "MeasurementEventsPlan"]

@@ -1,5 +1,6 @@
 #if canImport(SwiftUI)
     import SwiftUI
+    import MeasurementEvents
     import MeasurementEventsStandard
 
     @available(iOS 13, macOS 10.15, tvOS 13, watchOS 6, *)

@@ -1,5 +1,6 @@
 #if canImport(UIKit) && !os(watchOS)
     import UIKit
+    import MeasurementEvents
     import MeasurementEventsStandard
 
     extension UIViewController {
