@@ -15,9 +15,11 @@ public enum Consent: String, Sendable, Equatable, Codable {
     /// ``EventAggregator/Configuration-swift.struct/heldEventLimit``) until consent is granted,
     /// or discarded if it is denied.
     case pendingHolding
-    /// Events are discarded (and counted) until consent is granted.
+    /// Events are discarded (and counted) as they are received, before any processor, until
+    /// consent is granted; granting it later does not send them.
     case pendingDiscarding
-    /// Events are discarded (and counted); trackers were told to discard what they hold.
+    /// Events are discarded (and counted) as they are received, before any processor; trackers
+    /// were told to discard what they hold.
     case denied
 
     var discards: Bool { self == .pendingDiscarding || self == .denied }

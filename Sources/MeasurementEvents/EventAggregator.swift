@@ -32,9 +32,9 @@ import Foundation
 /// their thread: every forwarded event carries the identity, session and device context in
 /// force when it was posted (``MeasurementEvent/attribution``).
 open class EventAggregator: @unchecked Sendable {
-    // @unchecked: every mutable property lives in `state` behind its lock (the consent in
-    // `posting`, written under that lock); `attribution` is touched in the delivery context
-    // only; the other stored properties are immutable.
+    // @unchecked: every mutable property lives in `state` behind its lock, or in the inbox;
+    // `attribution` is touched in the delivery context only; the other stored properties are
+    // immutable.
 
     /// The notification center the aggregator observes.
     public let center: NotificationCenter
@@ -50,16 +50,16 @@ open class EventAggregator: @unchecked Sendable {
     let startCheck: StartCheck
 
     let queue: DispatchQueue
-    private let queueKey = DispatchSpecificKey<ObjectIdentifier>()
+    let queueKey = DispatchSpecificKey<ObjectIdentifier>()
     let state: LockedValue<State>
-    /// What posting threads touch without the state lock.
+    /// The posting path: everything posting threads touch (see the concurrency map in
+    /// `Aggregator/Inbox.swift`).
     let inbox: Inbox
     /// Serialises synchronous delivery; recursive so that a tracker may post.
     let synchronousDelivery = NSRecursiveLock()
     let attribution: AttributionState
 
     struct State {
-        var filter: EventFilter?
         var trackers: [any EventTracker]
         var processors: [any EventProcessor]
         var observers: [any NSObjectProtocol] = []
@@ -67,8 +67,6 @@ open class EventAggregator: @unchecked Sendable {
         var held: [Held] = []
         var ids = EventIDGenerator()
         var diagnostics = Diagnostics()
-        /// The names reported as filtered out (``Problem/filteredOut(_:)``), once each.
-        var reportedFilteredOut: Set<EventName> = []
     }
 
     /// Makes an aggregator. Nothing is observed until ``start()``.
@@ -108,11 +106,16 @@ open class EventAggregator: @unchecked Sendable {
         diagnostics.catalogProblems = registeredCatalogs.problems.count
         state = LockedValue(
             State(
-                filter: filter, trackers: trackers, processors: processors,
-                ready: !configuration.holdsEventsUntilReady,
+                trackers: trackers, processors: processors, ready: !configuration.holdsEventsUntilReady,
                 diagnostics: diagnostics))
-        inbox = Inbox(consent: consent, configuration: configuration, state: state)
-        inbox.owner = self
+        // The inbox knows nothing of the aggregator: it reaches it through these two closures,
+        // which hold it weakly (the observers hold the inbox, and must not keep it alive).
+        let delivery = WeakAggregator()
+        inbox = Inbox(
+            filter: filter, consent: consent, configuration: configuration,
+            roundWaiting: { delivery.aggregator?.scheduleDrain() },
+            deliverNow: { round in delivery.aggregator?.deliverNow(&round) })
+        delivery.aggregator = self
         queue.setSpecific(key: queueKey, value: ObjectIdentifier(self))
         if let problem = restored.problem { configuration.problemHandler?(.identityStoreFailed(problem)) }
         for problem in registeredCatalogs.problems { configuration.problemHandler?(.catalogRegistration(problem)) }
@@ -152,30 +155,36 @@ open class EventAggregator: @unchecked Sendable {
     /// force (a consent remembered as denied makes them discard what a previous run left).
     /// Calling it again does nothing.
     public func start() {
-        let needsFilter = state.withLock { $0.filter == nil && $0.observers.isEmpty }
-        // Read the subclass's lists outside the lock: they are arbitrary code.
-        let builtFilter = needsFilter ? EventFilter(allow: allowList, deny: denyList) : nil
-        let startedFilter = state.withLock { state -> EventFilter? in
-            guard state.observers.isEmpty else { return nil }
-            if state.filter == nil {
-                state.filter = builtFilter
-                inbox.filterGeneration.add(1)
-            }
-            state.observers.append(observe(.measurementEvent, keys: .standard))
+        guard !isStarted else { return }
+        // The subclass's lists are read outside every lock: they are arbitrary code. The filter
+        // is in force before the first observer exists.
+        let builtFilter = inbox.filter == nil ? EventFilter(allow: allowList, deny: denyList) : nil
+        let filter = inbox.setFilter(builtFilter, onlyIfNone: true) ?? .denyAll
+        let started = state.withLock { state -> Bool in
+            guard state.observers.isEmpty else { return false }
+            // No `queue:`: on Linux it makes the poster wait for that queue to drain. The
+            // observers hold the inbox, which does not keep the aggregator alive.
             state.observers.append(
-                center.addObserver(forName: .measurementIdentity, object: nil, queue: nil) {
-                    [weak self] notification in self?.receiveIdentity(notification)
+                center.addObserver(forName: .measurementEvent, object: nil, queue: nil) { [inbox] in
+                    inbox.receive($0, keys: .standard)
+                })
+            state.observers.append(
+                center.addObserver(forName: .measurementIdentity, object: nil, queue: nil) { [inbox] in
+                    inbox.receiveIdentity($0)
                 })
             if configuration.acceptsLegacyAQSNotifications {
-                state.observers.append(observe(.legacyAQSEvent, keys: .legacyAQS))
+                state.observers.append(
+                    center.addObserver(forName: .legacyAQSEvent, object: nil, queue: nil) { [inbox] in
+                        inbox.receive($0, keys: .legacyAQS)
+                    })
             }
-            return state.filter
+            return true
         }
-        guard let startedFilter else { return }
+        guard started else { return }
         startCheck.aggregatorStarted()
         // Outside the lock: the handler is user code.
-        if startedFilter == EventFilter.denyAll { configuration.problemHandler?(.emptyAllowList) }
-        reportInvalidPatterns(of: startedFilter)
+        if filter == EventFilter.denyAll { configuration.problemHandler?(.emptyAllowList) }
+        reportInvalidPatterns(of: filter)
         announceConsent()
     }
 
@@ -192,28 +201,17 @@ open class EventAggregator: @unchecked Sendable {
     /// Whether ``start()`` was called and ``stop()`` was not since.
     public var isStarted: Bool { state.withLock { !$0.observers.isEmpty } }
 
-    private func observe(_ name: Notification.Name, keys: NotificationKeys) -> any NSObjectProtocol {
-        // No `queue:`: on Linux it makes the poster wait for that queue to drain.
-        // The posting state, held strongly: it does not keep the aggregator alive.
-        return center.addObserver(forName: name, object: nil, queue: nil) { [inbox] notification in
-            inbox.receive(notification, keys: keys)
-        }
-    }
-
     // MARK: Configuration while running
 
     /// Replaces the filter; takes effect for the next post.
     ///
     /// - Parameter filter: the filter to apply from now on.
     public func setFilter(_ filter: EventFilter) {
-        state.withLock { state in
-            state.filter = filter
-            inbox.filterGeneration.add(1)
-        }
+        inbox.setFilter(filter)
     }
 
     /// The filter in use; `nil` before ``start()`` for an aggregator that builds it from its lists.
-    public var filter: EventFilter? { state.withLock { $0.filter } }
+    public var filter: EventFilter? { inbox.filter }
 
     /// Adds a tracker. Events already queued reach it too.
     ///
@@ -238,7 +236,7 @@ open class EventAggregator: @unchecked Sendable {
     /// What the aggregator has received, forwarded, filtered out, dropped and failed so far.
     public var diagnostics: Diagnostics {
         reportIfNeverStarted()
-        return inbox.postingCounters(added: state.withLock { $0.diagnostics })
+        return inbox.counters(added: state.withLock { $0.diagnostics })
     }
 
     // MARK: Waiting
@@ -252,10 +250,6 @@ open class EventAggregator: @unchecked Sendable {
         reportIfNeverStarted()
         if isOnDeliveryQueue { return }
         onDeliveryContext { self.drain() }
-    }
-
-    var isOnDeliveryQueue: Bool {
-        DispatchQueue.getSpecific(key: queueKey) == ObjectIdentifier(self)
     }
 
     /// ``waitUntilDelivered()``, then asks every tracker to flush. From delivery code it only
@@ -278,36 +272,17 @@ open class EventAggregator: @unchecked Sendable {
     /// - Parameter notification: a notification on the event name (or the legacy AQSEvent name).
     public func receive(_ notification: Notification) {
         switch notification.name {
-        case .measurementIdentity: receiveIdentity(notification)
+        case .measurementIdentity: inbox.receiveIdentity(notification)
         case .legacyAQSEvent: inbox.receive(notification, keys: .legacyAQS)
         default: inbox.receive(notification, keys: .standard)
         }
     }
-
-    /// Runs `body` where trackers are called, between two deliveries and never during one, and
-    /// waits for it: on the queue (directly when already on it), or under the
-    /// synchronous-delivery lock. Asynchronous delivery runs `body` on a queue thread:
-    /// `queue.sync` would run it on the caller's thread, and trackers must never run on a
-    /// posting (or main) thread.
-    package func onDeliveryContext(_ body: @escaping @Sendable () -> Void) {
-        switch configuration.delivery {
-        case .asynchronous:
-            if isOnDeliveryQueue {
-                body()
-            } else {
-                queue.async(execute: body)
-                queue.sync {}
-            }
-        case .synchronous:
-            synchronousDelivery.lock()
-            defer { synchronousDelivery.unlock() }
-            body()
-        }
-    }
 }
 
-extension Notification.Name {
-    /// The notification name of the Objective-C AQSEvent library, accepted by aggregators
-    /// with ``EventAggregator/Configuration/acceptsLegacyAQSNotifications``.
-    public static let legacyAQSEvent = Notification.Name("org.openaquamarine.measurement_event")
+/// The aggregator as the inbox's closures reach it: weakly, set once at the end of its
+/// initialiser, before any observer exists.
+private final class WeakAggregator: @unchecked Sendable {
+    // @unchecked: `aggregator` is written once, in the aggregator's initialiser, before the
+    // closures that read it can run (no observer exists yet).
+    weak var aggregator: EventAggregator?
 }

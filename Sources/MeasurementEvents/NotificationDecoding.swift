@@ -9,49 +9,61 @@ extension MeasurementEvent {
     /// - Parameter notification: a notification on the event name.
     /// - Throws: ``MalformedEventError`` saying what was wrong.
     public init(notification: Notification) throws(MalformedEventError) {
-        let fields = try NotificationKeys.standard.readFields(notification)
-        try self.init(fields: fields, receivedAt: Date(), assignsID: true)
+        var event = try PostedEvent(decoding: notification, keys: .standard).makeEvent()
+        if event.id == Self.placeholderID { event.id = EventIDGenerator.makeID() }
+        self = event
     }
+}
 
-    /// With `assignsID` false, an event whose userInfo carries no id gets ``placeholderID``,
-    /// for the aggregator to replace off the posting thread.
-    init(fields: NotificationFields, receivedAt: Date, assignsID: Bool) throws(MalformedEventError) {
-        let notificationName = fields.notificationName
-        let args = try NotificationKeys.readArgs(fields.args, notificationName: notificationName)
-        var type = EventType.default
-        if let raw = fields.type {
+extension PostedEvent {
+    /// Reads a notification's userInfo under `keys`, strictly: the name (a valid ``EventName``),
+    /// the type, category, id and timestamp. The args are only picked out, for ``makeEvent()``.
+    init(decoding notification: Notification, keys: NotificationKeys) throws(MalformedEventError) {
+        let notificationName = notification.name
+        guard let info = notification.userInfo else {
+            throw MalformedEventError(.missingUserInfo, notificationName: notificationName)
+        }
+        let values = keys.values(in: info)
+        guard let rawName = values.name else {
+            throw MalformedEventError(.missingName, notificationName: notificationName)
+        }
+        guard let string = rawName as? String else {
+            throw MalformedEventError(.nameNotString(foundType: typeName(rawName)), notificationName: notificationName)
+        }
+        name = EventName(string)
+        if let problem = name.validationFailure {
+            throw MalformedEventError(.invalidName(name: string, problem: problem), notificationName: notificationName)
+        }
+        args = values.args.map { .untyped(Untyped($0)) } ?? .typed([:])
+        type = .default
+        if let raw = values.type {
             guard let code = raw as? String, let parsed = EventType(codeOrName: code) else {
                 throw MalformedEventError(.invalidType(found: "\(raw)"), notificationName: notificationName)
             }
             type = parsed
         }
-        var category: String?
-        if let raw = fields.category {
+        if let raw = values.category {
             guard let string = raw as? String else {
                 throw MalformedEventError(
                     .categoryNotString(foundType: typeName(raw)), notificationName: notificationName)
             }
             category = string
         }
-        var id: UUID?
-        if let raw = fields.id {
+        if let raw = values.id {
             guard let string = raw as? String, let uuid = UUID(uuidString: string) else {
                 throw MalformedEventError(.invalidID(found: "\(raw)"), notificationName: notificationName)
             }
             id = uuid
         }
-        var timestamp = receivedAt
-        if let raw = fields.timestamp {
+        if let raw = values.timestamp {
             guard case .success(let value) = EventValue.converting(raw), let seconds = value.doubleValue,
-                Self.timestampRange.contains(seconds)
+                MeasurementEvent.timestampRange.contains(seconds)
             else {
                 throw MalformedEventError(.invalidTimestamp(found: "\(raw)"), notificationName: notificationName)
             }
             timestamp = Date(timeIntervalSince1970: seconds)
         }
-        self.init(
-            fields.name, type: type, category: category, args: args,
-            id: id ?? (assignsID ? EventIDGenerator.makeID() : Self.placeholderID), timestamp: timestamp)
+        isLegacyAQS = !keys.isStandard
     }
 }
 
@@ -78,29 +90,40 @@ struct NotificationKeys: Sendable {
         name: MeasurementEvent.UserInfoKey.name, args: MeasurementEvent.UserInfoKey.args, isStandard: true)
     static let legacyAQS = NotificationKeys(name: "event_name", args: "event_args")
 
-    /// Reads the event name (strictly) and picks out the other values an event is made of.
-    func readFields(_ notification: Notification) throws(MalformedEventError) -> NotificationFields {
-        guard let info = notification.userInfo else {
-            throw MalformedEventError(.missingUserInfo, notificationName: notification.name)
+    /// The userInfo's values under these keys, unchecked: one pass over a small userInfo.
+    ///
+    /// On Linux each `[AnyHashable: Any]` subscript costs a generic-metadata lookup per key
+    /// comparison (about 3,000 instructions), so six lookups cost more than the post itself;
+    /// one pass costs a few hundred per entry. A large userInfo, or one with a key that is not a
+    /// `String`, is looked up key by key instead.
+    func values(in info: [AnyHashable: Any]) -> Values {
+        var values: Values = (nil, nil, nil, nil, nil, nil)
+        guard info.count <= 8 else { return lookingUp(info) }
+        for (key, value) in info {
+            guard let key = key.base as? String else { return lookingUp(info) }
+            switch key {
+            case name: values.name = value
+            case args: values.args = value
+            case MeasurementEvent.UserInfoKey.type: values.type = value
+            case MeasurementEvent.UserInfoKey.category: values.category = value
+            case MeasurementEvent.UserInfoKey.id: values.id = value
+            case MeasurementEvent.UserInfoKey.timestamp: values.timestamp = value
+            default: continue
+            }
         }
-        var raw = RawFields()
-        if !raw.scan(info, keys: self) {
-            raw = RawFields(lookingUp: info, keys: self)
-        }
-        guard let rawName = raw.name else {
-            throw MalformedEventError(.missingName, notificationName: notification.name)
-        }
-        guard let string = rawName as? String else {
-            throw MalformedEventError(.nameNotString(foundType: typeName(rawName)), notificationName: notification.name)
-        }
-        let eventName = EventName(string)
-        if let problem = eventName.validationFailure {
-            throw MalformedEventError(.invalidName(name: string, problem: problem), notificationName: notification.name)
-        }
-        return NotificationFields(
-            name: eventName, args: raw.args, type: raw.type, category: raw.category, id: raw.id,
-            timestamp: raw.timestamp, notificationName: notification.name)
+        return values
     }
+
+    private func lookingUp(_ info: [AnyHashable: Any]) -> Values {
+        Values(
+            name: info[name], args: info[args], type: info[MeasurementEvent.UserInfoKey.type],
+            category: info[MeasurementEvent.UserInfoKey.category], id: info[MeasurementEvent.UserInfoKey.id],
+            timestamp: info[MeasurementEvent.UserInfoKey.timestamp])
+    }
+
+    /// A userInfo's values under the keys of a format, before ``PostedEvent/init(decoding:keys:)``
+    /// checks them.
+    typealias Values = (name: Any?, args: Any?, type: Any?, category: Any?, id: Any?, timestamp: Any?)
 
     static func readArgs(_ raw: Any?, notificationName: Notification.Name) throws(MalformedEventError) -> EventArgs {
         guard let raw else { return [:] }
@@ -181,61 +204,7 @@ struct NotificationKeys: Sendable {
     }
 }
 
-/// The values of one notification that make an event, before they are checked (except the
-/// name, which the aggregator filters on first).
-struct NotificationFields {
-    var name: EventName
-    var args: Any?
-    var type: Any?
-    var category: Any?
-    var id: Any?
-    var timestamp: Any?
-    var notificationName: Notification.Name
-}
-
-/// The userInfo values under the keys of a notification format, unchecked.
-private struct RawFields {
-    var name: Any?
-    var args: Any?
-    var type: Any?
-    var category: Any?
-    var id: Any?
-    var timestamp: Any?
-
-    init() {}
-
-    init(lookingUp info: [AnyHashable: Any], keys: NotificationKeys) {
-        name = info[keys.name]
-        args = info[keys.args]
-        type = info[MeasurementEvent.UserInfoKey.type]
-        category = info[MeasurementEvent.UserInfoKey.category]
-        id = info[MeasurementEvent.UserInfoKey.id]
-        timestamp = info[MeasurementEvent.UserInfoKey.timestamp]
-    }
-
-    /// Reads a small userInfo in one pass. On Linux each `[AnyHashable: Any]` subscript costs
-    /// a generic-metadata lookup per key comparison (about 3,000 instructions), so six lookups
-    /// cost more than the post itself; one pass costs a few hundred per entry. Returns false,
-    /// having read nothing reliable, for a large userInfo or a key that is not a `String`:
-    /// the caller then looks the keys up.
-    mutating func scan(_ info: [AnyHashable: Any], keys: NotificationKeys) -> Bool {
-        guard info.count <= 8 else { return false }
-        for (key, value) in info {
-            guard let key = key.base as? String else { return false }
-            switch key {
-            case keys.name: name = value
-            case keys.args: args = value
-            case MeasurementEvent.UserInfoKey.type: type = value
-            case MeasurementEvent.UserInfoKey.category: category = value
-            case MeasurementEvent.UserInfoKey.id: id = value
-            case MeasurementEvent.UserInfoKey.timestamp: timestamp = value
-            default: continue
-            }
-        }
-        return true
-    }
-}
-
-private func typeName(_ value: Any) -> String {
+/// The name of a value's dynamic type, for errors.
+func typeName(_ value: Any) -> String {
     String(describing: type(of: value))
 }

@@ -36,8 +36,8 @@ final class BridgedUserInfoTests: XCTestCase {
         var malformed: Int
     }
 
-    /// Posts four events on `posting` (two kept, one filtered out, one malformed) to an
-    /// aggregator observing `observed`.
+    /// Posts five events on `posting` (two kept, one filtered out, one malformed, one with an
+    /// invalid name that the filter would not keep either) to an aggregator observing `observed`.
     private func outcome(posting center: NotificationCenter, observed: NotificationCenter? = nil) -> Outcome {
         let tracker = RecordingTracker()
         let aggregator = EventAggregator(
@@ -49,6 +49,8 @@ final class BridgedUserInfoTests: XCTestCase {
             args: ["wide": true, "value": EventValue.int(7)], to: center)
         MeasurementEvent.post("settings/opened", to: center)
         MeasurementEvent.post("feed/bad", args: ["nan": Double.nan], to: center)
+        // Malformed on every path, whatever the filter says (the name is checked before it).
+        MeasurementEvent.post("settings/bad name", to: center)
         aggregator.waitUntilDelivered()
         let diagnostics = aggregator.diagnostics
         return Outcome(
@@ -64,7 +66,7 @@ final class BridgedUserInfoTests: XCTestCase {
         let expected = outcome(posting: NotificationCenter())
         XCTAssertEqual(expected.forwarded, 2)
         XCTAssertEqual(expected.filteredOut, 1)
-        XCTAssertEqual(expected.malformed, 1)
+        XCTAssertEqual(expected.malformed, 2)
         let source = NotificationCenter()
         let relay = Relay(from: source) { NSDictionary(dictionary: $0) as? [AnyHashable: Any] ?? [:] }
         XCTAssertEqual(outcome(posting: source, observed: relay.center), expected)

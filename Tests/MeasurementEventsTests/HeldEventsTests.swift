@@ -95,6 +95,37 @@ final class HeldEventsTests: XCTestCase {
         XCTAssertEqual(aggregator.diagnostics.discarded, 1)
     }
 
+    /// An event posted while consent discards is dropped as it is received: granting consent
+    /// before the queue reaches it does not send it, and no processor ever sees it.
+    func testAnEventPostedWithoutConsentIsNeverProcessedNorSentEvenIfConsentFollows() {
+        for delivery in [EventAggregator.Delivery.asynchronous, .synchronous] {
+            let center = NotificationCenter()
+            let tracker = RecordingTracker()
+            let processed = LockedValue<[EventName]>([])
+            var configuration = EventAggregator.Configuration()
+            configuration.delivery = delivery
+            configuration.consent = .denied
+            let aggregator = EventAggregator(
+                center: center, filter: .allowAll, trackers: [tracker],
+                processors: [
+                    ClosureProcessor { event in
+                        processed.withLock { $0.append(event.name) }
+                        return event
+                    }
+                ],
+                configuration: configuration)
+            aggregator.start()
+            MeasurementEvent.post("feed/opened", to: center)
+            aggregator.setConsent(.granted)
+            MeasurementEvent.post("feed/closed", to: center)
+            aggregator.waitUntilDelivered()
+            XCTAssertEqual(tracker.names, ["feed/closed"], "\(delivery)")
+            XCTAssertEqual(processed.withLock { $0 }, ["feed/closed"], "\(delivery)")
+            XCTAssertEqual(aggregator.diagnostics.discarded, 1, "\(delivery)")
+            XCTAssertEqual(aggregator.diagnostics.received, 2, "\(delivery)")
+        }
+    }
+
     func testDenyingConsentDiscardsHeldEventsAndAsksTrackersToDiscardTheirs() {
         let center = NotificationCenter()
         let tracker = RecordingTracker()

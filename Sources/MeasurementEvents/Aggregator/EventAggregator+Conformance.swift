@@ -4,8 +4,10 @@ extension EventAggregator {
     /// Checks the events of `range`, omitting args in place as the policy says. Returns `nil`
     /// when the range is to be delivered as it is; otherwise the events to deliver instead
     /// (blocked ones left out, `plan/violation` events added after the event they describe).
-    func checkingPlan(_ batch: inout [Pending], _ range: Range<Int>, with checker: PlanChecker) -> [Pending]? {
-        var replaced: [Pending]?
+    func checkingPlan(
+        _ batch: inout [MeasurementEvent], _ range: Range<Int>, with checker: PlanChecker
+    ) -> [MeasurementEvent]? {
+        var replaced: [MeasurementEvent]?
         var violations: [PlanViolation] = []
         var blocked = 0
         let forwards = checker.policy.forwardsViolationEvents
@@ -13,8 +15,8 @@ extension EventAggregator {
         let sitesTravel = PostSites.checkingAggregators.value > 0
         for index in range {
             let first = violations.count
-            let site = sitesTravel ? PostSites.take(from: &batch[index].event) : nil
-            let deliver = checker.check(&batch[index].event, file: site?.file, line: site?.line, into: &violations)
+            let site = sitesTravel ? PostSites.take(from: &batch[index]) : nil
+            let deliver = checker.check(&batch[index], file: site?.file, line: site?.line, into: &violations)
             let found = violations.count > first
             if !deliver { blocked += 1 }
             if replaced == nil, !deliver || (forwards && found) {
@@ -23,10 +25,7 @@ extension EventAggregator {
             if deliver { replaced?.append(batch[index]) }
             if forwards, found {
                 for violation in violations[first...] {
-                    replaced?.append(
-                        Pending(
-                            event: Self.violationEvent(violation, at: batch[index].event),
-                            needsID: true, consentAtPost: batch[index].consentAtPost))
+                    replaced?.append(Self.violationEvent(violation, at: batch[index]))
                 }
             }
         }
@@ -44,8 +43,8 @@ extension EventAggregator {
 
     /// An aggregator without a plan on a center where another one checks a plan: the posts
     /// carry their site, which is not an arg of the event.
-    func removingPostSites(_ batch: inout [Pending], _ range: Range<Int>) {
-        for index in range { _ = PostSites.take(from: &batch[index].event) }
+    func removingPostSites(_ batch: inout [MeasurementEvent], _ range: Range<Int>) {
+        for index in range { _ = PostSites.take(from: &batch[index]) }
     }
 
     /// The `plan/violation` event that reports `violation` to trackers; never the value.

@@ -4,74 +4,86 @@ import Foundation
 /// Delivery: everything here runs in the delivery context (the aggregator's queue, or the
 /// posting thread under the synchronous-delivery lock).
 extension EventAggregator {
-    func scheduleDrain() {
-        let delay = configuration.deliveryCoalescing
-        if delay > 0 {
-            queue.asyncAfter(deadline: .now() + delay) { self.drainAsRequested() }
-        } else {
-            queue.async { self.drainAsRequested() }
+    /// Runs `body` where trackers are called, between two deliveries and never during one, and
+    /// waits for it: on the queue (directly when already on it), or under the
+    /// synchronous-delivery lock. Asynchronous delivery runs `body` on a queue thread:
+    /// `queue.sync` would run it on the caller's thread, and trackers must never run on a
+    /// posting (or main) thread.
+    package func onDeliveryContext(_ body: @escaping @Sendable () -> Void) {
+        switch configuration.delivery {
+        case .asynchronous:
+            if isOnDeliveryQueue {
+                body()
+            } else {
+                queue.async(execute: body)
+                queue.sync {}
+            }
+        case .synchronous:
+            synchronousDelivery.lock()
+            defer { synchronousDelivery.unlock() }
+            body()
         }
     }
 
-    /// The drain a post scheduled: clears the request first, so that a post appended after the
-    /// buffers are swapped schedules the next one.
-    ///
-    /// Only this drain clears it, and it drains one round: when every drain cleared it (those
-    /// of `waitUntilDelivered` too) and looped until the buffers were empty, each clearing let
-    /// a busy poster schedule one more timer (a dispatch source and four allocations each, every
-    /// few dozen posts), and the timers multiplied. Now at most one is pending.
-    func drainAsRequested() {
-        inbox.drainRequested.exchange(0)
-        drain()
+    var isOnDeliveryQueue: Bool {
+        DispatchQueue.getSpecific(key: queueKey) == ObjectIdentifier(self)
     }
 
-    /// Delivers one event at once (synchronous delivery), on the posting thread.
-    func deliverNow(_ pending: Pending) {
-        var batch = [pending]
-        synchronousDelivery.lock()
-        defer { synchronousDelivery.unlock() }
-        deliverSegment(&batch, 0..<batch.count)
+    /// The inbox's `roundWaiting`: a drain on the queue, after the coalescing delay.
+    func scheduleDrain() {
+        let delay = configuration.deliveryCoalescing
+        if delay > 0 {
+            queue.asyncAfter(deadline: .now() + delay) { self.drain(asRequested: true) }
+        } else {
+            queue.async { self.drain(asRequested: true) }
+        }
     }
 
     /// Delivers everything posted before the call, in order, applying controls (identity
     /// changes, background moves) between the events they were posted between. Posts made
-    /// during the round are left to the drain they scheduled (see ``drainAsRequested()``).
-    func drain() {
-        var rejected: [MalformedEventError] = []
-        var (batch, controls) = inbox.buffers.nextRound(rejected: &rejected)
-        for error in rejected { inbox.reject(error, alreadyCounted: true) }
-        let events = batch.count + rejected.count
+    /// during the round are left to the drain they scheduled.
+    ///
+    /// Only the drain a post scheduled (`asRequested`) lets posts schedule another, and it
+    /// drains one round: when every drain did (those of `waitUntilDelivered` too) and looped
+    /// until the buffers were empty, a busy poster scheduled one more timer every few dozen
+    /// posts (a dispatch source and four allocations each), and the timers multiplied.
+    func drain(asRequested: Bool = false) {
+        var round = inbox.nextRound(asRequested: asRequested)
+        deliver(&round)
+        inbox.finish(&round)
+    }
+
+    /// The inbox's `deliverNow` (synchronous delivery): one event or control, on the posting
+    /// thread, under the synchronous-delivery lock. (Nothing to finish: no buffer, no bound.)
+    func deliverNow(_ round: inout Inbox.Round) {
+        synchronousDelivery.lock()
+        defer { synchronousDelivery.unlock() }
+        deliver(&round)
+    }
+
+    private func deliver(_ round: inout Inbox.Round) {
         var start = 0
-        for control in controls {
-            deliverSegment(&batch, start..<control.position)
+        for control in round.controls {
+            deliverSegment(&round.events, start..<control.position)
             apply(control)
             start = control.position
         }
-        deliverSegment(&batch, start..<batch.count)
-        inbox.buffers.recycle(events: &batch)
-        if events > 0 { inbox.finishInFlight(events) }
-        // Posts given back to their threads: a next round releases what those threads do not
-        // (one that stopped posting), even if nothing else is posted.
-        if inbox.buffers.gaveBack { inbox.requestDrain() }
+        deliverSegment(&round.events, start..<round.events.count)
     }
 
     /// Stamps the events of `range` with identity, session and context, adds session events
     /// where sessions start or end (when configured), and delivers them.
-    func deliverSegment(_ batch: inout [Pending], _ range: Range<Int>) {
+    func deliverSegment(_ batch: inout [MeasurementEvent], _ range: Range<Int>) {
         guard !range.isEmpty else { return }
-        var expanded: [Pending]?
+        var expanded: [MeasurementEvent]?
         var sessionsStarted = 0
         for index in range {
-            let (transition, problem) = attribution.stamp(&batch[index].event)
+            let (transition, problem) = attribution.stamp(&batch[index])
             if let problem { reportStoreProblem(problem) }
             if transition.started != nil { sessionsStarted += 1 }
             if !transition.isEmpty, configuration.sessions.emitsEvents {
                 if expanded == nil { expanded = Array(batch[range.lowerBound..<index]) }
-                let consent = batch[index].consentAtPost
-                expanded!.append(
-                    contentsOf: sessionEvents(for: transition).map {
-                        Pending(event: $0, needsID: true, consentAtPost: consent)
-                    })
+                expanded!.append(contentsOf: sessionEvents(for: transition))
             }
             expanded?.append(batch[index])
         }
@@ -83,33 +95,7 @@ extension EventAggregator {
         }
     }
 
-    /// The events that say a session ended and another started, stamped as their sessions.
-    func sessionEvents(for transition: SessionTimeline.Transition) -> [MeasurementEvent] {
-        let rules = configuration.sessions
-        var events: [MeasurementEvent] = []
-        // The session id travels in the attribution (an Int64); no arg repeats it, so that
-        // nothing needs an Int wider than 32 bits.
-        if let ended = transition.ended {
-            var event = MeasurementEvent(
-                rules.endedEventName, type: .activity,
-                args: ["duration_seconds": .double(max(0, ended.lastActivityAt.timeIntervalSince(ended.startedAt)))],
-                id: MeasurementEvent.placeholderID, timestamp: ended.lastActivityAt)
-            var endedAttribution = attribution.currentAttribution
-            endedAttribution.sessionID = ended.id
-            event.attribution = endedAttribution
-            events.append(event)
-        }
-        if let started = transition.started {
-            var event = MeasurementEvent(
-                rules.startedEventName, type: .activity, id: MeasurementEvent.placeholderID,
-                timestamp: started.startedAt)
-            event.attribution = attribution.currentAttribution
-            events.append(event)
-        }
-        return events
-    }
-
-    func deliverAll(_ batch: inout [Pending], _ range: Range<Int>) {
+    func deliverAll(_ batch: inout [MeasurementEvent], _ range: Range<Int>) {
         guard !range.isEmpty else { return }
         // The tracking plan, before the processors (see EventAggregator+Conformance.swift).
         if let checker = planChecker {
@@ -122,12 +108,12 @@ extension EventAggregator {
         deliverChecked(&batch, range)
     }
 
-    private func deliverChecked(_ batch: inout [Pending], _ range: Range<Int>) {
+    private func deliverChecked(_ batch: inout [MeasurementEvent], _ range: Range<Int>) {
         guard !range.isEmpty else { return }
         if let trackers = admitWhole(&batch, range) {
-            // Passed `inout`: reading `batch[index].event` (or through a buffer pointer) copied
-            // every field and destroyed the copy, per event; exclusive access needs no copy.
-            for index in range { forward(&batch[index].event, to: trackers) }
+            // Passed `inout`: reading `batch[index]` (or through a buffer pointer) copied every
+            // field and destroyed the copy, per event; exclusive access needs no copy.
+            for index in range { forward(&batch[index], to: trackers) }
         } else {
             for index in range { deliver(batch[index]) }
         }
@@ -136,29 +122,25 @@ extension EventAggregator {
     /// In the usual state (consent granted, ready, nothing held, no processors) admits a whole
     /// batch under one lock, giving its events their ids, and returns the trackers; otherwise
     /// returns nil and admits nothing. Locking per event made the delivery thread contend
-    /// with posting threads for the state lock four times per event.
-    private func admitWhole(_ batch: inout [Pending], _ range: Range<Int>) -> [any EventTracker]? {
-        // In place throughout: `batch[index]` copied the whole event to read one field.
-        batch.withUnsafeMutableBufferPointer { batch in
-            guard !range.contains(where: { batch[$0].consentAtPost.discards }) else { return nil }
-            return state.withLock { state -> [any EventTracker]? in
-                guard state.processors.isEmpty, inbox.consent == .granted, state.ready, state.held.isEmpty
-                else { return nil }
-                for index in range where batch[index].needsID {
-                    batch[index].event.id = state.ids.next()
-                    batch[index].needsID = false
-                }
-                state.diagnostics.forwarded += range.count
-                return state.trackers
+    /// for the state lock four times per event.
+    private func admitWhole(_ batch: inout [MeasurementEvent], _ range: Range<Int>) -> [any EventTracker]? {
+        state.withLock { state -> [any EventTracker]? in
+            guard state.processors.isEmpty, inbox.consent == .granted, state.ready, state.held.isEmpty else {
+                return nil
             }
+            for index in range where batch[index].id == MeasurementEvent.placeholderID {
+                batch[index].id = state.ids.next()
+            }
+            state.diagnostics.forwarded += range.count
+            return state.trackers
         }
     }
 
-    private func deliver(_ pending: Pending) {
+    private func deliver(_ event: MeasurementEvent) {
         let (processors, assignedID) = state.withLock { state -> ([any EventProcessor], UUID?) in
-            (state.processors, pending.needsID ? state.ids.next() : nil)
+            (state.processors, event.id == MeasurementEvent.placeholderID ? state.ids.next() : nil)
         }
-        var event = pending.event
+        var event = event
         if let assignedID { event.id = assignedID }
         for processor in processors {
             guard let processed = processor.process(event) else {
@@ -167,19 +149,20 @@ extension EventAggregator {
             }
             event = processed
         }
-        if let trackers = admitOrHold(.event(event), consentAtPost: pending.consentAtPost) {
+        if let trackers = admitOrHold(.event(event)) {
             forward(event, to: trackers)
         }
     }
 
-    /// The trackers when `item` may go to them now; otherwise discards it (no consent) or holds
-    /// it (not ready, consent pending) and returns nil.
-    func admitOrHold(_ item: Held, consentAtPost: MeasurementEvents.Consent) -> [any EventTracker]? {
+    /// The trackers when `item` may go to them now; otherwise discards it (no consent now, or
+    /// none when it was posted) or holds it (not ready, consent pending) and returns nil.
+    /// (Events posted without consent never get here: the inbox discards them.)
+    func admitOrHold(_ item: Held, postedWithoutConsent: Bool = false) -> [any EventTracker]? {
         var dropped: EventName?
         let isEvent: Bool
         if case .event = item { isEvent = true } else { isEvent = false }
         let trackers = state.withLock { state -> [any EventTracker]? in
-            if consentAtPost.discards || inbox.consent.discards {
+            if postedWithoutConsent || inbox.consent.discards {
                 if isEvent { state.diagnostics.discarded += 1 }
                 return nil
             }
@@ -280,5 +263,13 @@ extension EventAggregator {
     func reportStoreProblem(_ problem: IdentityStoreError) {
         state.withLock { $0.diagnostics.identityStoreFailures += 1 }
         configuration.problemHandler?(.identityStoreFailed(problem))
+    }
+}
+
+extension EventAggregator {
+    /// What waits while consent is pending or the trackers are not ready.
+    enum Held {
+        case event(MeasurementEvent)
+        case identity(IdentityEvent)
     }
 }

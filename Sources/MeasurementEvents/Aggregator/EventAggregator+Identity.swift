@@ -8,45 +8,14 @@ extension EventAggregator {
     /// The identity, session and context as of the latest delivered event or identity change.
     public var currentAttribution: EventAttribution { attribution.published.withLock { $0 } }
 
-    func receiveIdentity(_ notification: Notification) {
-        let change: IdentityChange
-        do {
-            change = try IdentityChange(notification: notification)
-        } catch {
-            state.withLock { $0.diagnostics.malformedIdentityChanges += 1 }
-            configuration.problemHandler?(.malformedIdentityChange(error))
-            return
-        }
-        state.withLock { $0.diagnostics.identityChanges += 1 }
-        enqueue(.identity(change))
-    }
-
-    /// Queues `action` behind the events received so far, or applies it at once with
-    /// synchronous delivery.
-    func enqueue(_ action: Control.Action) {
-        let timestamp = inbox.now()
-        switch configuration.delivery {
-        case .asynchronous:
-            let appended = inbox.postingSlot().buffer.append(
-                Control(position: 0, action: action, timestamp: timestamp, consentAtPost: inbox.consent),
-                numberedBy: inbox.buffers.sequence)
-            if appended.requestsDrain { inbox.requestDrain() }
-        case .synchronous:
-            let consent = self.consent
-            synchronousDelivery.lock()
-            defer { synchronousDelivery.unlock() }
-            apply(Control(position: 0, action: action, timestamp: timestamp, consentAtPost: consent))
-        }
-    }
-
     /// Applies a control in the delivery context.
-    func apply(_ control: Control) {
+    func apply(_ control: Inbox.Control) {
         switch control.action {
         case .identity(let change):
             let id = state.withLock { $0.ids.next() }
             let (event, problem) = attribution.apply(change, at: control.timestamp, id: id)
             if let problem { reportStoreProblem(problem) }
-            if let trackers = admitOrHold(.identity(event), consentAtPost: control.consentAtPost) {
+            if let trackers = admitOrHold(.identity(event), postedWithoutConsent: control.consentAtPost.discards) {
                 forward(event, to: trackers)
             }
         case .enterBackground:
@@ -55,15 +24,39 @@ extension EventAggregator {
             let (ended, problem) = attribution.enterForeground(
                 at: control.timestamp, context: configuration.makeContext())
             if let problem { reportStoreProblem(problem) }
-            if let ended, configuration.sessions.emitsEvents {
-                var events = sessionEvents(for: SessionTimeline.Transition(ended: ended)).map {
-                    Pending(event: $0, needsID: true, consentAtPost: control.consentAtPost)
-                }
+            if let ended, configuration.sessions.emitsEvents, !control.consentAtPost.discards {
+                var events = sessionEvents(for: SessionTimeline.Transition(ended: ended))
                 deliverAll(&events, 0..<events.count)
             }
         case .refreshContext:
             attribution.replaceContext(configuration.makeContext())
         }
+    }
+
+    /// The events that say a session ended and another started, stamped as their sessions.
+    func sessionEvents(for transition: SessionTimeline.Transition) -> [MeasurementEvent] {
+        let rules = configuration.sessions
+        var events: [MeasurementEvent] = []
+        // The session id travels in the attribution (an Int64); no arg repeats it, so that
+        // nothing needs an Int wider than 32 bits.
+        if let ended = transition.ended {
+            var event = MeasurementEvent(
+                rules.endedEventName, type: .activity,
+                args: ["duration_seconds": .double(max(0, ended.lastActivityAt.timeIntervalSince(ended.startedAt)))],
+                id: MeasurementEvent.placeholderID, timestamp: ended.lastActivityAt)
+            var endedAttribution = attribution.currentAttribution
+            endedAttribution.sessionID = ended.id
+            event.attribution = endedAttribution
+            events.append(event)
+        }
+        if let started = transition.started {
+            var event = MeasurementEvent(
+                rules.startedEventName, type: .activity, id: MeasurementEvent.placeholderID,
+                timestamp: started.startedAt)
+            event.attribution = attribution.currentAttribution
+            events.append(event)
+        }
+        return events
     }
 
     // MARK: App lifecycle
@@ -72,7 +65,7 @@ extension EventAggregator {
     /// inactivity counts from now, and every tracker is flushed on the delivery queue, after
     /// the events posted before this call, never on the caller's thread.
     public func applicationDidEnterBackground() {
-        enqueue(.enterBackground)
+        inbox.receive(.enterBackground)
         switch configuration.delivery {
         case .asynchronous:
             queue.async {
@@ -88,12 +81,12 @@ extension EventAggregator {
     /// that spent ``SessionRules/timeout`` or longer in the background has ended, and the
     /// context is collected again.
     public func applicationWillEnterForeground() {
-        enqueue(.enterForeground)
+        inbox.receive(.enterForeground)
     }
 
     /// Collects the context again (``Configuration/context``) for the events posted from now on.
     public func refreshContext() {
-        enqueue(.refreshContext)
+        inbox.receive(.refreshContext)
     }
 
     /// What a launch is, compared with the previous one the identity store remembers.
@@ -140,9 +133,9 @@ extension EventAggregator {
         // In the delivery context, so that a denial and its discardPending() are one step that
         // no delivery (and no concurrent change of consent) can come between.
         onDeliveryContext {
+            // The one record of the consent in force, changed in the delivery context only.
+            self.inbox.setConsent(consent)
             let (trackers, discards) = self.state.withLock { state -> ([any EventTracker], Bool) in
-                // The one record of the consent in force, changed under the state lock only.
-                self.inbox.publish(consent)
                 if consent.discards {
                     state.diagnostics.discarded += state.held.count
                     state.held.removeAll()

@@ -2,139 +2,319 @@ import Foundation
 
 // The posting path: concurrency map
 //
-// Locks (all `LockedValue`, non-recursive, never held while user code runs), in the order
-// they may be taken; a lock further down is never held while one further up is taken:
+// An event's way, five files read in order:
+//   1. Posting.swift: `MeasurementEvent.post` builds the userInfo and the event's one record
+//      (`PostedEvent`), publishes the record on its thread and posts.
+//   2. Inbox.swift (this file): the observer takes the published record (or decodes one from
+//      any other notification: NotificationDecoding.swift), then `accept` filters, admits and
+//      appends it to the posting thread's buffer, and asks for a round.
+//   3. PostingBuffer.swift: the thread's buffer, swapped out by the drain.
+//   4. PostingBufferRegistry.swift: a round takes every buffer, merges the records in posting
+//      order and makes each the public `MeasurementEvent` (its args checked, once).
+//   5. EventAggregator+Delivery.swift: the drain stamps identity and session, checks the plan,
+//      runs the processors and calls every `EventTracker.track`.
+//
+// Locks (all `LockedValue`, non-recursive, never held while user code runs, except 1), in the
+// order they may be taken; a lock further down is never held while one further up is taken:
 //   1. `EventAggregator.synchronousDelivery` (NSRecursiveLock, synchronous delivery only):
 //      the delivery context of a `.synchronous` aggregator. It is held while trackers,
 //      processors and `didReceive` run, on purpose: it stands for the delivery queue, which
 //      an asynchronous aggregator uses instead. Recursive so that a tracker may post.
-//   2. `EventAggregator.state`: filter, trackers, processors, observers, readiness, held
-//      events, event ids, the diagnostics counted under a lock. Changing the consent
-//      (`Inbox.publish`) and the filter generation happen under it.
-//   3. `PostingBuffer.guarded` (one per posting thread and aggregator): that thread's posts and
-//      controls not yet taken, its delivered posts to release, its flags. Never held with 2.
-//   4. `PostingBufferRegistry.buffers`: the list of buffers. A leaf: taken alone.
-//   Leaves, taken alone in the delivery context: `AttributionState.published`, the identity
-//   store's own lock. No lock of this list is taken while another of 2–4 is held.
+//   2. `EventAggregator.state`: trackers, processors, observers, readiness, held events, event
+//      ids, the diagnostics counted in delivery. Posting threads never take it.
+//   Leaves, each taken alone (no other lock of this list is taken while one is held):
+//   3. `Inbox.posting`: the filter and what the posting path counts under a lock (malformed
+//      notifications, filtered-out names). Taken by a post only on a decision-cache miss, a
+//      malformed notification, or with `recordsFilteredOutNames`.
+//   4. `PostingBuffer.guarded` (one per posting thread and aggregator): that thread's records
+//      and controls not yet taken, its delivered records to release, its flags.
+//   5. `PostingBufferRegistry.buffers`: the list of buffers.
+//   6. `AttributionState.published` and the identity store's own lock (delivery context only).
 //
 // Atomics (C11, `AtomicCounter`), none of which orders anything but what is said here:
-//   `received`, `filteredOut`, `droppedInFlight`: counters (relaxed).
+//   `received`, `filteredOut`, `discardedAtPost`, `droppedInFlight`: counters (relaxed).
 //   `inFlight`, `overflowing`: the in-flight bound and its episode flag.
 //   `drainRequested` (acquire-release exchange): 1 while a scheduled drain has not started;
 //     at most one drain is scheduled at a time. `drainsScheduled`: for tests.
-//   `filterGeneration`: bumped under lock 2 when the filter changes; a cached decision of an
+//   `filterGeneration`: bumped under lock 3 when the filter changes; a cached decision of an
 //     older generation is a miss.
-//   `consentCode`: the consent in force, the aggregator's one record of it; written under
-//     lock 2, read by posts without a lock.
-//   `PostingBufferRegistry.sequence`: every item's number, taken inside its buffer's lock 3.
-//   `Inbox.serials` (static): aggregator numbers, never reused.
+//   `consentCode`: the consent in force, the aggregator's one record of it; written only in
+//     the delivery context (so a delivery never sees it change), read by posts without a lock.
+//   `PostingBufferRegistry.sequence`: every item's number, taken inside its buffer's lock 4.
+//   `Inbox.serials` (static): inbox numbers, never reused.
 //
 // Queues: `EventAggregator.queue` (serial): the delivery context of an asynchronous
 // aggregator; drains, tracker calls, identity and consent changes run there.
 //
 // Who owns what:
-//   - The posting thread: its `PostingThread` (slots, decision caches, the post in progress),
+//   - The posting thread: its `PostingThread` (slots, decision caches, the published record),
 //     reached through a pthread key; nothing else touches it (its exit destructor releases it).
 //   - The delivery context (queue or lock 1): `PostingBufferRegistry`'s carry and spare arrays,
 //     `AttributionState`, the order in which trackers see events.
 //
 // Invariants:
-//   - Exactly once: a post is appended to one buffer under lock 3, taken by exactly one drain
-//     (the swap empties the buffer), handed out once (items above a round's limit are carried,
-//     not handed out), or counted as filtered out, malformed or dropped in flight.
+//   - Exactly once: a record is appended to one buffer under lock 4, taken by exactly one drain
+//     (the swap empties the buffer), handed out once (records above a round's limit are
+//     carried, not handed out), or counted as filtered out, malformed, discarded or dropped in
+//     flight, each in one place (`accept`, `reject`, `nextRound`).
 //   - Per-thread order: one thread appends to its buffer in posting order, and numbers from
 //     `sequence` grow in that order; a round hands items out merged by number.
 //   - Identity between the events it was posted between: an identity change is a control in
 //     the same buffer and the same numbering; the round applies it at its place among the events.
-//   - No post waits for delivery: a post takes lock 3 of its own thread only (lock 2 on a
-//     decision-cache miss), and the drain holds lock 3 only to swap arrays.
+//   - No post waits for delivery: a post takes lock 4 of its own thread only (lock 3 on a
+//     decision-cache miss), and the drain holds lock 4 only to swap arrays.
 
-/// The posting path, one per aggregator: posting threads hand it notifications
-/// (``receive(_:keys:)``, in `Inbox+Posting.swift`); the delivery side takes a round of work
-/// from ``buffers`` (``PostingBufferRegistry/nextRound(rejected:)``). It owns the posting
-/// threads' buffers and their registry, the counters of the posting path, the in-flight
-/// bound and the consent in force; identity changes enter through the same buffers.
+/// The posting path, one per aggregator, with a two-sided interface. Posting threads hand it
+/// notifications (``receive(_:keys:)``) and controls (``receive(_:)``: identity changes, moves to
+/// the background); the delivery side takes a round of work from it (``nextRound(asRequested:)``).
 ///
-/// The notification observer holds this object strongly, not the aggregator weakly: loading a
-/// weak reference cost about 75 instructions per post. It does not keep the aggregator alive;
-/// it reaches the aggregator (weakly) only to schedule a drain, once per delivery round, and for
-/// synchronous delivery.
-final class Inbox: @unchecked Sendable {
-    // @unchecked: `owner` is set once, in the aggregator's initialiser, before any observer
-    // exists; everything else is immutable or atomic.
+/// It owns the posting threads' buffers and their registry, the decision caches' generation,
+/// the filter, the consent in force, the in-flight bound and the posting path's counters. It
+/// knows nothing of the aggregator: it is told that a round is waiting through the closure
+/// given at init, and, with synchronous delivery, hands each round to the other one.
+final class Inbox: Sendable {
     private static let serials = AtomicCounter()
 
     let configuration: EventAggregator.Configuration
-    /// The aggregator's state lock, for the filter (on a decision cache miss) and diagnostics.
-    let state: LockedValue<EventAggregator.State>
-    private let clock: (any EventClock)?
-    /// Whether `clock` is nil: checked first, since copying the optional existential costs
+    let posting: LockedValue<Posting>
+    private let roundWaiting: @Sendable () -> Void
+    private let deliverNow: @Sendable (inout Round) -> Void
+    /// Whether there is no clock: checked first, since copying the optional existential costs
     /// more than reading the time.
     private let usesSystemClock: Bool
-    /// The aggregator, for drains and synchronous delivery.
-    weak var owner: EventAggregator?
 
-    /// This aggregator's number, for the posting threads' slots.
+    /// This inbox's number, for the posting threads' slots.
     let serial = Inbox.serials.add(1)
     let buffers = PostingBufferRegistry()
 
     let received = AtomicCounter()
     let filteredOut = AtomicCounter()
+    /// Admitted while the consent in force discarded events: never queued.
+    let discardedAtPost = AtomicCounter()
     let droppedInFlight = AtomicCounter()
-    /// Events posted (asynchronous delivery) and not yet handed to delivery.
+    /// Records queued (asynchronous delivery) and not yet handed out by a round.
     let inFlight = AtomicCounter()
     /// 1 from the first drop of an overflow episode until the in-flight count is back under
     /// half the limit: a problem is reported once per episode.
     let overflowing = AtomicCounter()
-    /// 1 while a drain is scheduled and has not yet started swapping.
+    /// 1 while a drain is scheduled and has not yet started its round.
     let drainRequested = AtomicCounter()
     /// Drains scheduled by posts, for tests: at most one is pending at a time.
     let drainsScheduled = AtomicCounter()
     /// Bumped whenever the filter changes: cached decisions of older generations are misses.
     let filterGeneration = AtomicCounter()
-    private let consentCode: AtomicCounter
+    let consentCode: AtomicCounter
 
+    /// - Parameters:
+    ///   - roundWaiting: called (on a posting thread) when a round is waiting and no drain is
+    ///     scheduled; the delivery side then calls ``nextRound(asRequested:)`` with `true`.
+    ///   - deliverNow: synchronous delivery: each round of one event or control, on the
+    ///     posting thread.
     init(
-        consent: Consent, configuration: EventAggregator.Configuration,
-        state: LockedValue<EventAggregator.State>
+        filter: EventFilter?, consent: Consent, configuration: EventAggregator.Configuration,
+        roundWaiting: @escaping @Sendable () -> Void, deliverNow: @escaping @Sendable (inout Round) -> Void
     ) {
-        consentCode = AtomicCounter(Self.code(of: consent))
+        posting = LockedValue(Posting(filter: filter))
+        consentCode = AtomicCounter(consent.code)
         self.configuration = configuration
-        self.state = state
-        clock = configuration.clock
+        self.roundWaiting = roundWaiting
+        self.deliverNow = deliverNow
         usesSystemClock = configuration.clock == nil
+    }
+
+    // MARK: Posting side
+
+    /// Receives one notification: the record its poster published on this thread when it is
+    /// that post (nothing to decode), otherwise the record decoded from its userInfo. Either
+    /// way, ``admit(_:on:)`` and ``enqueue(_:in:)`` do the rest.
+    func receive(_ notification: Notification, keys: NotificationKeys) {
+        let thread = PostingThread.current
+        if keys.isStandard, let record = thread.publishedRecord(carrying: notification) {
+            // Read in place: the record is copied only when it is kept.
+            guard let slot = admit(record.pointee.name, isLegacyAQS: false, on: thread) else { return }
+            return enqueue(in: slot) { record.pointee }
+        }
+        do {
+            let record = try PostedEvent(decoding: notification, keys: keys)
+            guard let slot = admit(record.name, isLegacyAQS: record.isLegacyAQS, on: thread) else { return }
+            enqueue(in: slot) { record }
+        } catch {
+            reject(error)
+        }
+    }
+
+    /// Receives an identity change notification: decoded, counted, and queued as a control.
+    func receiveIdentity(_ notification: Notification) {
+        let change: IdentityChange
+        do {
+            change = try IdentityChange(notification: notification)
+        } catch {
+            posting.withLock { $0.malformedIdentityChanges += 1 }
+            configuration.problemHandler?(.malformedIdentityChange(error))
+            return
+        }
+        posting.withLock { $0.identityChanges += 1 }
+        receive(.identity(change))
+    }
+
+    /// Queues `action` behind the events received so far on this thread, in the same numbering,
+    /// or hands it over at once with synchronous delivery.
+    func receive(_ action: Control.Action) {
+        let control = Control(action: action, timestamp: now(), consentAtPost: consent)
+        switch configuration.delivery {
+        case .asynchronous:
+            let buffer = postingSlot(on: .current).buffer
+            followUp(buffer.append(control, numberedBy: buffers.sequence), in: buffer)
+        case .synchronous:
+            var round = Round(controls: [control])
+            deliverNow(&round)
+        }
+    }
+
+    /// The one place a record is counted, filtered and admitted, by its name: returns this
+    /// thread's slot when the record is to be queued.
+    @inline(__always)
+    private func admit(_ name: EventName, isLegacyAQS: Bool, on thread: PostingThread) -> PostingThread.Slot? {
+        let slot = postingSlot(on: thread)
+        let decision = decision(on: name, cachedIn: slot.decisions)
+        received.add(1)
+        // A decoded record's name was checked by decoding; a published one's is checked here.
+        guard decision.isValid else {
+            rejectInvalidName(name, notificationName: isLegacyAQS ? .legacyAQSEvent : .measurementEvent)
+            return nil
+        }
+        guard decision.allowed else {
+            filterOut(name)
+            return nil
+        }
+        guard !consent.discards else {
+            discardedAtPost.add(1)
+            return nil
+        }
+        return slot
+    }
+
+    /// The one place an admitted record is queued (or delivered at once), stamped with the
+    /// time it was received unless it carries one.
+    @inline(__always)
+    private func enqueue(in slot: PostingThread.Slot, _ record: () -> PostedEvent) {
+        switch configuration.delivery {
+        case .asynchronous:
+            guard admitInFlight() else { return }
+            // Read before the buffer's lock: a configured clock is the app's code.
+            let time = now()
+            followUp(slot.buffer.append(numberedBy: buffers.sequence, receivedAt: time, record), in: slot.buffer)
+        case .synchronous:
+            var record = record()
+            if record.timestamp == nil { record.timestamp = now() }
+            do {
+                var round = Round(events: [try record.makeEvent()], handedOut: 1)
+                deliverNow(&round)
+            } catch {
+                reject(error, alreadyCounted: true)
+            }
+        }
     }
 
     /// The time, from the configured clock.
     @inline(__always)
     func now() -> Date {
         if usesSystemClock { return Date() }
-        return clock?.now() ?? Date()
+        return configuration.clock?.now() ?? Date()
     }
 
-    /// The consent in force: the aggregator's one record of it. Read without a lock by posts;
-    /// changed only under the aggregator's state lock (``publish(_:)``), so that code holding
-    /// that lock sees a value that cannot change under it.
-    var consent: Consent {
-        switch consentCode.value {
-        case 0: return .granted
-        case 1: return .pendingHolding
-        case 2: return .pendingDiscarding
-        default: return .denied
+    /// This thread's buffer and decision cache for this inbox.
+    @inline(__always)
+    private func postingSlot(on thread: PostingThread) -> PostingThread.Slot {
+        thread.slot(for: serial) { buffers.register($0) }
+    }
+
+    /// Whether the filter keeps `name` and whether the name is valid: from this thread's cache,
+    /// or worked out (under the posting lock, for the filter) and remembered.
+    @inline(__always)
+    private func decision(on name: EventName, cachedIn cache: NameDecisionCache) -> NameDecisionCache.Decision {
+        if let decision = cache.decision(for: name.rawValue, generation: filterGeneration.value) {
+            return decision
+        }
+        return decideAndRemember(name, in: cache)
+    }
+
+    @inline(never)
+    private func decideAndRemember(_ name: EventName, in cache: NameDecisionCache) -> NameDecisionCache.Decision {
+        // The generation is read with the filter it belongs to: a change bumps it under the lock.
+        let (filter, generation) = posting.withLock { ($0.filter, filterGeneration.value) }
+        let decision = NameDecisionCache.Decision(
+            allowed: filter?.allows(name.rawValue) == true, isValid: name.validationFailure == nil)
+        cache.remember(decision, for: name.rawValue, generation: generation)
+        // Reported once per name, the first time any thread decides it: later posts of the
+        // name hit the cache and never come here (a cache collision comes back, and finds the
+        // name reported). Outside the lock: the handler is user code.
+        if decision.isValid, !decision.allowed, configuration.problemHandler != nil,
+            posting.withLock({ $0.reportedFilteredOut.insert(name).inserted })
+        {
+            configuration.problemHandler?(.filteredOut(name))
+        }
+        return decision
+    }
+
+    private func filterOut(_ name: EventName) {
+        filteredOut.add(1)
+        if configuration.recordsFilteredOutNames {
+            posting.withLock { $0.filteredOutNames[name, default: 0] += 1 }
         }
     }
 
-    /// Changes the consent in force; called under the aggregator's state lock.
-    func publish(_ consent: Consent) {
-        consentCode.store(Self.code(of: consent))
+    @inline(never)
+    private func rejectInvalidName(_ name: EventName, notificationName: Notification.Name) {
+        let problem = name.validationFailure ?? ""
+        reject(
+            MalformedEventError(
+                .invalidName(name: name.rawValue, problem: problem), notificationName: notificationName),
+            alreadyCounted: true)
     }
 
-    private static func code(of consent: Consent) -> Int64 {
-        switch consent {
-        case .granted: return 0
-        case .pendingHolding: return 1
-        case .pendingDiscarding: return 2
-        case .denied: return 3
+    /// Counts and reports a notification that is not an event.
+    func reject(_ error: MalformedEventError, alreadyCounted: Bool = false) {
+        if !alreadyCounted { received.add(1) }
+        posting.withLock { posting in
+            posting.malformed += 1
+            posting.recentMalformed.append(error)
+            if posting.recentMalformed.count > 20 { posting.recentMalformed.removeFirst() }
         }
+        configuration.problemHandler?(.malformedNotification(error))
+    }
+
+    /// What an append asks for: a round, and releasing some of this thread's delivered records
+    /// (64 at most, so that no post pays for a whole round).
+    @inline(__always)
+    private func followUp(_ appended: PostingBuffer.Appended, in buffer: PostingBuffer) {
+        if appended.requestsDrain { requestRound() }
+        if appended.hasDelivered { buffer.releaseDelivered(upTo: 64) }
+    }
+
+    /// Tells the delivery side a round is waiting, unless a drain is scheduled and has not
+    /// started its round yet: that drain clears the flag (an exchange, so that it sees every
+    /// item appended before the flag was set) before it takes the buffers.
+    @inline(__always)
+    func requestRound() {
+        if drainRequested.exchange(1) == 0 {
+            drainsScheduled.add(1)
+            roundWaiting()
+        }
+    }
+
+    /// Whether one more record may wait for delivery; otherwise drops it (the newest), counts
+    /// it, and reports the first drop of an episode to the problem handler.
+    @inline(__always)
+    private func admitInFlight() -> Bool {
+        let limit = Int64(clamping: configuration.maximumInFlightEvents)
+        if inFlight.add(1) < limit { return true }
+        inFlight.add(-1)
+        droppedInFlight.add(1)
+        if overflowing.exchange(1) == 0 {
+            // On the posting thread, outside every lock: the handler is user code.
+            configuration.problemHandler?(.inFlightLimitReached(limit: configuration.maximumInFlightEvents))
+        }
+        return false
     }
 }

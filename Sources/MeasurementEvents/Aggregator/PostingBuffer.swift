@@ -1,10 +1,12 @@
+import Foundation
+
 /// What one posting thread has posted to one aggregator and the delivery queue has not taken
 /// yet: events and controls, each numbered in the aggregator's single sequence.
 ///
 /// Only the posting thread appends and only the drain takes, so the lock is uncontended
 /// except while the drain swaps the contents out.
 ///
-/// Posts come back once the drain has made events of them (``giveBack(_:)``), so that
+/// Records come back once the drain has made events of them (``giveBack(_:)``), so that
 /// the posting thread releases their args (``releaseDelivered(upTo:)``): the args dictionary is
 /// the one thing a post allocates that the delivery thread would otherwise free, and freeing
 /// memory of another thread's malloc arena made the delivery thread wait for that arena's
@@ -12,17 +14,14 @@
 /// has not released by the next round, the drain releases (``take(into:untaken:)``).
 final class PostingBuffer: Sendable {
     struct Contents {
-        /// Fast-path posts.
-        var posted: [EventAggregator.PostedEvent] = []
-        /// Events decoded from a notification.
-        var events: [EventAggregator.Pending] = []
-        var controls: [EventAggregator.Control] = []
-        /// The buffer the contents came from, to give the posts back to.
+        /// Posted events, in sequence order.
+        var records: [PostedEvent] = []
+        /// Identity changes and lifecycle moves, in sequence order.
+        var controls: [Inbox.Control] = []
+        /// The buffer the contents came from, to give the records back to.
         var buffer: PostingBuffer?
-        var isEmpty: Bool { posted.isEmpty && events.isEmpty && controls.isEmpty }
-        var lastSequence: Int64 {
-            max(posted.last?.sequence ?? .min, events.last?.sequence ?? .min, controls.last?.sequence ?? .min)
-        }
+        var isEmpty: Bool { records.isEmpty && controls.isEmpty }
+        var lastSequence: Int64 { max(records.last?.sequence ?? .min, controls.last?.sequence ?? .min) }
     }
 
     fileprivate struct Guarded {
@@ -37,7 +36,7 @@ final class PostingBuffer: Sendable {
         /// Posts made into events, given back for the posting thread to release. Always here
         /// (not in the thread's own state) so that a drain round can release what is left.
         /// Once they are released the empty array stays, with its capacity, for reuse.
-        var delivered: [EventAggregator.PostedEvent] = []
+        var delivered: [PostedEvent] = []
     }
 
     /// What an append tells the posting thread to do next.
@@ -50,35 +49,30 @@ final class PostingBuffer: Sendable {
 
     private let guarded = LockedValue(Guarded())
 
-    /// Appends a fast-path post numbered by `sequence`. The number is taken inside the lock, so
-    /// that a drain which has seen a number has seen, or will see in its next pass, every
-    /// smaller one (see ``PostingBufferRegistry``).
+    /// Appends a record numbered by `sequence`, stamped with `time` unless it carries a
+    /// timestamp (a re-posted event). The number is taken inside the lock, so that a
+    /// drain which has seen a number has seen, or will see in its next pass, every smaller one
+    /// (see ``PostingBufferRegistry``).
     ///
     /// Returns what the caller must do next (``Appended``). It requests a drain only for the
     /// first append since the drain last took the contents: the ones after it will be taken by
     /// the same drain, which takes the contents after this lock is released. A shared atomic
     /// flag set on every post was a contended write per post between posting threads.
     @inline(__always)
-    func append(numberedBy sequence: borrowing AtomicCounter, _ makePosted: () -> EventAggregator.PostedEvent)
-        -> Appended
-    {
+    func append(
+        numberedBy sequence: borrowing AtomicCounter, receivedAt time: Date, _ record: () -> PostedEvent
+    ) -> Appended {
         guarded.withLock { guarded in
-            guarded.contents.posted.append(makePosted())
-            guarded.contents.posted[guarded.contents.posted.count - 1].sequence = sequence.add(1)
+            // Made in place: the record is copied once, into the array.
+            guarded.contents.records.append(record())
+            let last = guarded.contents.records.count - 1
+            guarded.contents.records[last].sequence = sequence.add(1)
+            if guarded.contents.records[last].timestamp == nil { guarded.contents.records[last].timestamp = time }
             return guarded.appended()
         }
     }
 
-    func append(_ pending: EventAggregator.Pending, numberedBy sequence: borrowing AtomicCounter) -> Appended {
-        guarded.withLock { guarded in
-            var pending = pending
-            pending.sequence = sequence.add(1)
-            guarded.contents.events.append(pending)
-            return guarded.appended()
-        }
-    }
-
-    func append(_ control: EventAggregator.Control, numberedBy sequence: borrowing AtomicCounter) -> Appended {
+    func append(_ control: Inbox.Control, numberedBy sequence: borrowing AtomicCounter) -> Appended {
         guarded.withLock { guarded in
             var control = control
             control.sequence = sequence.add(1)
@@ -94,7 +88,7 @@ final class PostingBuffer: Sendable {
     /// after both its passes) and not released by the posting thread (it has not posted since,
     /// or not enough): they are moved to `untaken`, for the drain to release. A thread that
     /// stops posting does not keep them.
-    func take(into contents: inout Contents, untaken: inout [EventAggregator.PostedEvent]) -> Bool {
+    func take(into contents: inout Contents, untaken: inout [PostedEvent]) -> Bool {
         guarded.withLock { guarded in
             // Nothing appended (the round's second pass, usually): the buffer keeps its array.
             if !guarded.contents.isEmpty { swap(&contents, &guarded.contents) }
@@ -103,10 +97,10 @@ final class PostingBuffer: Sendable {
                 if guarded.delivered.capacity > Self.largestKeptCapacity {
                     // A burst's capacity is let go (storage only: no value is released here).
                     guarded.delivered = []
-                } else if guarded.delivered.capacity > guarded.contents.posted.capacity {
+                } else if guarded.delivered.capacity > guarded.contents.records.capacity {
                     // The emptied array of released posts, larger than the drain's spare: appends
                     // do not grow it again. The spare goes back at the next give-back.
-                    swap(&guarded.delivered, &guarded.contents.posted)
+                    swap(&guarded.delivered, &guarded.contents.records)
                 }
             } else if untaken.isEmpty {
                 swap(&untaken, &guarded.delivered)
@@ -117,9 +111,9 @@ final class PostingBuffer: Sendable {
             }
             // Room for as many posts as this round took, allocated once, rather than grown
             // step by step while the thread posts.
-            let taken = contents.posted.count
-            if guarded.contents.posted.capacity < taken, taken <= Self.largestKeptCapacity {
-                guarded.contents.posted.reserveCapacity(taken)
+            let taken = contents.records.count
+            if guarded.contents.records.capacity < taken, taken <= Self.largestKeptCapacity {
+                guarded.contents.records.reserveCapacity(taken)
             }
             return guarded.threadExited && contents.isEmpty
         }
@@ -132,7 +126,7 @@ final class PostingBuffer: Sendable {
     /// returns in `posts` an emptied array to reuse. When the thread still holds posts to
     /// release (it is behind, or this is the round's second pass), or the aggregator is gone,
     /// nothing is taken: `posts` stays with the drain, which releases them itself.
-    func giveBack(_ posts: inout [EventAggregator.PostedEvent]) {
+    func giveBack(_ posts: inout [PostedEvent]) {
         guarded.withLock { guarded in
             guard guarded.delivered.isEmpty, !guarded.aggregatorGone else { return }
             swap(&guarded.delivered, &posts)
@@ -145,7 +139,7 @@ final class PostingBuffer: Sendable {
     /// The posts are out of the buffer while they are released: a value's deinitialiser may
     /// post again, on this thread, and then finds nothing half released.
     func releaseDelivered(upTo limit: Int) {
-        var posts: [EventAggregator.PostedEvent] = []
+        var posts: [PostedEvent] = []
         guarded.withLock { swap(&posts, &$0.delivered) }
         posts.removeLast(Swift.min(limit, posts.count))
         let putBack = guarded.withLock { guarded -> Bool in
@@ -160,7 +154,7 @@ final class PostingBuffer: Sendable {
 
     /// Marks the aggregator gone, and returns the posts the buffer still holds, for the caller
     /// to release outside the lock.
-    func markAggregatorGone() -> [EventAggregator.PostedEvent] {
+    func markAggregatorGone() -> [PostedEvent] {
         guarded.withLock { guarded in
             guarded.aggregatorGone = true
             defer { guarded.delivered = [] }
@@ -170,7 +164,7 @@ final class PostingBuffer: Sendable {
 
     /// The capacity of the post arrays the buffer holds, for tests.
     var heldCapacity: Int {
-        guarded.withLock { $0.contents.posted.capacity + $0.delivered.capacity }
+        guarded.withLock { $0.contents.records.capacity + $0.delivered.capacity }
     }
 
     func markThreadExited() { guarded.withLock { $0.threadExited = true } }

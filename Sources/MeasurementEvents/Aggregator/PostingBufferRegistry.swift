@@ -1,3 +1,5 @@
+import Foundation
+
 /// An aggregator's posting buffers (one per posting thread), and the drain's merge of them
 /// into one sequence.
 ///
@@ -9,26 +11,27 @@
 /// happens-before sense) another item, on any thread, has a larger number: cross-thread order
 /// between an identity change and an event is kept.
 final class PostingBufferRegistry: @unchecked Sendable {
-    // @unchecked: `buffers` is behind its lock; `carry` is used by the drain only, which runs
-    // in the delivery context, one at a time.
+    // @unchecked: `buffers` is behind its lock; the other mutable properties are used by the
+    // drain only, which runs in the delivery context, one at a time.
     let sequence = AtomicCounter()
     private let buffers = LockedValue<[PostingBuffer]>([])
+    /// What a round took but numbered above its limit: the first source of the next round.
     private var carry = PostingBuffer.Contents()
-    /// Emptied event arrays, kept with their capacity so that buffers do not regrow every round.
-    private var spares: [[EventAggregator.PostedEvent]] = []
-    /// The last round's arrays, emptied, kept for their capacity: a round allocates none.
+    /// Emptied record arrays, kept with their capacity so that buffers do not regrow every round.
+    private var spares: [[PostedEvent]] = []
+    /// The last round's sources, emptied, kept for their capacity: a round allocates none.
     private var spareSources: [PostingBuffer.Contents] = []
-    /// Whether the last round gave posts back: then a next round must come, to release what
+    /// Emptied event arrays of delivered rounds, kept for their capacity.
+    private var spareEvents: [[MeasurementEvent]] = []
+    /// Whether the last round gave records back: then a next round must come, to release what
     /// their threads do not (see ``PostingBuffer/take(into:untaken:)``).
     private(set) var gaveBack = false
-    /// Emptied arrays of events (one per source, and the merged round), kept for their capacity.
-    private var spareEvents: [[EventAggregator.Pending]] = []
 
     func register(_ buffer: PostingBuffer) {
         buffers.withLock { $0.append(buffer) }
     }
 
-    /// The capacity of the post arrays the buffers hold, for tests.
+    /// The capacity of the record arrays the buffers hold, for tests.
     var heldCapacity: Int { buffers.withLock { $0 }.reduce(0) { $0 + $1.heldCapacity } }
 
     /// At the aggregator's end: threads may forget its buffers.
@@ -38,12 +41,10 @@ final class PostingBufferRegistry: @unchecked Sendable {
         withExtendedLifetime(held) {}
     }
 
-    /// The next events in sequence order, and the controls with their positions among them;
-    /// both empty when nothing is waiting. Posts whose args are not valid are left out, and
-    /// their errors added to `rejected`.
-    func nextRound(
-        rejected: inout [MalformedEventError]
-    ) -> (events: [EventAggregator.Pending], controls: [EventAggregator.Control]) {
+    /// The next round: the events posted so far in sequence order, made from their records, and
+    /// the controls with their positions among them; empty when nothing is waiting. Records
+    /// whose args are not valid are left out, and their errors added to `rejected`.
+    func nextRound(rejected: inout [MalformedEventError]) -> Inbox.Round {
         let buffers = self.buffers.withLock { $0 }
         gaveBack = false
         var sources = spareSources
@@ -63,107 +64,75 @@ final class PostingBufferRegistry: @unchecked Sendable {
         if !finished.isEmpty {
             self.buffers.withLock { $0.removeAll { finished.contains(ObjectIdentifier($0)) } }
         }
-        guard !sources.isEmpty else { return ([], []) }
-        for index in sources.indices { makeEvents(of: &sources[index], rejected: &rejected) }
-        // One source (one posting thread, the usual case) is in order already.
-        var events: [EventAggregator.Pending]
+        guard !sources.isEmpty else { return Inbox.Round() }
+
+        // Only the second pass has numbers above the limit: a suffix of its sources, carried.
+        let ends = sources.map { source in
+            source.records.firstIndex { $0.sequence > limit } ?? source.records.count
+        }
         var controls = sources.count == 1 ? sources[0].controls : sources.flatMap(\.controls)
-        if sources.count == 1 {
-            events = sources[0].events
-            sources[0].events = []
-        } else {
-            events = Self.largest(from: &spareEvents)
-            Self.merge(&sources, into: &events)
-            for index in sources.indices { recycle(events: &sources[index].events) }
-            controls.sort { $0.sequence < $1.sequence }
-        }
-        // Only the second pass has numbers above the limit, and they sort last.
-        if let last = events.last, last.sequence > limit,
-            let cut = events.firstIndex(where: { $0.sequence > limit })
-        {
-            carry.events = Self.largest(from: &spareEvents)
-            carry.events.append(contentsOf: events[cut...])
-            events.removeSubrange(cut...)
-        }
-        if let last = controls.last, last.sequence > limit,
-            let cut = controls.firstIndex(where: { $0.sequence > limit })
-        {
+        if sources.count > 1 { controls.sort { $0.sequence < $1.sequence } }
+        if let cut = controls.firstIndex(where: { $0.sequence > limit }) {
             carry.controls = Array(controls[cut...])
             controls.removeSubrange(cut...)
         }
-        var position = 0
-        for index in controls.indices {
-            while position < events.count, events[position].sequence < controls[index].sequence { position += 1 }
-            controls[index].position = position
+        for index in sources.indices where ends[index] < sources[index].records.count {
+            carry.records += sources[index].records[ends[index]...]
         }
-        return (events, controls)
+        if sources.count > 1, !carry.records.isEmpty { carry.records.sort { $0.sequence < $1.sequence } }
+
+        var round = Inbox.Round(events: Self.largest(from: &spareEvents), controls: controls)
+        round.events.reserveCapacity(ends.reduce(0, +))
+        var nextControl = 0
+        // Merged by number: each source is in order already; one source (one posting thread,
+        // the usual case) is taken as it is.
+        var cursors = [Int](repeating: 0, count: sources.count)
+        while true {
+            var next = -1
+            var nextSequence = Int64.max
+            for source in sources.indices where cursors[source] < ends[source] {
+                let sequence = sources[source].records[cursors[source]].sequence
+                if sequence < nextSequence { (next, nextSequence) = (source, sequence) }
+            }
+            guard next >= 0 else { break }
+            while nextControl < round.controls.count, round.controls[nextControl].sequence < nextSequence {
+                round.controls[nextControl].position = round.events.count
+                nextControl += 1
+            }
+            do throws(MalformedEventError) {
+                round.events.append(try sources[next].records[cursors[next]].makeEvent())
+            } catch {
+                rejected.append(error)
+            }
+            cursors[next] += 1
+        }
+        for index in round.controls.indices[nextControl...] { round.controls[index].position = round.events.count }
+        round.handedOut = ends.reduce(0, +)
+        for index in sources.indices { giveBack(&sources[index]) }
+        return round
     }
 
-    /// Merges the sources' events, each source in sequence order already, into `merged` in
-    /// sequence order. Merging in place of appending them all and sorting: the sort allocated
-    /// a scratch buffer every round with several posting threads, and compared n log n times.
-    private static func merge(_ sources: inout [PostingBuffer.Contents], into merged: inout [EventAggregator.Pending]) {
-        merged.reserveCapacity(merged.count + sources.reduce(0) { $0 + $1.events.count })
-        withUnsafeTemporaryAllocation(of: Int.self, capacity: sources.count) { cursors in
-            cursors.initialize(repeating: 0)
-            while true {
-                var next = -1
-                var nextSequence = Int64.max
-                for source in sources.indices where cursors[source] < sources[source].events.count {
-                    // Through a buffer pointer: `events[cursor].sequence` copied the whole event.
-                    let sequence = sources[source].events.withUnsafeBufferPointer { $0[cursors[source]].sequence }
-                    if sequence < nextSequence { (next, nextSequence) = (source, sequence) }
-                }
-                guard next >= 0 else { return }
-                sources[next].events.withUnsafeBufferPointer { merged.append($0[cursors[next]]) }
-                cursors[next] += 1
-            }
-        }
-    }
-
-    /// Turns a source's fast-path posts into events, in sequence with its other events; the
-    /// ones whose args are not valid go to `rejected` instead.
-    private func makeEvents(of source: inout PostingBuffer.Contents, rejected: inout [MalformedEventError]) {
-        guard !source.posted.isEmpty else { return }
-        // Posts are read in place: iterating the array copied every post and destroyed the copy.
-        // The events go into an array of an earlier round, which has the capacity already.
-        var made = Self.largest(from: &spareEvents)
-        made.reserveCapacity(source.posted.count)
-        source.posted.withUnsafeBufferPointer { posts in
-            for index in posts.indices {
-                do throws(MalformedEventError) {
-                    made.append(try posts[index].makePending())
-                } catch {
-                    rejected.append(error)
-                }
-            }
-        }
+    /// After a round: the source's records go back to their posting thread, which releases the
+    /// args it allocated there (what it has not released by the next round, that round
+    /// releases); the carry's are released here.
+    private func giveBack(_ source: inout PostingBuffer.Contents) {
         if let buffer = source.buffer {
-            // Back to the posting thread, which releases the args it allocated; what it has not
-            // released by the next round is released by that round.
-            buffer.giveBack(&source.posted)
+            buffer.giveBack(&source.records)
             gaveBack = true
         }
-        // An emptied array from the buffer, or (when the thread was behind) the posts, released
-        // here.
-        recycle(&source.posted)
-        if source.events.isEmpty {
-            swap(&source.events, &made)
-        } else {
-            source.events += made
-            source.events.sort { $0.sequence < $1.sequence }
-        }
-        recycle(events: &made)
+        // An emptied array from the buffer, or (when the thread was behind) the records,
+        // released here.
+        recycle(&source.records)
     }
 
     /// Takes back a delivered round's events, for the array's capacity.
-    func recycle(events: inout [EventAggregator.Pending]) {
+    func recycle(events: inout [MeasurementEvent]) {
         Self.keep(&events, in: &spareEvents)
     }
 
-    /// Takes back an emptied array of posts, for its capacity.
-    func recycle(_ posts: inout [EventAggregator.PostedEvent]) {
-        Self.keep(&posts, in: &spares)
+    /// Takes back an emptied array of records, for its capacity.
+    private func recycle(_ records: inout [PostedEvent]) {
+        Self.keep(&records, in: &spares)
     }
 
     /// Empties `array` and keeps it in `pool` for its capacity: a few arrays (two a posting
@@ -191,11 +160,11 @@ final class PostingBufferRegistry: @unchecked Sendable {
     private func takeAll(
         from buffers: [PostingBuffer], into sources: inout [PostingBuffer.Contents], finished: inout [ObjectIdentifier]
     ) {
-        var untaken: [EventAggregator.PostedEvent] = []
+        var untaken: [PostedEvent] = []
         // Released here, outside the buffers' locks (a value's deinitialiser may run).
         defer { untaken.removeAll() }
         for buffer in buffers {
-            var contents = PostingBuffer.Contents(posted: Self.largest(from: &spares))
+            var contents = PostingBuffer.Contents(records: Self.largest(from: &spares))
             if buffer.take(into: &contents, untaken: &untaken) {
                 finished.append(ObjectIdentifier(buffer))
             } else if !contents.isEmpty {
@@ -203,7 +172,23 @@ final class PostingBufferRegistry: @unchecked Sendable {
                 sources.append(contents)
                 continue
             }
-            recycle(&contents.posted)
+            recycle(&contents.records)
         }
+    }
+}
+
+extension PostedEvent {
+    /// The public event: the args checked and converted, the id left as
+    /// ``MeasurementEvent/placeholderID`` when the record carries none (the delivery side
+    /// assigns ids in order, under one lock per batch).
+    func makeEvent() throws(MalformedEventError) -> MeasurementEvent {
+        let checked: EventArgs
+        switch args {
+        case .typed(let typed): checked = try NotificationKeys.readPostedArgs(typed, notificationName: notificationName)
+        case .untyped(let raw): checked = try NotificationKeys.readArgs(raw.value, notificationName: notificationName)
+        }
+        return MeasurementEvent(
+            id: id ?? MeasurementEvent.placeholderID, name: name, args: checked, type: type, category: category,
+            label: nil, timestamp: timestamp ?? Date(), attributionStorage: nil)
     }
 }

@@ -28,9 +28,16 @@ final class PostingThread {
     private var slots: [Slot] = []
     /// The slot of the aggregator this thread posted to last (also in `slots`).
     private var lastUsed: Slot?
-    /// The ``PostInProgress`` that `MeasurementEvent.post` is making on this thread, if any:
-    /// in the poster's frame, for the duration of the post.
-    var postInProgress: UnsafeRawPointer?
+    /// What `MeasurementEvent.post` is posting on this thread, if anything (see
+    /// ``publish(_:userInfo:)``, in `Posting.swift`).
+    var published = Published()
+
+    /// A post in progress: its record, in the poster's frame, and the identity of the userInfo
+    /// it posts; nil and 0 while no post is in progress.
+    struct Published {
+        var record: UnsafePointer<PostedEvent>?
+        var userInfo: UInt = 0
+    }
 
     /// The thread-specific key that holds each thread's object. Its destructor runs when a
     /// thread exits: the thread's buffers will get no more items, and the drain drops them
@@ -39,12 +46,9 @@ final class PostingThread {
         var key = pthread_key_t()
         pthread_key_create(&key) { raw in
             // Invariant: the key holds one retain of a PostingThread (made in `makeCurrent`),
-            // given up here, once, when the thread exits.
-            #if canImport(Darwin)
-                Unmanaged<PostingThread>.fromOpaque(raw).release()
-            #else
-                if let raw { Unmanaged<PostingThread>.fromOpaque(raw).release() }
-            #endif
+            // given up here, once, when the thread exits. (The parameter is optional on Linux.)
+            let raw: UnsafeMutableRawPointer? = raw
+            if let raw { Unmanaged<PostingThread>.fromOpaque(raw).release() }
         }
         return key
     }()
@@ -67,6 +71,8 @@ final class PostingThread {
         pthread_setspecific(key, Unmanaged.passRetained(thread).toOpaque())
         return thread
     }
+
+    // MARK: Slots
 
     /// The slot for the aggregator numbered `serial`; `register` is called with a new buffer
     /// the first time this thread posts to it.

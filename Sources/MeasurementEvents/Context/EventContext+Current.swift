@@ -94,10 +94,11 @@ extension EventContext {
         #else
             var names = utsname()
             guard uname(&names) == 0 else { return nil }
-            return withUnsafeBytes(of: &names.machine) { raw in
-                let bytes = raw.prefix(while: { $0 != 0 })
-                return bytes.isEmpty ? nil : String(decoding: bytes, as: UTF8.self)
-            }
+            // `machine` is a fixed-size C array, which Swift imports as a tuple: its bytes are
+            // read through reflection, up to the terminating zero.
+            let bytes = Mirror(reflecting: names.machine).children.lazy
+                .compactMap { $0.value as? CChar }.prefix { $0 != 0 }.map { UInt8(truncatingIfNeeded: $0) }
+            return bytes.isEmpty ? nil : String(decoding: Array(bytes), as: UTF8.self)
         #endif
     }
 
