@@ -24,9 +24,10 @@ import Foundation
 /// AppAggregator.shared.start()   // once, at launch
 /// ```
 ///
-/// The observer runs on the posting thread and only reads the name, filters, and decodes;
-/// processors, ``didReceive(_:)`` and trackers run on the aggregator's serial queue, in
-/// posting order per posting thread (or on the posting thread with ``Delivery/synchronous``).
+/// The observer runs on the posting thread and only filters by name and queues the event (a
+/// post made with ``MeasurementEvent/post(_:type:category:args:to:file:line:)`` is not even
+/// decoded); processors, ``didReceive(_:)`` and trackers run on the aggregator's serial queue,
+/// in posting order per posting thread (or on the posting thread with ``Delivery/synchronous``).
 ///
 /// Identity changes (``MeasurementIdentity``) travel the same way, in order with the events of
 /// their thread: every forwarded event carries the identity, session and device context in

@@ -1,7 +1,7 @@
 import Foundation
 
-/// The inbox's delivery side: what the delivery context takes from it (a round of work, in
-/// posting order) and the settings it is given (filter, consent).
+/// The inbox's delivery side, what the delivery context takes from it (a round of work, in
+/// posting order); the settings it is given (filter, consent); and its counters.
 extension Inbox {
     /// Events in posting order, made from their records, and the controls to apply among them.
     struct Round {
@@ -97,6 +97,34 @@ extension Inbox {
     var consent: Consent { Consent(code: consentCode.value) }
 
     func setConsent(_ consent: Consent) { consentCode.store(consent.code) }
+
+    /// Counts a post the filter does not keep.
+    func filterOut(_ name: EventName) {
+        filteredOut.add(1)
+        if configuration.recordsFilteredOutNames {
+            posting.withLock { $0.filteredOutNames[name, default: 0] += 1 }
+        }
+    }
+
+    @inline(never)
+    func rejectInvalidName(_ name: EventName, notificationName: Notification.Name) {
+        let problem = name.validationFailure ?? ""
+        reject(
+            MalformedEventError(
+                .invalidName(name: name.rawValue, problem: problem), notificationName: notificationName),
+            alreadyCounted: true)
+    }
+
+    /// Counts and reports a notification that is not an event.
+    func reject(_ error: MalformedEventError, alreadyCounted: Bool = false) {
+        if !alreadyCounted { received.add(1) }
+        posting.withLock { posting in
+            posting.malformed += 1
+            posting.recentMalformed.append(error)
+            if posting.recentMalformed.count > 20 { posting.recentMalformed.removeFirst() }
+        }
+        configuration.problemHandler?(.malformedNotification(error))
+    }
 
     /// The counters of the posting path, added to the ones kept in delivery.
     func counters(added diagnostics: EventAggregator.Diagnostics) -> EventAggregator.Diagnostics {

@@ -6,8 +6,8 @@ import Foundation
 //   1. Posting.swift: `MeasurementEvent.post` builds the userInfo and the event's one record
 //      (`PostedEvent`), publishes the record on its thread and posts.
 //   2. Inbox.swift (this file): the observer takes the published record (or decodes one from
-//      any other notification: NotificationDecoding.swift), then `accept` filters, admits and
-//      appends it to the posting thread's buffer, and asks for a round.
+//      any other notification: NotificationDecoding.swift); `admit` counts and filters it,
+//      `enqueue` appends it to the posting thread's buffer and asks for a round.
 //   3. PostingBuffer.swift: the thread's buffer, swapped out by the drain.
 //   4. PostingBufferRegistry.swift: a round takes every buffer, merges the records in posting
 //      order and makes each the public `MeasurementEvent` (its args checked, once).
@@ -30,6 +30,8 @@ import Foundation
 //      and controls not yet taken, its delivered records to release, its flags.
 //   5. `PostingBufferRegistry.buffers`: the list of buffers.
 //   6. `AttributionState.published` and the identity store's own lock (delivery context only).
+//   7. `PostSites.centers` (a post takes it only while an aggregator checks a plan with post
+//      sites) and `StartCheck`'s two locks (until `start()` removes its observer).
 //
 // Atomics (C11, `AtomicCounter`), none of which orders anything but what is said here:
 //   `received`, `filteredOut`, `discardedAtPost`, `droppedInFlight`: counters (relaxed).
@@ -41,6 +43,7 @@ import Foundation
 //   `consentCode`: the consent in force, the aggregator's one record of it; written only in
 //     the delivery context (so a delivery never sees it change), read by posts without a lock.
 //   `PostingBufferRegistry.sequence`: every item's number, taken inside its buffer's lock 4.
+//   `PostSites.checkingAggregators`: whether a post carries its site (one load per post).
 //   `Inbox.serials` (static): inbox numbers, never reused.
 //
 // Queues: `EventAggregator.queue` (serial): the delivery context of an asynchronous
@@ -56,7 +59,7 @@ import Foundation
 //   - Exactly once: a record is appended to one buffer under lock 4, taken by exactly one drain
 //     (the swap empties the buffer), handed out once (records above a round's limit are
 //     carried, not handed out), or counted as filtered out, malformed, discarded or dropped in
-//     flight, each in one place (`accept`, `reject`, `nextRound`).
+//     flight, each in one place (`admit`, `enqueue`, `reject`).
 //   - Per-thread order: one thread appends to its buffer in posting order, and numbers from
 //     `sequence` grow in that order; a round hands items out merged by number.
 //   - Identity between the events it was posted between: an identity change is a control in
@@ -255,33 +258,6 @@ final class Inbox: Sendable {
             configuration.problemHandler?(.filteredOut(name))
         }
         return decision
-    }
-
-    private func filterOut(_ name: EventName) {
-        filteredOut.add(1)
-        if configuration.recordsFilteredOutNames {
-            posting.withLock { $0.filteredOutNames[name, default: 0] += 1 }
-        }
-    }
-
-    @inline(never)
-    private func rejectInvalidName(_ name: EventName, notificationName: Notification.Name) {
-        let problem = name.validationFailure ?? ""
-        reject(
-            MalformedEventError(
-                .invalidName(name: name.rawValue, problem: problem), notificationName: notificationName),
-            alreadyCounted: true)
-    }
-
-    /// Counts and reports a notification that is not an event.
-    func reject(_ error: MalformedEventError, alreadyCounted: Bool = false) {
-        if !alreadyCounted { received.add(1) }
-        posting.withLock { posting in
-            posting.malformed += 1
-            posting.recentMalformed.append(error)
-            if posting.recentMalformed.count > 20 { posting.recentMalformed.removeFirst() }
-        }
-        configuration.problemHandler?(.malformedNotification(error))
     }
 
     /// What an append asks for: a round, and releasing some of this thread's delivered records
