@@ -67,8 +67,11 @@ final class PostingBufferRegistry: @unchecked Sendable {
         guard !sources.isEmpty else { return Inbox.Round() }
 
         // Only the second pass has numbers above the limit: a suffix of its sources, carried.
+        // Found from the end: usually nothing is carried (and `firstIndex(where:)` copied every record).
         let ends = sources.map { source in
-            source.records.firstIndex { $0.sequence > limit } ?? source.records.count
+            var end = source.records.count
+            while end > 0, source.records[end - 1].sequence > limit { end -= 1 }
+            return end
         }
         var controls = sources.count == 1 ? sources[0].controls : sources.flatMap(\.controls)
         if sources.count > 1 { controls.sort { $0.sequence < $1.sequence } }
@@ -84,27 +87,37 @@ final class PostingBufferRegistry: @unchecked Sendable {
         var round = Inbox.Round(events: Self.largest(from: &spareEvents), controls: controls)
         round.events.reserveCapacity(ends.reduce(0, +))
         var nextControl = 0
-        // Merged by number: each source is in order already; one source (one posting thread,
-        // the usual case) is taken as it is.
-        var cursors = [Int](repeating: 0, count: sources.count)
-        while true {
-            var next = -1
-            var nextSequence = Int64.max
-            for source in sources.indices where cursors[source] < ends[source] {
-                let sequence = sources[source].records[cursors[source]].sequence
-                if sequence < nextSequence { (next, nextSequence) = (source, sequence) }
-            }
-            guard next >= 0 else { break }
-            while nextControl < round.controls.count, round.controls[nextControl].sequence < nextSequence {
+        /// Appends the event of record `index` of `source`, after the controls numbered before it.
+        func take(_ index: Int, of source: Int) {
+            while nextControl < round.controls.count,
+                round.controls[nextControl].sequence < sources[source].records[index].sequence
+            {
                 round.controls[nextControl].position = round.events.count
                 nextControl += 1
             }
             do throws(MalformedEventError) {
-                round.events.append(try sources[next].records[cursors[next]].makeEvent())
+                round.events.append(try sources[source].records[index].makeEvent())
             } catch {
                 rejected.append(error)
             }
-            cursors[next] += 1
+        }
+        if sources.count == 1 {
+            // One posting thread (the usual case): in order already.
+            for index in 0..<ends[0] { take(index, of: 0) }
+        } else {
+            // Merged by number: each source is in order already.
+            var cursors = [Int](repeating: 0, count: sources.count)
+            while true {
+                var next = -1
+                var nextSequence = Int64.max
+                for source in sources.indices where cursors[source] < ends[source] {
+                    let sequence = sources[source].records[cursors[source]].sequence
+                    if sequence < nextSequence { (next, nextSequence) = (source, sequence) }
+                }
+                guard next >= 0 else { break }
+                take(cursors[next], of: next)
+                cursors[next] += 1
+            }
         }
         for index in round.controls.indices[nextControl...] { round.controls[index].position = round.events.count }
         round.handedOut = ends.reduce(0, +)
