@@ -16,9 +16,18 @@ extension MeasurementEvent {
 }
 
 extension PostedEvent {
-    /// Reads a notification's userInfo under `keys`, strictly: the name (a valid ``EventName``),
-    /// the type, category, id and timestamp. The args are only picked out, for ``makeEvent()``.
+    /// Decodes a notification's userInfo under `keys`, strictly (see ``readName(of:keys:)`` and
+    /// ``init(name:rest:keys:notificationName:)``).
     init(decoding notification: Notification, keys: NotificationKeys) throws(MalformedEventError) {
+        let (name, rest) = try Self.readName(of: notification, keys: keys)
+        try self.init(name: name, rest: rest, keys: keys, notificationName: notification.name)
+    }
+
+    /// Reads the name (a valid ``EventName``) of a notification under `keys`, and picks out the
+    /// userInfo's other values: the inbox filters on the name before it decodes the rest.
+    static func readName(
+        of notification: Notification, keys: NotificationKeys
+    ) throws(MalformedEventError) -> (EventName, NotificationKeys.Values) {
         let notificationName = notification.name
         guard let info = notification.userInfo else {
             throw MalformedEventError(.missingUserInfo, notificationName: notificationName)
@@ -30,11 +39,21 @@ extension PostedEvent {
         guard let string = rawName as? String else {
             throw MalformedEventError(.nameNotString(foundType: typeName(rawName)), notificationName: notificationName)
         }
-        name = EventName(string)
+        let name = EventName(string)
         if let problem = name.validationFailure {
             throw MalformedEventError(.invalidName(name: string, problem: problem), notificationName: notificationName)
         }
-        args = values.args.map { .untyped(Untyped($0)) } ?? .typed([:])
+        return (name, values)
+    }
+
+    /// The record of the event named `name`, from the userInfo's other `values`, strictly: the
+    /// type, category, id and timestamp. The args are only picked out, for `makeEvent()`.
+    init(
+        name: EventName, rest values: NotificationKeys.Values, keys: NotificationKeys,
+        notificationName: Notification.Name
+    ) throws(MalformedEventError) {
+        self.name = name
+        args = Args(values.args)
         type = .default
         if let raw = values.type {
             guard let code = raw as? String, let parsed = EventType(codeOrName: code) else {
@@ -64,6 +83,31 @@ extension PostedEvent {
             timestamp = Date(timeIntervalSince1970: seconds)
         }
         isLegacyAQS = !keys.isStandard
+    }
+}
+
+extension PostedEvent.Args {
+    /// The args of a userInfo, sorted by shape; not checked yet. A `[String: Any]`, the typed
+    /// dictionary `MeasurementEvent.post` makes, or an object is kept as it is (no allocation);
+    /// any other value is boxed.
+    init(_ raw: Any?) {
+        guard let raw else {
+            self = .typed([:])
+            return
+        }
+        // Only when it is exactly that type: a cast from [String: Any] would convert every
+        // element first.
+        if Swift.type(of: raw) == [String: any EventValueConvertible].self,
+            let typed = raw as? [String: any EventValueConvertible]
+        {
+            self = .typed(typed)
+        } else if Swift.type(of: raw) == [String: Any].self, let plain = raw as? [String: Any] {
+            self = .plain(plain)
+        } else if Swift.type(of: raw) is AnyClass {
+            self = .object(raw as AnyObject)
+        } else {
+            self = .untyped(PostedEvent.Untyped(raw))
+        }
     }
 }
 
@@ -97,7 +141,7 @@ struct NotificationKeys: Sendable {
     /// one pass costs a few hundred per entry. A large userInfo, or one with a key that is not a
     /// `String`, is looked up key by key instead.
     func values(in info: [AnyHashable: Any]) -> Values {
-        var values: Values = (nil, nil, nil, nil, nil, nil)
+        var values = Values()
         guard info.count <= 8 else { return lookingUp(info) }
         for (key, value) in info {
             guard let key = key.base as? String else { return lookingUp(info) }
@@ -121,9 +165,16 @@ struct NotificationKeys: Sendable {
             timestamp: info[MeasurementEvent.UserInfoKey.timestamp])
     }
 
-    /// A userInfo's values under the keys of a format, before ``PostedEvent/init(decoding:keys:)``
-    /// checks them.
-    typealias Values = (name: Any?, args: Any?, type: Any?, category: Any?, id: Any?, timestamp: Any?)
+    /// A userInfo's values under the keys of a format, before `PostedEvent` checks them. A
+    /// struct: a tuple of six `Any?` was copied through the runtime's generic tuple witnesses.
+    struct Values {
+        var name: Any?
+        var args: Any?
+        var type: Any?
+        var category: Any?
+        var id: Any?
+        var timestamp: Any?
+    }
 
     static func readArgs(_ raw: Any?, notificationName: Notification.Name) throws(MalformedEventError) -> EventArgs {
         guard let raw else { return [:] }

@@ -155,7 +155,11 @@ struct PostedEvent {
         /// From `MeasurementEvent.post`: already scalars, but a `Double` may be NaN and an
         /// integer may not fit in `Int` (Apple Watch).
         case typed([String: any EventValueConvertible])
-        /// From a userInfo: anything at all (a `[String: Any]`, an `NSDictionary`, garbage).
+        /// From a userInfo, the usual shape: values not checked yet.
+        case plain([String: Any])
+        /// From a userInfo: an object (an `NSDictionary` Swift did not unwrap, or garbage).
+        case object(AnyObject)
+        /// From a userInfo: any other value (garbage, most likely).
         case untyped(Untyped)
     }
 

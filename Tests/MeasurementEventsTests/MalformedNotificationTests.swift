@@ -96,6 +96,27 @@ final class MalformedNotificationTests: XCTestCase {
         XCTAssertEqual(diagnostics.recentMalformed.count, cases.count)
     }
 
+    /// Args in every shape a userInfo may carry them are read the same way: a Swift dictionary,
+    /// an `NSDictionary` (what a bridge from Objective-C hands over), and an
+    /// `[AnyHashable: Any]` whose keys are strings.
+    func testArgsAreReadFromEveryDictionaryShape() {
+        let center = NotificationCenter()
+        let tracker = RecordingTracker()
+        let aggregator = EventAggregator(center: center, filter: .allowAll, trackers: [tracker])
+        aggregator.start()
+        let shapes: [Any] = [
+            ["item": "42", "position": 3] as [String: Any],
+            NSDictionary(dictionary: ["item": "42", "position": 3]),
+            ["item": "42", "position": 3] as [AnyHashable: Any],
+        ]
+        for args in shapes {
+            center.post(name: .measurementEvent, object: nil, userInfo: ["name": "feed/opened", "args": args])
+        }
+        aggregator.waitUntilDelivered()
+        XCTAssertEqual(aggregator.diagnostics.malformed, 0)
+        XCTAssertEqual(tracker.events.map(\.args), Array(repeating: ["item": "42", "position": 3], count: 3))
+    }
+
     func testArgsOfFilteredOutEventsAreNotInspected() {
         let center = NotificationCenter()
         let aggregator = EventAggregator(center: center, filter: EventFilter(allow: ["feed/*"]))

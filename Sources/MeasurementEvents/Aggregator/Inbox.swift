@@ -137,12 +137,20 @@ final class Inbox: Sendable {
             guard let slot = admit(record.pointee.name, isLegacyAQS: false, on: thread) else { return }
             return enqueue(in: slot) { record.pointee }
         }
+        // Any other notification: its name is read and filtered first, then the rest decoded.
+        let name: EventName
+        let rest: NotificationKeys.Values
         do {
-            let record = try PostedEvent(decoding: notification, keys: keys)
-            guard let slot = admit(record.name, isLegacyAQS: record.isLegacyAQS, on: thread) else { return }
+            (name, rest) = try PostedEvent.readName(of: notification, keys: keys)
+        } catch {
+            return reject(error)
+        }
+        guard let slot = admit(name, isLegacyAQS: !keys.isStandard, on: thread) else { return }
+        do {
+            let record = try PostedEvent(name: name, rest: rest, keys: keys, notificationName: notification.name)
             enqueue(in: slot) { record }
         } catch {
-            reject(error)
+            reject(error, alreadyCounted: true)
         }
     }
 
