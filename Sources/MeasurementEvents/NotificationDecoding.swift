@@ -176,6 +176,13 @@ struct NotificationKeys: Sendable {
         var timestamp: Any?
     }
 
+    /// The args of a userInfo that holds them as a `[String: Any]` (the usual shape).
+    static func readPlainArgs(
+        _ args: [String: Any], notificationName: Notification.Name
+    ) throws(MalformedEventError) -> EventArgs {
+        try convertArgs(args, notificationName: notificationName) { $0 }
+    }
+
     static func readArgs(_ raw: Any?, notificationName: Notification.Name) throws(MalformedEventError) -> EventArgs {
         guard let raw else { return [:] }
         // Only when it is exactly that type: a cast from [String: Any] would convert every

@@ -198,7 +198,7 @@ extension PostedEvent {
         let checked: EventArgs
         switch args {
         case .typed(let typed): checked = try NotificationKeys.readPostedArgs(typed, notificationName: notificationName)
-        case .plain(let plain): checked = try NotificationKeys.readArgs(plain, notificationName: notificationName)
+        case .plain(let plain): checked = try NotificationKeys.readPlainArgs(plain, notificationName: notificationName)
         case .object(let object): checked = try NotificationKeys.readArgs(object, notificationName: notificationName)
         case .untyped(let raw): checked = try NotificationKeys.readArgs(raw.value, notificationName: notificationName)
         }
