@@ -96,7 +96,8 @@ final class PostingBufferRegistry: @unchecked Sendable {
                 nextControl += 1
             }
             do throws(MalformedEventError) {
-                round.events.append(try sources[source].records[index].makeEvent())
+                // Through `inout`: reading `sources[source].records[index]` copied the record.
+                round.events.append(try Self.event(of: &sources[source].records[index]))
             } catch {
                 rejected.append(error)
             }
@@ -123,6 +124,10 @@ final class PostingBufferRegistry: @unchecked Sendable {
         round.handedOut = ends.reduce(0, +)
         for index in sources.indices { giveBack(&sources[index]) }
         return round
+    }
+
+    private static func event(of record: inout PostedEvent) throws(MalformedEventError) -> MeasurementEvent {
+        try record.makeEvent()
     }
 
     /// After a round: the source's records go back to their posting thread, which releases the
