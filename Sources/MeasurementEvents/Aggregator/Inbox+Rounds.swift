@@ -75,6 +75,13 @@ extension Inbox {
         var malformedIdentityChanges = 0
     }
 
+    /// The time, from the configured clock.
+    @inline(__always)
+    func now() -> Date {
+        if usesSystemClock { return Date() }
+        return configuration.clock?.now() ?? Date()
+    }
+
     /// The filter in force; `nil` until one is set.
     var filter: EventFilter? { posting.withLock { $0.filter } }
 

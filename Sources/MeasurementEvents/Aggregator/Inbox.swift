@@ -84,7 +84,7 @@ final class Inbox: Sendable {
     private let deliverNow: @Sendable (inout Round) -> Void
     /// Whether there is no clock: checked first, since copying the optional existential costs
     /// more than reading the time.
-    private let usesSystemClock: Bool
+    let usesSystemClock: Bool
 
     /// This inbox's number, for the posting threads' slots.
     let serial = Inbox.serials.add(1)
@@ -129,7 +129,7 @@ final class Inbox: Sendable {
 
     /// Receives one notification: the record its poster published on this thread when it is
     /// that post (nothing to decode), otherwise the record decoded from its userInfo. Either
-    /// way, ``admit(_:on:)`` and ``enqueue(_:in:)`` do the rest.
+    /// way, `admit` and `enqueue` do the rest.
     func receive(_ notification: Notification, keys: NotificationKeys) {
         let thread = PostingThread.current
         if keys.isStandard, let record = thread.publishedRecord(carrying: notification) {
@@ -225,13 +225,6 @@ final class Inbox: Sendable {
                 reject(error, alreadyCounted: true)
             }
         }
-    }
-
-    /// The time, from the configured clock.
-    @inline(__always)
-    func now() -> Date {
-        if usesSystemClock { return Date() }
-        return configuration.clock?.now() ?? Date()
     }
 
     /// This thread's buffer and decision cache for this inbox.
