@@ -144,11 +144,11 @@ extension MeasurementEvent {
 ///
 /// It is made in one of two ways: by ``MeasurementEvent/post(_:type:category:args:to:file:line:)``,
 /// which publishes it on its thread for the duration of the post (below), so that the observer
-/// need not decode the userInfo it just built; or by decoding any other notification
-/// (`init(decoding:keys:)`, in `NotificationDecoding.swift`). Either way the inbox filters,
-/// admits and queues it in one place (`Inbox.accept`), and the drain makes the public
-/// ``MeasurementEvent`` of it (`makeEvent()`, in `PostingBufferRegistry.swift`), which is where
-/// the args are checked, once.
+/// need not decode the userInfo it just built; or by decoding any other notification (in
+/// `NotificationDecoding.swift`: the name first, the rest once the filter keeps it). Either way
+/// the inbox counts, filters, admits and queues it in one place (its `admit` and `enqueue`), and
+/// the drain makes the public ``MeasurementEvent`` of it (`makeEvent()`, in
+/// `PostingBufferRegistry.swift`), which is where the args are checked, once.
 struct PostedEvent {
     /// The args as the poster gave them: checked by `makeEvent()`, off the posting thread.
     enum Args {
