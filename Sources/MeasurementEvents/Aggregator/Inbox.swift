@@ -219,7 +219,7 @@ final class Inbox: Sendable {
             var record = record()
             if record.timestamp == nil { record.timestamp = now() }
             do {
-                var round = Round(events: [try record.makeEvent()], handedOut: 1)
+                var round = Round(events: [try record.makeEvent()])
                 deliverNow(&round)
             } catch {
                 reject(error, alreadyCounted: true)
