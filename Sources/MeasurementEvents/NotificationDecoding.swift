@@ -183,18 +183,14 @@ struct NotificationKeys: Sendable {
         try convertArgs(args, notificationName: notificationName) { $0 }
     }
 
-    static func readArgs(_ raw: Any?, notificationName: Notification.Name) throws(MalformedEventError) -> EventArgs {
-        guard let raw else { return [:] }
-        // Only when it is exactly that type: a cast from [String: Any] would convert every
-        // element first, which costs more than reading them.
-        if Swift.type(of: raw) == [String: any EventValueConvertible].self,
-            let typed = raw as? [String: any EventValueConvertible]
-        {
-            return try readPostedArgs(typed, notificationName: notificationName)
-        }
+    /// The args of a userInfo in any other shape (``PostedEvent/Args/init(_:)`` sorted out the
+    /// usual ones): an `NSDictionary`, an `[AnyHashable: Any]`, or something that is not a
+    /// dictionary at all.
+    static func readOtherArgs(_ raw: Any, notificationName: Notification.Name) throws(MalformedEventError) -> EventArgs
+    {
         // Converted in place: upcasting a [String: Any] to [AnyHashable: Any] copies it.
         if let typed = raw as? [String: Any] {
-            return try convertArgs(typed, notificationName: notificationName) { $0 }
+            return try readPlainArgs(typed, notificationName: notificationName)
         } else if let typed = raw as? [AnyHashable: Any] {
             return try convertArgs(typed, notificationName: notificationName) { key throws(MalformedEventError) in
                 guard let key = key.base as? String else {

@@ -46,8 +46,9 @@ extension Inbox {
         return round
     }
 
-    /// After a round of asynchronous delivery was delivered: its records leave the in-flight count (an overflow episode
-    /// ends once the backlog is under half the limit), and the arrays are kept for reuse.
+    /// After a round of asynchronous delivery was delivered: its records leave the in-flight
+    /// count (an overflow episode ends once the backlog is under half the limit), and the arrays
+    /// are kept for reuse.
     func finish(_ round: inout Round) {
         buffers.recycle(events: &round.events)
         if round.handedOut > 0 {

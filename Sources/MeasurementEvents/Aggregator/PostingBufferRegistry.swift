@@ -204,8 +204,10 @@ extension PostedEvent {
         switch args {
         case .typed(let typed): checked = try NotificationKeys.readPostedArgs(typed, notificationName: notificationName)
         case .plain(let plain): checked = try NotificationKeys.readPlainArgs(plain, notificationName: notificationName)
-        case .object(let object): checked = try NotificationKeys.readArgs(object, notificationName: notificationName)
-        case .untyped(let raw): checked = try NotificationKeys.readArgs(raw.value, notificationName: notificationName)
+        case .object(let object):
+            checked = try NotificationKeys.readOtherArgs(object, notificationName: notificationName)
+        case .untyped(let raw):
+            checked = try NotificationKeys.readOtherArgs(raw.value, notificationName: notificationName)
         }
         return MeasurementEvent(
             id: id ?? MeasurementEvent.placeholderID, name: name, args: checked, type: type, category: category,
