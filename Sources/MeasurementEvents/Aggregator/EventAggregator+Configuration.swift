@@ -98,6 +98,9 @@ extension EventAggregator {
         /// reported to the ``problemHandler`` and counted in ``Diagnostics/planViolations``;
         /// none is blocked. Without catalogs nothing is checked.
         public var planConformance = PlanConformancePolicy()
+        /// Receives every posted event's trail (what was decided, each tracker's outcome), for an
+        /// inspector or a debugging tool. `nil`, the default: nothing of it runs or allocates.
+        public var trail: (any EventTrailObserver)?
 
         /// The defaults: asynchronous delivery, consent granted, an in-memory identity store, 30-minute sessions.
         public init() {}
