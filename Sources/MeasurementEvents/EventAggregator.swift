@@ -68,6 +68,15 @@ open class EventAggregator: @unchecked Sendable {
         var held: [Held] = []
         var ids = EventIDGenerator()
         var diagnostics = Diagnostics()
+
+        /// The one decision of whether events may reach the trackers: consent granted and the
+        /// trackers ready. Events go to them now only when nothing is held either (newer events
+        /// queue behind held ones, to keep order); otherwise they are held, or discarded when
+        /// `consent` discards.
+        func isOpen(consent: MeasurementEvents.Consent) -> Bool { consent == .granted && ready }
+
+        /// ``isOpen(consent:)`` with nothing held: an event may go to the trackers now.
+        func forwardsNow(consent: MeasurementEvents.Consent) -> Bool { isOpen(consent: consent) && held.isEmpty }
     }
 
     /// Makes an aggregator. Nothing is observed until ``start()``.

@@ -95,6 +95,18 @@ extension EventAggregator {
         }
     }
 
+    /// The delivery pipeline after stamping, in the order each event goes through it:
+    ///
+    /// 1. attribution: identity, session and context stamped (``deliverSegment(_:_:)``);
+    /// 2. the tracking plan (`checkingPlan`): args omitted, events blocked, violations reported;
+    /// 3. the app's processors, in order (`deliver(_:violations:)`); none: the fast path,
+    ///    `admitWhole`, admits the batch under one lock;
+    /// 4. consent, readiness and holding: `State.forwardsNow(consent:)`, the one decision
+    ///    (`admitOrHold`); held events resume here (`releaseHeldEvents`);
+    /// 5. personal data hashed, except for trackers that take it in clear (`forward`);
+    /// 6. each tracker, then the trail's entry (`forwardRecording`, only with a trail).
+    ///
+    /// Every step that ends an event records its ``EventTrailEntry`` when a trail is set.
     func deliverAll(_ batch: inout [MeasurementEvent], _ range: Range<Int>) {
         guard !range.isEmpty else { return }
         // The tracking plan, before the processors (see EventAggregator+Conformance.swift).
@@ -136,7 +148,7 @@ extension EventAggregator {
     /// for the state lock four times per event.
     private func admitWhole(_ batch: inout [MeasurementEvent], _ range: Range<Int>) -> [any EventTracker]? {
         state.withLock { state -> [any EventTracker]? in
-            guard state.processors.isEmpty, inbox.consent == .granted, state.ready, state.held.isEmpty else {
+            guard state.processors.isEmpty, state.forwardsNow(consent: inbox.consent) else {
                 return nil
             }
             for index in range where batch[index].id == MeasurementEvent.placeholderID {
@@ -187,7 +199,7 @@ extension EventAggregator {
                 return nil
             }
             // While held events wait for release, newer ones queue behind them to keep order.
-            if inbox.consent == .granted && state.ready && state.held.isEmpty {
+            if state.forwardsNow(consent: inbox.consent) {
                 if isEvent { state.diagnostics.forwarded += 1 }
                 return state.trackers
             }
@@ -295,7 +307,7 @@ extension EventAggregator {
         onDeliveryContext {
             // Deliveries also run in this context, so nothing is added to `held` meanwhile.
             let (items, trackers) = self.state.withLock { state -> ([Held], [any EventTracker]) in
-                guard state.ready, self.inbox.consent == .granted else { return ([], []) }
+                guard state.isOpen(consent: self.inbox.consent) else { return ([], []) }
                 defer {
                     state.diagnostics.forwarded +=
                         state.held.filter { if case .event = $0 { true } else { false } }.count
