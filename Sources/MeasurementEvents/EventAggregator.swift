@@ -79,7 +79,11 @@ open class EventAggregator: @unchecked Sendable {
         func forwardsNow(consent: MeasurementEvents.Consent) -> Bool { isOpen(consent: consent) && held.isEmpty }
     }
 
-    /// Makes an aggregator. Nothing is observed until ``start()``.
+    /// Makes an aggregator. No event is delivered before ``start()``, which observes the center;
+    /// until then a start check counts the events posted on `center`, so that an aggregator
+    /// never started is reported
+    /// (``Problem/notStarted(eventsPosted:anotherAggregatorStarted:)``) rather than failing in
+    /// silence.
     ///
     /// Reads the ``Configuration/identityStore`` (a problem reading it is reported to the
     /// ``Configuration/problemHandler`` and the store is started afresh): the consent it

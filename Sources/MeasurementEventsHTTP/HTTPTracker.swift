@@ -11,6 +11,39 @@ import MeasurementEvents
     import Android
 #endif
 
+// HTTPTracker: concurrency map
+//
+// Who calls what from where:
+//   - `track`, `identify`, `flush`, `didEnterBackground`, `consentDidChange`, `discardPending`:
+//     the aggregator's delivery context (its serial queue, or the posting thread under its
+//     synchronous-delivery lock), one call at a time; without an aggregator, any thread.
+//   - `diagnostics`, `waitUntilDelivered(timeout:)`, `networkDidChange(isOnline:)`: any thread.
+//   - Completions of the `HTTPTransport` (a `URLSession` delegate queue) and the
+//     `DeliveryClock`'s scheduled work (a global utility queue): any thread; they only hop to
+//     the uploader's queue or take the locks below.
+//
+// Queues:
+//   - `BatchUploader.queue` (serial): the one place uploads run; the uploader's plain `var`s
+//     (`current`, `requestInFlight`, `retry`, `attempt`, `generation`, ...) are touched only
+//     there. A denial and `discardPending` wait with `queue.sync` from the caller's thread,
+//     never from the queue itself; `flush` and `track` only `queue.async`.
+//   - `requestsOnTheWire` (DispatchGroup): entered when a request is handed to the transport,
+//     left at its completion; a denial waits on it, so that no byte leaves after it returns.
+//
+// Locks (`LockedValue`, non-recursive, leaves: none is held while another is taken, nor while
+// the transport, the encoder or the log runs):
+//   1. `HTTPTracker.state`: accepted and failed writes, the flush-policy state, the interval
+//      timer.
+//   2. `DiskQueue.state`: the open segment's descriptor, the sealed batches, the queue's
+//      counters; taken by `track` (one `write(2)` under it) and by the uploader's queue
+//      (reading, deleting batches). Its log lines are written after the lock is released.
+//   3. `BatchUploader.counters` and `BatchUploader.gate` (the tracker's record of consent).
+//
+// Files: `<directory>/tracker.lock`, an exclusive `flock` held for the tracker's life
+// (`DirectoryLock`): one tracker per directory, across processes; the queue's segment files
+// in `<directory>` (see QueueFiles.swift), written by `track` and deleted by the uploader
+// only after the server accepted their batch.
+
 /// Delivers events to a vendor's HTTP API in batches, through a durable queue on disk.
 ///
 /// ```swift

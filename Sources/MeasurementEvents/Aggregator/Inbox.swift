@@ -24,14 +24,30 @@ import Foundation
 //      ids, the diagnostics counted in delivery. Posting threads never take it.
 //   Leaves, each taken alone (no other lock of this list is taken while one is held):
 //   3. `Inbox.posting`: the filter and what the posting path counts under a lock (malformed
-//      notifications, filtered-out names). Taken by a post only on a decision-cache miss, a
-//      malformed notification, or with `recordsFilteredOutNames`.
+//      notifications, filtered-out names, identity changes). Taken by a post only on a
+//      decision-cache miss, a malformed notification, or with `recordsFilteredOutNames`; by
+//      every identity change notification (counted) on its posting thread; by the trail, to
+//      read the filter for a filtered-out event's reason (only with a trail).
 //   4. `PostingBuffer.guarded` (one per posting thread and aggregator): that thread's records
 //      and controls not yet taken, its delivered records to release, its flags.
 //   5. `PostingBufferRegistry.buffers`: the list of buffers.
-//   6. `AttributionState.published` and the identity store's own lock (delivery context only).
+//   6. `AttributionState.published`: written in the delivery context only, but read from any
+//      thread by the public `EventAggregator.currentAttribution`; and the identity store's
+//      own lock (delivery context only).
 //   7. `PostSites.centers` (a post takes it only while an aggregator checks a plan with post
-//      sites) and `StartCheck`'s two locks (until `start()` removes its observer).
+//      sites) and `StartCheck`'s two locks (until `start()` removes its observer);
+//      `StartedCenters.entries` (by `start()`, and by a `StartCheck` reporting).
+//   8. `EventIDGenerator.shared`: the ids of events made with `MeasurementEvent.init`'s default
+//      id, on any thread (the aggregator's own ids come from `State.ids`, under lock 2).
+//   9. Processors' and trackers' own locks, taken inside their calls, under lock 1 with
+//      synchronous delivery and under none otherwise: `SamplingProcessor.decisions`,
+//      `JSONLinesFileTracker.lock`, each HTTP tracker's (see the map at the head of
+//      HTTPTracker.swift); none of them takes a lock of this list.
+//
+// User code (trackers, processors, `didReceive`, the problem handler, the trail's
+// `EventTrailObserver`) is never called under locks 2 to 8. The trail is recorded on the posting
+// thread for what a post decided (filtered out, malformed, discarded, dropped in flight) and in
+// the delivery context for everything else.
 //
 // Atomics (C11, `AtomicCounter`), none of which orders anything but what is said here:
 //   `received`, `filteredOut`, `discardedAtPost`, `droppedInFlight`: counters (relaxed).
