@@ -22,14 +22,21 @@ internal import MeasurementEventsJSON
 /// `group_properties` `{"$set": traits}`. Amplitude ignores ids shorter than 5 characters;
 /// such a user id is left out, counted and logged as an adaptation.
 ///
-/// Limits: Amplitude asks for requests under 1 MB and fewer than 2,000 events; this encoder
-/// sends at most 100 events per request. A `413 Payload Too Large` halves the batch.
+/// Limits: Amplitude asks for requests under 1 MB and fewer than 2,000 events; each request is
+/// filled up to both (``defaultLimits``). A `413 Payload Too Large` halves the batch. Projects on
+/// Amplitude's Starter plan, asked to send at most 10 events per batch, pass
+/// `limits: BatchLimits(maximumEvents: 10, maximumBytes: 1_000_000)`.
 /// EU projects: `baseURL: URL(string: "https://api.eu.amplitude.com")!`.
 public struct AmplitudeEncoder: BatchEncoder {
     /// Amplitude's US endpoint, `https://api2.amplitude.com`.
     public static let defaultBaseURL = URL(string: "https://api2.amplitude.com")!
     /// The shortest user or device id Amplitude accepts; shorter user ids are left out.
     public static let minimumIDLength = 5
+    /// 1,999 events and 1,000,000 bytes of JSON per request. Amplitude's HTTP V2 API
+    /// (amplitude.com/docs/apis/analytics/http-v2, "Upload limit"): "Keep request sizes under
+    /// 1 MB with fewer than 2000 events per request. When you exceed these size limits, you get a
+    /// 413 error." The body is sent without gzip, so the payload is what arrives.
+    public static let defaultLimits = BatchLimits(maximumEvents: 1_999, maximumBytes: 1_000_000, measure: .payload)
 
     /// The project's API key, sent in each request's body.
     public let apiKey: String
@@ -47,13 +54,13 @@ public struct AmplitudeEncoder: BatchEncoder {
     ///   - baseURL: the API's address; `/2/httpapi` is appended.
     ///   - eventName: whether the plan label or the name becomes `event_type`.
     ///   - groupType: the group type groups are sent under.
-    ///   - limits: what one request may carry; 100 events and 1 MB by default.
+    ///   - limits: what one request may carry; ``defaultLimits`` (1,999 events and 1 MB) by default.
     public init(
         apiKey: String,
         baseURL: URL = AmplitudeEncoder.defaultBaseURL,
         eventName: VendorEventName = .labelWhenSet,
         groupType: String = "group",
-        limits: BatchLimits = BatchLimits(maximumEvents: 100, maximumBytes: 1_000_000)
+        limits: BatchLimits = AmplitudeEncoder.defaultLimits
     ) {
         self.apiKey = apiKey
         self.endpoint = WireFormats.url(baseURL, path: "/2/httpapi")
