@@ -263,9 +263,9 @@ public final class HTTPTracker: EventTracker, @unchecked Sendable {
             directory: directory.appendingPathComponent("queue"),
             limits: DiskQueue.Limits(
                 eventsPerBatch: encoder.limits.maximumEvents,
-                bytesPerBatch: encoder.limits.maximumBytes,
+                bytesPerBatch: Self.bytesPerQueueFile(encoder.limits),
                 maximumEvents: max(configuration.maximumQueuedEvents, encoder.limits.maximumEvents),
-                maximumBytes: max(configuration.maximumQueuedBytes, encoder.limits.maximumBytes)),
+                maximumBytes: max(configuration.maximumQueuedBytes, Self.bytesPerQueueFile(encoder.limits))),
             log: log)
         uploader = BatchUploader(
             diskQueue: queue, encoder: encoder,
@@ -283,6 +283,16 @@ public final class HTTPTracker: EventTracker, @unchecked Sendable {
             uploader.trigger(flush: false)
         }
         configuration.networkMonitor?.start { [weak self] isOnline in self?.networkDidChange(isOnline: isOnline) }
+    }
+
+    /// The bytes on disk of one queue file, which the uploader reads whole and sends in as many
+    /// requests as it takes: `maximumBytes`; for a limit on the wire 16 times it (a queue record
+    /// of an event with its context takes about 16 times its share of a gzip body, measured with
+    /// `RequestsPerTenThousandEventsTests`), but at most 8 MB or `maximumBytes`, whichever is
+    /// more. With `maximumEvents`, it bounds what the tracker holds in memory.
+    static func bytesPerQueueFile(_ limits: BatchLimits) -> Int {
+        guard limits.measure == .wire else { return limits.maximumBytes }
+        return max(limits.maximumBytes, min(limits.maximumBytes, 512 * 1024) * 16)
     }
 
     deinit {

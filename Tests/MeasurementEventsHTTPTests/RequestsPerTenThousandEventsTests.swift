@@ -20,22 +20,43 @@ final class RequestsPerTenThousandEventsTests: LoopbackTestCase {
         }
     }
 
-    /// Sends 10,000 events through a tracker with `encoder`; returns the requests the collector received.
-    private func run(_ encoder: any BatchEncoder) throws -> [LoopbackCollector.Request] {
+    /// Sends `count` events through a tracker with `encoder`; returns the requests the collector received.
+    private func run(_ encoder: any BatchEncoder, count: Int = 10_000) throws -> [LoopbackCollector.Request] {
         var configuration = testConfiguration()
         configuration.flushPolicies = [ManualFlushPolicy()]
         let tracker = try HTTPTracker(encoder: encoder, directory: directory, configuration: configuration)
-        for event in events(10_000) { try tracker.track(event) }
+        for event in events(count) { try tracker.track(event) }
         XCTAssertTrue(tracker.waitUntilDelivered(timeout: 120))
-        XCTAssertEqual(tracker.diagnostics.delivered, 10_000)
+        XCTAssertEqual(tracker.diagnostics.delivered, count)
+        if encoder is SegmentEncoder { XCTAssertEqual(Set(receivedIndices(collector.requests)), Set(0..<count)) }
         let requests = collector.requests
         let payload = requests.reduce(0) { $0 + $1.body.count }
         let wire = requests.reduce(0) { $0 + $1.wireBody.count }
         print(
-            "\(type(of: encoder)): \(requests.count) requests per 10,000 events; largest payload "
-                + "\(requests.map(\.body.count).max() ?? 0) bytes; \(payload / 10_000) bytes per event before gzip, "
-                + "\(wire / 10_000) on the wire")
+            "\(type(of: encoder)): \(requests.count) requests per \(count) events; largest payload "
+                + "\(requests.map(\.body.count).max() ?? 0) bytes; \(payload / count) bytes per event before gzip, "
+                + "\(wire / count) on the wire")
         return requests
+    }
+
+    func testAPayloadLimitIsFilledClosely() throws {
+        let limits = BatchLimits(maximumEvents: 2_000, maximumBytes: 20_000)
+        let requests = try run(
+            SegmentEncoder(writeKey: "key", baseURL: collector.baseURL, limits: limits), count: 1_000)
+        let payload = requests.reduce(0) { $0 + $1.body.count }
+        XCTAssertTrue(requests.allSatisfy { $0.body.count <= 20_000 })
+        // Filled to about 95 %, plus the last, partly filled request of each queue file (of 20 KB on
+        // disk): at most a fifth more requests than the bytes need.
+        XCTAssertLessThanOrEqual(requests.count, payload / 20_000 * 12 / 10 + 2)
+    }
+
+    func testAWireLimitIsMeasuredAfterGzip() throws {
+        let limits = BatchLimits(maximumEvents: 2_000, maximumBytes: 4_000, measure: .wire)
+        let requests = try run(OTLPLogsEncoder(baseURL: collector.baseURL, limits: limits), count: 1_000)
+        XCTAssertTrue(requests.allSatisfy { $0.isGzip && $0.wireBody.count <= 4_000 })
+        XCTAssertTrue(requests.contains { $0.body.count > 4_000 }, "the payload may exceed a limit on the wire")
+        let wire = requests.reduce(0) { $0 + $1.wireBody.count }
+        XCTAssertLessThanOrEqual(requests.count, wire / 4_000 * 12 / 10 + 2)
     }
 
     func testSegmentFillsRequestsUpToItsLimit() throws {

@@ -185,7 +185,8 @@ public struct AmplitudeEncoder: BatchEncoder {
             guard case .array(let indices) = node.value else { return }
             for index in indices {
                 // An index beyond Int does not parse and is ignored.
-                if case .number(let text) = index.value, let index = Int(text) { refused.insert(index) }
+                guard case .number(let text) = index.value, let index = Int(text) else { continue }  // checked: nil
+                refused.insert(index)
             }
         }
         for member in members {

@@ -286,7 +286,7 @@ extension OTLPLogsEncoder {
         case .number(let number), .string(let number): text = number
         default: text = rejected.summary
         }
-        guard let number = Int(text), number >= 0 else {
+        guard let number = Int(text), number >= 0 else {  // checked: nil beyond Int
             return PartialRefusal(
                 refused: 0,
                 message: "Its partial_success.rejectedLogRecords is \(rejected.summary), not a count of "

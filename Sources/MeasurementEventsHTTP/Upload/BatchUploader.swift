@@ -268,7 +268,8 @@ final class BatchUploader: @unchecked Sendable {
                 if size > limits.maximumBytes, range.count > 1 {
                     // Cut in proportion, with 5 % to spare, and encode again: one or two rounds.
                     let share = Double(limits.maximumBytes) / Double(size) * 0.95
-                    count = min(range.count - 1, max(1, Int(Double(range.count) * share)))
+                    let cut = Int(Double(range.count) * share)  // fits: at most range.count, share < 1
+                    count = min(range.count - 1, max(1, cut))
                     continue
                 }
                 bytesPerEvent = Double(size) / Double(positions.count)
@@ -284,7 +285,8 @@ final class BatchUploader: @unchecked Sendable {
     private func fitting(_ limits: BatchLimits) -> Int {
         guard let bytesPerEvent, bytesPerEvent > 0 else { return limits.maximumEvents }
         let fitting = Double(limits.maximumBytes) * 0.95 / bytesPerEvent
-        return fitting >= Double(limits.maximumEvents) ? limits.maximumEvents : max(1, Int(fitting))
+        guard fitting < Double(limits.maximumEvents) else { return limits.maximumEvents }
+        return max(1, Int(fitting))  // fits: below maximumEvents, checked just above
     }
 
     /// `request` with its body in gzip when the vendor takes it and the app did not turn it off;
