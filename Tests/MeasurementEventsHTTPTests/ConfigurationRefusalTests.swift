@@ -81,7 +81,7 @@ final class ConfigurationRefusalTests: LoopbackTestCase {
         XCTAssertEqual((tracker.encoder as? SegmentEncoder)?.writeKey, "new-key")
         print(
             "Rotated key: 800 events queued while refused (\(requestsWhenStopped - requestsBefore) request refused), "
-                + "1 report (\(reports[0].prefix(60))…), delivered after the fix \(fixed.delivered - 200), "
+                + "1 report: \"\(reports[0])\", delivered after the fix \(fixed.delivered - 200), "
                 + "lost \(1_000 - fixed.delivered)")
     }
 
