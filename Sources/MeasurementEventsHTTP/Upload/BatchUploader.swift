@@ -263,8 +263,10 @@ final class BatchUploader: @unchecked Sendable {
                     advance(past: range)
                     break
                 }
-                let request = compressed(payload)
-                let size = limits.measure == .wire ? request.body.count : payload.body.count
+                // Compressed before measuring only for a limit on the wire: an oversized payload
+                // is not compressed in vain.
+                let onTheWire = limits.measure == .wire ? compressed(payload) : nil
+                let size = onTheWire?.body.count ?? payload.body.count
                 if size > limits.maximumBytes, range.count > 1 {
                     // Cut in proportion, with 5 % to spare, and encode again: one or two rounds.
                     let share = Double(limits.maximumBytes) / Double(size) * 0.95
@@ -274,7 +276,7 @@ final class BatchUploader: @unchecked Sendable {
                 }
                 bytesPerEvent = Double(size) / Double(positions.count)
                 return send(
-                    request, range: range, positions: positions,
+                    onTheWire ?? compressed(payload), range: range, positions: positions,
                     eventCount: events.count - encoded.rejected.count)
             }
         }
