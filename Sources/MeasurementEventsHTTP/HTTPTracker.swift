@@ -62,9 +62,15 @@ import MeasurementEvents
 ///   ``didEnterBackground()``) and on ``flush()``; they run on the tracker's own queue, oldest
 ///   batch first, and a batch is deleted only after the server accepted it. No timer runs while
 ///   nothing is queued.
-/// - Failed uploads are retried with backoff (see ``RetryPolicy``). A request the server refuses
-///   (a 4xx other than 408, 413 and 429) is split in halves until the refused events are alone:
-///   only those are dropped, counted in ``diagnostics`` (`refusedEvents`) and logged.
+/// - Failed uploads are retried with backoff (see ``RetryPolicy``). A reply that refuses the
+///   key or the endpoint (401, 403, 404, a vendor's invalid-key reply) drops nothing: sending
+///   stops, the queue is kept, one problem is reported (``Diagnostics/refusedConfiguration``),
+///   and sending resumes after ``updateEncoder(_:)`` or after the policy's
+///   `configurationRetryDelay`. A request the server refuses for its events (a 400, say) is split
+///   in halves until the refused events are alone: only those are dropped, counted in
+///   ``diagnostics`` (`refusedEvents`) and logged.
+/// - Each request carries as many events as fit in the vendor's documented size limit
+///   (``BatchLimits``).
 /// - ``discardPending()`` (called by the aggregator when consent is revoked) deletes everything
 ///   queued.
 /// - Nothing is uploaded, not even what a previous run left, until consent is known:
@@ -192,6 +198,9 @@ public final class HTTPTracker: EventTracker, @unchecked Sendable {
         public var retries = 0
         /// The latest rejections and refusals, newest last (up to 20).
         public var recentProblems: [String] = []
+        /// While sending is stopped because the server refused the tracker's key, token or
+        /// endpoint: the report (the status and the server's message); `nil` while sending.
+        public var refusedConfiguration: String?
     }
 
     /// Why a tracker could not be made.
@@ -222,8 +231,9 @@ public final class HTTPTracker: EventTracker, @unchecked Sendable {
         directory.standardizedFileURL.path.contains("/Shared/AppGroup/")
     }
 
-    /// Turns batches into the vendor's requests.
-    public let encoder: any BatchEncoder
+    /// Turns batches into the vendor's requests: the encoder given at init, or the latest given
+    /// to ``updateEncoder(_:)``.
+    public var encoder: any BatchEncoder { state.withLock { $0.encoder } }
     /// Where the queue, its lock and any legacy identity live.
     public let directory: URL
     private let directoryLock: DirectoryLock
@@ -239,6 +249,7 @@ public final class HTTPTracker: EventTracker, @unchecked Sendable {
     private let state: LockedValue<State>
 
     private struct State {
+        var encoder: any BatchEncoder
         var accepted = 0
         var failedWrites = 0
         /// Failures since the last write that worked: one log line per episode, not per event.
@@ -261,7 +272,6 @@ public final class HTTPTracker: EventTracker, @unchecked Sendable {
     ///   a file system error when the directory cannot be created.
     public init(encoder: any BatchEncoder, directory: URL, configuration: Configuration = Configuration()) throws {
         guard Self.isAllowedEndpoint(encoder.endpoint) else { throw SetupError.insecureEndpoint(encoder.endpoint) }
-        self.encoder = encoder
         self.directory = directory
         self.configuration = configuration
         flushPolicy = configuration.effectiveFlushPolicy
@@ -286,9 +296,9 @@ public final class HTTPTracker: EventTracker, @unchecked Sendable {
             directory: directory.appendingPathComponent("queue"),
             limits: DiskQueue.Limits(
                 eventsPerBatch: encoder.limits.maximumEvents,
-                bytesPerBatch: encoder.limits.maximumBytes,
+                bytesPerBatch: Self.bytesPerQueueFile(encoder.limits),
                 maximumEvents: max(configuration.maximumQueuedEvents, encoder.limits.maximumEvents),
-                maximumBytes: max(configuration.maximumQueuedBytes, encoder.limits.maximumBytes)),
+                maximumBytes: max(configuration.maximumQueuedBytes, Self.bytesPerQueueFile(encoder.limits))),
             log: log)
         uploader = BatchUploader(
             diskQueue: queue, encoder: encoder,
@@ -297,7 +307,7 @@ public final class HTTPTracker: EventTracker, @unchecked Sendable {
             timeout: URLSessionTransport.honouredTimeout(configuration.requestTimeout),
             compressesBodies: configuration.compressesBodies,
             legacyAnonymousID: standaloneIdentity.identity.anonymousID, log: log)
-        state = LockedValue(State())
+        state = LockedValue(State(encoder: encoder))
         // What a previous run left is sent once consent is known, whatever the policies. Only
         // then: an unconditional trigger ran on the uploader's queue after the first events of
         // this run had been tracked and sent them, against a policy that never uploads unasked.
@@ -306,6 +316,16 @@ public final class HTTPTracker: EventTracker, @unchecked Sendable {
             uploader.trigger(flush: false)
         }
         configuration.networkMonitor?.start { [weak self] isOnline in self?.networkDidChange(isOnline: isOnline) }
+    }
+
+    /// The bytes on disk of one queue file, which the uploader reads whole and sends in as many
+    /// requests as it takes: `maximumBytes`; for a limit on the wire 16 times it (a queue record
+    /// of an event with its context takes about 16 times its share of a gzip body, measured with
+    /// `RequestsPerTenThousandEventsTests`), but at most 8 MB or `maximumBytes`, whichever is
+    /// more. With `maximumEvents`, it bounds what the tracker holds in memory.
+    static func bytesPerQueueFile(_ limits: BatchLimits) -> Int {
+        guard limits.measure == .wire else { return limits.maximumBytes }
+        return max(limits.maximumBytes, min(limits.maximumBytes, 512 * 1024) * 16)
     }
 
     deinit {
@@ -393,6 +413,28 @@ public final class HTTPTracker: EventTracker, @unchecked Sendable {
         uploader.consentDidChange(to: consent)
     }
 
+    /// Sends with `encoder` from the next request on: the new write key, API key, token or
+    /// endpoint after the old one was rotated or revoked. When the server had refused the
+    /// configuration, sending resumes at once with everything that was kept queued. The queue's
+    /// files keep the batch sizes of the first encoder.
+    ///
+    /// ```swift
+    /// try segment.updateEncoder(SegmentEncoder(writeKey: newWriteKey))
+    /// ```
+    ///
+    /// - Parameter encoder: the vendor's encoder; its endpoint must be https (or http to loopback).
+    /// - Throws: ``SetupError/insecureEndpoint(_:)`` for an endpoint that is neither; the
+    ///   encoder in use is then kept.
+    public func updateEncoder(_ encoder: any BatchEncoder) throws {
+        guard Self.isAllowedEndpoint(encoder.endpoint) else { throw SetupError.insecureEndpoint(encoder.endpoint) }
+        // Handed over under the lock (the uploader only queues it): concurrent updates reach the
+        // uploader in the order ``encoder`` shows them.
+        state.withLock { state in
+            state.encoder = encoder
+            uploader.replaceEncoder(encoder)
+        }
+    }
+
     /// Forces what is queued to storage and starts uploading all of it.
     public func flush() throws {
         queue.sealOpenSegment(durable: true)
@@ -450,7 +492,8 @@ public final class HTTPTracker: EventTracker, @unchecked Sendable {
             unrecognizedFiles: queueCounters.unrecognizedFiles,
             requests: uploadCounters.requests,
             retries: uploadCounters.retries,
-            recentProblems: uploadCounters.recentProblems)
+            recentProblems: uploadCounters.recentProblems,
+            refusedConfiguration: uploadCounters.refusedConfiguration)
     }
 
     /// Flushes, then blocks until the queue is empty and nothing is being sent, or until

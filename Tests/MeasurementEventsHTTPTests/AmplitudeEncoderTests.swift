@@ -66,14 +66,16 @@ final class AmplitudeEncoderTests: XCTestCase {
         XCTAssertEqual(AmplitudeEncoder(apiKey: "k").refusedEvents(in: reply, of: sampleBatch()), [0, 1, 3])
     }
 
-    func testIndicesThatAreNotPositionsOfTheBatchAreIgnored() {
+    /// Whole-number indices are returned even when the request had no such position: the
+    /// uploader reports those and drops nothing for them. Other entries are ignored.
+    func testOnlyWholeNumberIndicesAreReturned() {
         let reply = HTTPResponse(
             status: 400,
             body: Array(
                 #"""
                 {"events_with_invalid_fields": {"time": [-1, 5, 1.5, true, "2", 99999999999999999999, 4]}}
                 """#.utf8))
-        XCTAssertEqual(AmplitudeEncoder(apiKey: "k").refusedEvents(in: reply, of: sampleBatch()), [4])
+        XCTAssertEqual(AmplitudeEncoder(apiKey: "k").refusedEvents(in: reply, of: sampleBatch()), [-1, 5, 4])
     }
 
     func testAReplyThatNamesNoEventGivesNil() {

@@ -22,14 +22,21 @@ internal import MeasurementEventsJSON
 /// `group_properties` `{"$set": traits}`. Amplitude ignores ids shorter than 5 characters;
 /// such a user id is left out, counted and logged as an adaptation.
 ///
-/// Limits: Amplitude asks for requests under 1 MB and fewer than 2,000 events; this encoder
-/// sends at most 100 events per request. A `413 Payload Too Large` halves the batch.
+/// Limits: Amplitude asks for requests under 1 MB and fewer than 2,000 events; each request is
+/// filled up to both (``defaultLimits``). A `413 Payload Too Large` halves the batch. Projects on
+/// Amplitude's Starter plan, asked to send at most 10 events per batch, pass
+/// `limits: BatchLimits(maximumEvents: 10, maximumBytes: 1_000_000)`.
 /// EU projects: `baseURL: URL(string: "https://api.eu.amplitude.com")!`.
 public struct AmplitudeEncoder: BatchEncoder {
     /// Amplitude's US endpoint, `https://api2.amplitude.com`.
     public static let defaultBaseURL = URL(string: "https://api2.amplitude.com")!
     /// The shortest user or device id Amplitude accepts; shorter user ids are left out.
     public static let minimumIDLength = 5
+    /// 1,999 events and 1,000,000 bytes of JSON per request. Amplitude's HTTP V2 API
+    /// (amplitude.com/docs/apis/analytics/http-v2, "Upload limit"): "Keep request sizes under
+    /// 1 MB with fewer than 2000 events per request. When you exceed these size limits, you get a
+    /// 413 error." The body is sent without gzip, so the payload is what arrives.
+    public static let defaultLimits = BatchLimits(maximumEvents: 1_999, maximumBytes: 1_000_000, measure: .payload)
 
     /// The project's API key, sent in each request's body.
     public let apiKey: String
@@ -47,13 +54,13 @@ public struct AmplitudeEncoder: BatchEncoder {
     ///   - baseURL: the API's address; `/2/httpapi` is appended.
     ///   - eventName: whether the plan label or the name becomes `event_type`.
     ///   - groupType: the group type groups are sent under.
-    ///   - limits: what one request may carry; 100 events and 1 MB by default.
+    ///   - limits: what one request may carry; ``defaultLimits`` (1,999 events and 1 MB) by default.
     public init(
         apiKey: String,
         baseURL: URL = AmplitudeEncoder.defaultBaseURL,
         eventName: VendorEventName = .labelWhenSet,
         groupType: String = "group",
-        limits: BatchLimits = BatchLimits(maximumEvents: 100, maximumBytes: 1_000_000)
+        limits: BatchLimits = AmplitudeEncoder.defaultLimits
     ) {
         self.apiKey = apiKey
         self.endpoint = WireFormats.url(baseURL, path: "/2/httpapi")
@@ -150,35 +157,84 @@ public struct AmplitudeEncoder: BatchEncoder {
         }
     }
 
+    // Amplitude's 400 reply (amplitude.com/docs/apis/analytics/http-v2, "400 response
+    // InvalidRequestError"): `error` is one of "Invalid request path", "Missing request body",
+    // "Invalid JSON request body", "Request missing required field" (with `missing_field`),
+    // "Invalid event JSON", "Invalid API key", "Invalid field values on some events";
+    // `events_with_invalid_fields` and `events_with_missing_fields` map field names to indexes
+    // into the request's `events`; "Properties (SilencedDeviceID)": `silenced_devices` is the
+    // array of silenced `device_id`s, `silenced_events` the array of indexes of the events whose
+    // device_id got silenced.
+
     /// Amplitude's 400 names the bad events by their index in the request's `events`, under
-    /// `events_with_invalid_fields` and `events_with_missing_fields` (field → indices), and
-    /// asks that the rest be sent again. Indices that are out of range or not integers are
-    /// ignored; a body that names none gives `nil`.
+    /// `events_with_invalid_fields` and `events_with_missing_fields` (field → indices) and
+    /// `silenced_events` (indices), and names silenced devices under `silenced_devices` (every
+    /// event of such a device is refused); it asks that the rest be sent again. Every integer
+    /// index is returned, including one the request did not have (the tracker reports it and
+    /// drops nothing for it); entries that are not integers are ignored. A body that names no
+    /// event gives `nil`.
     ///
     /// - Parameters:
     ///   - response: the server's refusal.
     ///   - events: the batch the refused request was encoded from.
     /// - Returns: the positions of the refused events, or `nil`.
     public func refusedEvents(in response: HTTPResponse, of events: [QueuedEvent]) -> Set<Int>? {
-        var parser = JSONParser(bytes: response.body, maximumDepth: 8)
-        guard response.status == 400, let root = try? parser.parse(), case .object(let members) = root.value
-        else { return nil }
+        guard response.status == 400, let members = Self.replyMembers(response) else { return nil }
         var refused: Set<Int> = []
-        for member in members where Self.refusalKeys.contains(member.key) {
-            guard case .object(let fields) = member.value.value else { continue }
-            for field in fields {
-                guard case .array(let indices) = field.value.value else { continue }
-                for node in indices {
-                    // An index beyond Int does not parse; one that parses must name one of the events.
-                    guard case .number(let text) = node.value, let index = Int(text) else { continue }  // checked: nil
-                    if events.indices.contains(index) {
-                        refused.insert(index)
-                    }
+        func insertIndices(_ node: JSONNode) {
+            guard case .array(let indices) = node.value else { return }
+            for index in indices {
+                // An index beyond Int does not parse and is ignored.
+                guard case .number(let text) = index.value, let index = Int(text) else { continue }  // checked: nil
+                refused.insert(index)
+            }
+        }
+        for member in members {
+            switch member.key {
+            case "events_with_invalid_fields", "events_with_missing_fields":
+                guard case .object(let fields) = member.value.value else { continue }
+                for field in fields { insertIndices(field.value) }
+            case "silenced_events":
+                insertIndices(member.value)
+            case "silenced_devices":
+                guard case .array(let devices) = member.value.value else { continue }
+                let silenced = Set(
+                    devices.compactMap { node -> String? in
+                        if case .string(let id) = node.value { return id }
+                        return nil
+                    })
+                for (index, queued) in events.enumerated() where silenced.contains(queued.identity.anonymousID) {
+                    refused.insert(index)
                 }
+            default:
+                continue
             }
         }
         return refused.isEmpty ? nil : refused
     }
 
-    private static let refusalKeys: Set<String> = ["events_with_invalid_fields", "events_with_missing_fields"]
+    /// 401, 403 and 404, and Amplitude's 400 with `error` "Invalid API key" or a missing
+    /// `api_key` field: the API key is wrong, not the events.
+    ///
+    /// - Parameter response: a reply that is not a 2xx.
+    /// - Returns: whether the reply refuses the API key or the endpoint.
+    public func refusesConfiguration(_ response: HTTPResponse) -> Bool {
+        if [401, 403, 404].contains(response.status) { return true }
+        guard response.status == 400, let members = Self.replyMembers(response) else { return false }
+        for member in members {
+            switch (member.key, member.value.value) {
+            case ("error", .string(let error)) where error == "Invalid API key": return true
+            case ("missing_field", .string(let field)) where field == "api_key": return true
+            default: continue
+            }
+        }
+        return false
+    }
+
+    /// The members of a JSON object reply; `nil` for any other body.
+    private static func replyMembers(_ response: HTTPResponse) -> [JSONNode.Member]? {
+        var parser = JSONParser(bytes: response.body, maximumDepth: 8)
+        guard let root = try? parser.parse(), case .object(let members) = root.value else { return nil }
+        return members
+    }
 }

@@ -34,7 +34,8 @@ public protocol BatchEncoder: Sendable {
     ///   - context: what every request of the batch shares.
     /// - Returns: the request (`nil` when every event was rejected) and the events left out or changed.
     func encode(_ events: [QueuedEvent], context: BatchContext) -> EncodedBatch
-    /// For a request the server refused (a 4xx other than 408, 413 and 429): the positions, in
+    /// For a request the server refused (a reply that is neither retried nor a refusal of the
+    /// configuration, nor a 413 of several events): the positions, in
     /// the `events` given to ``encode(_:context:)``, of the events the server named as the
     /// bad ones. The uploader drops those (counted and logged) and sends the rest again.
     /// `nil`, the default, means the server did not say: the whole request is dropped.
@@ -55,6 +56,47 @@ public protocol BatchEncoder: Sendable {
     /// then compresses every request unless `HTTPTracker.Configuration.compressesBodies` is
     /// off. `false`, the default, sends bodies as they are.
     var acceptsGzipBodies: Bool { get }
+    /// Whether `response` says that the tracker's configuration is wrong (its key, token or
+    /// endpoint) rather than anything about the events. The tracker then stops sending, keeps
+    /// the queue, reports once, and resumes after `HTTPTracker.updateEncoder(_:)` or after
+    /// ``RetryPolicy/configurationRetryDelay``. The default: 401, 403 and 404.
+    ///
+    /// - Parameter response: a reply that is not a 2xx.
+    /// - Returns: whether the reply refuses the configuration, not the events.
+    func refusesConfiguration(_ response: HTTPResponse) -> Bool
+    /// Whether a failed request is sent again, as it was, after a backoff (or `Retry-After`).
+    /// The default: 408, 429, every 5xx, and 1xx and 3xx (which no server should end on).
+    ///
+    /// - Parameter response: a reply that is not a 2xx and does not refuse the configuration.
+    /// - Returns: whether to send the request again later.
+    func retries(_ response: HTTPResponse) -> Bool
+    /// For a 2xx reply: how many of the `count` events sent the server says it did not keep,
+    /// with its message (OTLP's `partial_success`). `nil`, the default: it kept all of them.
+    ///
+    /// - Parameters:
+    ///   - response: the server's 2xx reply.
+    ///   - count: the events the request carried.
+    /// - Returns: the refused events' count and the server's message, or `nil`.
+    func partialRefusal(in response: HTTPResponse, ofEventCount count: Int) -> PartialRefusal?
+}
+
+/// What a server that accepted a request says it did not keep of it.
+public struct PartialRefusal: Sendable, Equatable {
+    /// How many of the request's events the server refused; the tracker counts at most the
+    /// events sent.
+    public var refused: Int
+    /// The server's message, or what was wrong with its reply, in words for the log.
+    public var message: String
+
+    /// What a server did not keep of a request it accepted.
+    ///
+    /// - Parameters:
+    ///   - refused: how many of the request's events the server refused.
+    ///   - message: the server's message, or what was wrong with its reply.
+    public init(refused: Int, message: String) {
+        self.refused = refused
+        self.message = message
+    }
 }
 
 extension BatchEncoder {
@@ -72,23 +114,67 @@ extension BatchEncoder {
     public func requestKey(for event: QueuedEvent) -> String? { nil }
     /// Bodies are sent as they are.
     public var acceptsGzipBodies: Bool { false }
+    /// 401 (Unauthorized), 403 (Forbidden) and 404 (Not Found: no such endpoint) refuse the
+    /// configuration: they say nothing about the events, and the same request sent again with
+    /// a good key to the right address is accepted (RFC 9110, sections 15.5.2, 15.5.4, 15.5.5).
+    ///
+    /// - Parameter response: a reply that is not a 2xx.
+    /// - Returns: whether the status is 401, 403 or 404.
+    public func refusesConfiguration(_ response: HTTPResponse) -> Bool {
+        [401, 403, 404].contains(response.status)
+    }
+    /// 408, 429, every 5xx, and 1xx and 3xx are sent again after a backoff.
+    ///
+    /// - Parameter response: a reply that is not a 2xx and does not refuse the configuration.
+    /// - Returns: whether to send the request again later.
+    public func retries(_ response: HTTPResponse) -> Bool {
+        switch response.status {
+        case 408, 429, 500..<600, 100..<200, 300..<400: return true
+        default: return false
+        }
+    }
+    /// The server kept every event of a request it accepted.
+    ///
+    /// - Parameters:
+    ///   - response: the server's 2xx reply.
+    ///   - count: the events the request carried.
+    /// - Returns: `nil`.
+    public func partialRefusal(in response: HTTPResponse, ofEventCount count: Int) -> PartialRefusal? { nil }
 }
 
 /// What one request to a vendor may carry.
+///
+/// The uploader fills each request up to both limits: it sends as many events as fit in
+/// ``maximumBytes``, measured as ``measure`` says, and never more than ``maximumEvents``.
+/// ``maximumEvents`` also bounds what the tracker holds in memory while it builds a request.
 public struct BatchLimits: Sendable, Equatable {
     /// The most events in one request.
     public var maximumEvents: Int
-    /// The largest request body; bigger batches are halved before sending.
+    /// The largest request body, in bytes, measured as ``measure`` says.
     public var maximumBytes: Int
+    /// Which body ``maximumBytes`` applies to.
+    public var measure: Measure
+
+    /// Which body a vendor's size limit applies to.
+    public enum Measure: Sendable, Equatable {
+        /// The JSON the encoder writes, before gzip: for a vendor that limits the payload (or
+        /// does not say). Always safe: gzip never makes a JSON body larger.
+        case payload
+        /// The body as sent, after gzip when the request is compressed: for a server that
+        /// limits the bytes it receives.
+        case wire
+    }
 
     /// Limits of at least one event and one byte.
     ///
     /// - Parameters:
     ///   - maximumEvents: the most events in one request; at least 1.
     ///   - maximumBytes: the largest request body in bytes; at least 1.
-    public init(maximumEvents: Int, maximumBytes: Int) {
+    ///   - measure: which body `maximumBytes` applies to; the payload, before gzip, by default.
+    public init(maximumEvents: Int, maximumBytes: Int, measure: Measure = .payload) {
         self.maximumEvents = max(1, maximumEvents)
         self.maximumBytes = max(1, maximumBytes)
+        self.measure = measure
     }
 }
 

@@ -1,5 +1,6 @@
 import Foundation
 import MeasurementEvents
+internal import MeasurementEventsJSON
 
 /// Encodes for any OpenTelemetry Collector (or backend) that takes OTLP/HTTP with JSON logs
 /// (`POST <base>/v1/logs`, `Content-Type: application/json`).
@@ -32,6 +33,11 @@ import MeasurementEvents
 public struct OTLPLogsEncoder: BatchEncoder {
     public let endpoint: URL
     public let limits: BatchLimits
+    /// 2,000 log records and 1,000,000 bytes of JSON before gzip per request. The OTLP
+    /// specification sets no request size (opentelemetry.io/docs/specs/otlp/#otlphttp); this
+    /// default fills a request with a few hundred kilobytes of gzip, which every collector's
+    /// default limit takes, and keeps what a request is built from small on a phone.
+    public static let defaultLimits = BatchLimits(maximumEvents: 2_000, maximumBytes: 1_000_000)
     /// Which name an event is sent under.
     public let eventName: VendorEventName
     /// Sent with every request (authentication, tenant).
@@ -47,10 +53,13 @@ public struct OTLPLogsEncoder: BatchEncoder {
     ///   - baseURL: the collector's OTLP/HTTP address.
     ///   - headers: sent with every request (authentication, tenant).
     ///   - eventName: whether the name (the default) or the plan label becomes the record's event name.
-    ///   - limits: what one request may carry; 200 events and 1 MB by default.
+    ///   - limits: what one request may carry; 2,000 records and 1 MB of JSON (before gzip) by
+    ///     default. OTLP sets no size; a collector's own limit (the OpenTelemetry Collector's
+    ///     `max_request_body_size`, for one) goes here, with `measure: .wire` when it limits the
+    ///     compressed body it receives.
     public init(
         baseURL: URL, headers: [String: String] = [:], eventName: VendorEventName = .name,
-        limits: BatchLimits = BatchLimits(maximumEvents: 200, maximumBytes: 1_000_000)
+        limits: BatchLimits = OTLPLogsEncoder.defaultLimits
     ) {
         self.endpoint = WireFormats.url(baseURL, path: "/v1/logs")
         self.headers = headers
@@ -215,5 +224,81 @@ public struct OTLPLogsEncoder: BatchEncoder {
         guard microseconds > 0 else { return "0" }
         guard microseconds < 18_446_744_073_709_551 else { return String(UInt64.max) }
         return String(UInt64(microseconds) * 1000)  // fits: checked just above
+    }
+}
+
+// The collector's replies, as the OTLP specification describes them
+// (opentelemetry.io/docs/specs/otlp/, "OTLP/HTTP Response"):
+// - "Failures": "The requests that receive a response status code listed in following table
+//   SHOULD be retried. All other 4xx or 5xx response status codes MUST NOT be retried": 429 Too
+//   Many Requests, 502 Bad Gateway, 503 Service Unavailable, 504 Gateway Timeout; and the client
+//   SHOULD honour a `Retry-After` header (the uploader does, for every retried reply).
+// - "Partial Success": a partly accepted request gets 200 OK with an ExportLogsServiceResponse
+//   whose `partial_success` holds `rejected_log_records` (int64) and, SHOULD, a human-readable
+//   `error_message`; a full success MAY carry a warning there with 0 rejected. The response has
+//   the request's Content-Type, here JSON (lowerCamelCase keys; 64-bit integers as decimal
+//   strings, "JSON Protobuf Encoding"); the snake_case names are read too.
+extension OTLPLogsEncoder {
+    /// 429, 502, 503 and 504 only, the codes the OTLP specification names as retryable (and 1xx
+    /// and 3xx, which no server should end on): a collector answering 500 to one payload then
+    /// costs that payload, not the queue.
+    ///
+    /// - Parameter response: a reply that is not a 2xx and does not refuse the configuration.
+    /// - Returns: whether to send the request again later.
+    public func retries(_ response: HTTPResponse) -> Bool {
+        switch response.status {
+        case 429, 502, 503, 504, 100..<200, 300..<400: return true
+        default: return false
+        }
+    }
+
+    /// Reads `partialSuccess.rejectedLogRecords` and `errorMessage` from a 200's JSON body: the
+    /// records the collector rejected, which the tracker counts as refused. A count that is not
+    /// a whole number of at least 0 is reported as such (nothing is counted as refused); one
+    /// larger than the request's records is reported, and all of them count as refused.
+    ///
+    /// - Parameters:
+    ///   - response: the collector's 2xx reply.
+    ///   - count: the log records the request carried.
+    /// - Returns: the rejected count and the collector's message; `nil` when the body has no
+    ///   `partialSuccess` (or is not a JSON object) or it rejects nothing and says nothing.
+    public func partialRefusal(in response: HTTPResponse, ofEventCount count: Int) -> PartialRefusal? {
+        var parser = JSONParser(bytes: response.body, maximumDepth: 8)
+        guard let root = try? parser.parse(), case .object(let members) = root.value,
+            let partial = members.first(where: { $0.key == "partialSuccess" || $0.key == "partial_success" }),
+            case .object(let fields) = partial.value.value
+        else { return nil }
+        var rejected: JSONNode?
+        var message = ""
+        for field in fields {
+            switch (field.key, field.value.value) {
+            case ("rejectedLogRecords", _), ("rejected_log_records", _): rejected = field.value
+            case ("errorMessage", .string(let text)), ("error_message", .string(let text)): message = text
+            default: continue
+            }
+        }
+        let said = message.isEmpty ? "The collector gave no message." : "The collector said: \(message)"
+        guard let rejected else {
+            return message.isEmpty ? nil : PartialRefusal(refused: 0, message: said)
+        }
+        let text: String
+        switch rejected.value {
+        case .number(let number), .string(let number): text = number
+        default: text = rejected.summary
+        }
+        guard let number = Int(text), number >= 0 else {  // checked: nil beyond Int
+            return PartialRefusal(
+                refused: 0,
+                message: "Its partial_success.rejectedLogRecords is \(rejected.summary), not a count of "
+                    + "records: none counted as refused. \(said)")
+        }
+        if number == 0 && message.isEmpty { return nil }
+        if number > count {
+            return PartialRefusal(
+                refused: count,
+                message: "Its partial_success.rejectedLogRecords is \(number), more than the \(count) records "
+                    + "sent: all of them counted as refused. \(said)")
+        }
+        return PartialRefusal(refused: number, message: said)
     }
 }

@@ -17,14 +17,24 @@ import MeasurementEvents
 /// group `type: group` with `groupId` and the group's `traits`. Authentication is HTTP Basic
 /// with the write key as user name and an empty password.
 ///
-/// Limits: at most 500 KB per request (larger batches are halved) and 32 KB per event
-/// (larger events are rejected, counted and logged). EU workspaces: pass
+/// Limits: each request is filled up to 500 KB of JSON (before gzip) and 2,000 calls, and
+/// events over 32 KB are rejected, counted and logged. EU workspaces: pass
 /// `baseURL: URL(string: "https://events.eu1.segmentapis.com")!`.
 public struct SegmentEncoder: BatchEncoder {
     /// Segment's US endpoint, `https://api.segment.io`.
     public static let defaultBaseURL = URL(string: "https://api.segment.io")!
     /// Segment refuses a call larger than 32 KB.
     public static let maximumEventBytes = 32_000
+    /// 500 KB per request, measured on the JSON payload, and 2,000 calls. Segment's HTTP Tracking
+    /// API: "The batch API endpoint accepts a maximum of 500KB per request, with a limit of 32KB
+    /// per event in the batch. If these limits are exceeded, Segment returns a 400 Bad Request
+    /// error" (twilio.com/docs/segment/connections/sources/catalog/libraries/server/http-api,
+    /// "Errors" and "Max request size"). The page does not say whether a gzip body is measured
+    /// before or after decompression, so the payload is measured: gzip never makes JSON larger,
+    /// so such a request is within the limit either way. Segment sets no number of calls; 2,000
+    /// fills 500 KB with calls of 250 bytes (an event without args or context) and bounds what a
+    /// request is built from.
+    public static let defaultLimits = BatchLimits(maximumEvents: 2_000, maximumBytes: 500_000, measure: .payload)
 
     /// The source's write key, sent as the HTTP Basic user name.
     public let writeKey: String
@@ -43,12 +53,12 @@ public struct SegmentEncoder: BatchEncoder {
     ///   - writeKey: the Segment source's write key.
     ///   - baseURL: the API's address; `/v1/batch` is appended.
     ///   - eventName: whether the plan label (the default, when set) or the name is sent as `event`.
-    ///   - limits: what one request may carry; 100 events and 500 KB by default.
+    ///   - limits: what one request may carry; ``defaultLimits`` (2,000 calls and 500 KB) by default.
     public init(
         writeKey: String,
         baseURL: URL = SegmentEncoder.defaultBaseURL,
         eventName: VendorEventName = .labelWhenSet,
-        limits: BatchLimits = BatchLimits(maximumEvents: 100, maximumBytes: 500_000)
+        limits: BatchLimits = SegmentEncoder.defaultLimits
     ) {
         self.writeKey = writeKey
         self.endpoint = WireFormats.url(baseURL, path: "/v1/batch")

@@ -4,13 +4,23 @@ import MeasurementEvents
 
 /// Sends sealed batches, oldest first, one request at a time, on its own serial queue.
 ///
-/// Per request: 2xx deletes the events; 408, 429, 5xx and network errors retry after a backoff
-/// (or `Retry-After`); 413 makes requests smaller, down to single events, and the size the
-/// server took is kept for later batches (see ``RequestSizeLearner``; a single event refused
-/// with 413 is dropped); any other 4xx drops only the events the server named when the encoder
-/// can read them from the reply (Amplitude), sending the rest again, and otherwise splits the
-/// request in halves, recursively, until the refused events are alone in their requests and
-/// only those are dropped (see ``RefusalIsolation``). Every drop is counted and logged.
+/// Each request is filled up to the encoder's limits: as many events as fit in
+/// `limits.maximumBytes` (measured before or after gzip, as `limits.measure` says), at most
+/// `limits.maximumEvents`. The number to try comes from the bytes per event of the previous
+/// request; a body over the limit is cut in proportion and encoded again.
+///
+/// Per request: 2xx deletes the events (those a partial success names as refused are counted
+/// as refused, not delivered); a reply that refuses the configuration (401, 403, 404, a
+/// vendor's invalid-key reply: ``BatchEncoder/refusesConfiguration(_:)``) stops sending and
+/// keeps every event, reports once, and resumes with a new encoder (``replaceEncoder(_:)``) or
+/// after ``RetryPolicy/configurationRetryDelay``; the replies the encoder retries (by default
+/// 408, 429, 5xx) and network errors retry after a backoff (or `Retry-After`); 413 makes
+/// requests smaller, down to single events, and the size the server took is kept for later
+/// batches (see ``RequestSizeLearner``; a single event refused with 413 is dropped); any other
+/// refusal drops only the events the server named when the encoder can read them from the
+/// reply (Amplitude), sending the rest again, and otherwise splits the request in halves,
+/// recursively, until the refused events are alone in their requests and only those are
+/// dropped (see ``RefusalIsolation``). Every drop is counted and logged.
 final class BatchUploader: @unchecked Sendable {
     // @unchecked: the mutable properties below are only touched on `queue`; `counters` has
     // its own lock.
@@ -25,6 +35,8 @@ final class BatchUploader: @unchecked Sendable {
         var refusedEvents = 0
         var splitRequests = 0
         var recentProblems: [String] = []
+        /// The report of the configuration refusal in force; `nil` while sending.
+        var refusedConfiguration: String?
     }
 
     private struct Current {
@@ -52,7 +64,14 @@ final class BatchUploader: @unchecked Sendable {
     let counters = LockedValue(Counters())
     private let queue = DispatchQueue(label: "MeasurementEventsHTTP.BatchUploader")
     private let diskQueue: DiskQueue
-    private let encoder: any BatchEncoder
+    /// Replaced by ``replaceEncoder(_:)``; read and written on `queue` only.
+    private var encoder: any BatchEncoder
+    /// Counts replacements: a refusal of a request made with an earlier encoder is not one of
+    /// the encoder in use.
+    private var encoderVersion = 0
+    /// Bytes per event of the last request sent (as `limits.measure` counts them): how many
+    /// events the next request tries first. `nil` until a request was sent.
+    private var bytesPerEvent: Double?
     private let transport: any HTTPTransport
     private let clock: any DeliveryClock
     private let policy: RetryPolicy
@@ -156,10 +175,30 @@ final class BatchUploader: @unchecked Sendable {
             guard self.online != isOnline else { return }
             self.online = isOnline
             guard isOnline else { return }
+            // A refused configuration waits for a new encoder or its own long delay, not for the network.
+            if self.counters.withLock({ $0.refusedConfiguration }) != nil { return }
             self.retry?.cancel()
             self.retry = nil
             self.attempt = 0
             if self.sendingWanted { self.pump() }
+        }
+    }
+
+    /// Sends with `encoder` from the next request on (a new key, token or endpoint); resumes
+    /// at once when sending was stopped for a refused configuration.
+    func replaceEncoder(_ encoder: any BatchEncoder) {
+        queue.async {
+            self.encoder = encoder
+            self.encoderVersion += 1
+            self.requestSize = RequestSizeLearner(maximum: encoder.limits.maximumEvents)
+            self.bytesPerEvent = nil
+            guard self.counters.withLock({ $0.refusedConfiguration }) != nil else { return }
+            self.counters.withLock { $0.refusedConfiguration = nil }
+            self.log("a new encoder for \(encoder.endpoint.absoluteString): sending resumes")
+            self.retry?.cancel()
+            self.retry = nil
+            self.attempt = 0
+            self.pump()
         }
     }
 
@@ -202,9 +241,12 @@ final class BatchUploader: @unchecked Sendable {
                 current = nil
                 continue
             }
-            // The next request: as many events as the server is known to take.
-            var range = span.lowerBound..<min(span.upperBound, span.lowerBound + requestSize.next)
+            // The next request: as many events as the server is known to take, and as the
+            // previous request's bytes per event say fit in the byte limit.
+            let limits = encoder.limits
+            var count = min(span.count, requestSize.next, fitting(limits))
             while true {
+                let range = span.lowerBound..<(span.lowerBound + count)
                 let positions = current!.positions(in: range)
                 guard !positions.isEmpty else {
                     advance(past: range)
@@ -217,23 +259,40 @@ final class BatchUploader: @unchecked Sendable {
                     note(encoded)
                     current!.encoded.formUnion(positions)
                 }
-                guard let request = encoded.request else {
+                guard let payload = encoded.request else {
                     advance(past: range)
                     break
                 }
-                if request.body.count > encoder.limits.maximumBytes, range.count > 1 {
-                    range = range.lowerBound..<(range.lowerBound + range.count / 2)
+                // Compressed before measuring only for a limit on the wire: an oversized payload
+                // is not compressed in vain.
+                let onTheWire = limits.measure == .wire ? compressed(payload) : nil
+                let size = onTheWire?.body.count ?? payload.body.count
+                if size > limits.maximumBytes, range.count > 1 {
+                    // Cut in proportion, with 5 % to spare, and encode again: one or two rounds.
+                    let share = Double(limits.maximumBytes) / Double(size) * 0.95
+                    let cut = Int(Double(range.count) * share)  // fits: at most range.count, share < 1
+                    count = min(range.count - 1, max(1, cut))
                     continue
                 }
+                bytesPerEvent = Double(size) / Double(positions.count)
                 return send(
-                    compressed(request), range: range, positions: positions,
+                    onTheWire ?? compressed(payload), range: range, positions: positions,
                     eventCount: events.count - encoded.rejected.count)
             }
         }
     }
 
+    /// How many events fit in the byte limit at the previous request's bytes per event, with
+    /// 5 % to spare; unlimited before the first request.
+    private func fitting(_ limits: BatchLimits) -> Int {
+        guard let bytesPerEvent, bytesPerEvent > 0 else { return limits.maximumEvents }
+        let fitting = Double(limits.maximumBytes) * 0.95 / bytesPerEvent
+        guard fitting < Double(limits.maximumEvents) else { return limits.maximumEvents }
+        return max(1, Int(fitting))  // fits: below maximumEvents, checked just above
+    }
+
     /// `request` with its body in gzip when the vendor takes it and the app did not turn it off;
-    /// as it is when zlib fails. The size limit applies to the uncompressed body, as vendors count it.
+    /// as it is when zlib fails.
     private func compressed(_ request: HTTPRequest) -> HTTPRequest {
         guard compressesBodies, encoder.acceptsGzipBodies, let body = GzipBody.compress(request.body) else {
             return request
@@ -287,24 +346,33 @@ final class BatchUploader: @unchecked Sendable {
             $0.requests += 1
             if isHalf { $0.splitRequests += 1 }
         }
-        let sentGeneration = generation
+        let sent = Sent(
+            range: range, positions: positions, eventCount: eventCount, generation: generation,
+            encoderVersion: encoderVersion)
         requestsOnTheWire.enter()
         transport.send(request, timeout: timeout) { result in
             self.requestsOnTheWire.leave()
             self.queue.async {
                 self.requestInFlight = false
-                self.handle(
-                    result, range: range, positions: positions, eventCount: eventCount, generation: sentGeneration)
+                self.handle(result, of: sent)
                 self.pump()
             }
         }
     }
 
-    private func handle(
-        _ result: Result<HTTPResponse, any Error>, range: Range<Int>, positions: [Int], eventCount: Int,
-        generation sentGeneration: Int
-    ) {
-        guard sentGeneration == generation, current?.ranges.first?.lowerBound == range.lowerBound else { return }
+    /// What a request carried, for its reply.
+    private struct Sent {
+        let range: Range<Int>
+        let positions: [Int]
+        /// The events in it (the encoder's rejections left out).
+        let eventCount: Int
+        let generation: Int
+        let encoderVersion: Int
+    }
+
+    private func handle(_ result: Result<HTTPResponse, any Error>, of sent: Sent) {
+        let range = sent.range
+        guard sent.generation == generation, current?.ranges.first?.lowerBound == range.lowerBound else { return }
         let response: HTTPResponse
         switch result {
         case .failure(let error):
@@ -314,39 +382,104 @@ final class BatchUploader: @unchecked Sendable {
         case .success(let value):
             response = value
         }
-        switch response.status {
-        case 200..<300:
-            attempt = 0
-            if refusingEverything {
-                refusingEverything = false
-                current!.splitsLeft = max(
-                    current!.splitsLeft, RefusalIsolation.splitBudget(forBatchOf: current!.events.count))
-            }
-            advance(past: range)
-            requestSize.accepted(range.count)
-            counters.withLock { $0.delivered += eventCount }
-        case 413 where range.count > 1:
+        if (200..<300).contains(response.status) { return accepted(response, of: sent) }
+        if encoder.refusesConfiguration(response) {
+            // A refusal of the encoder replaced since the request left says nothing of the new one.
+            guard sent.encoderVersion == encoderVersion else { return }
+            return stopForConfiguration(response)
+        }
+        if response.status == 413, range.count > 1 {
             requestSize.refused(range.count)
-            log(
+            return log(
                 "HTTP 413: the server refused \(range.count) events in one request; sending \(requestSize.next) at most"
             )
-        case 408, 429, 500..<600, 100..<200, 300..<400:
-            let retryAfter = RetryPolicy.retryAfter(response.headers["retry-after"], now: clock.now())
-            scheduleRetry(after: retryAfter, reason: "HTTP \(response.status)")
-        default:
-            attempt = 0
-            let message = String(decoding: response.body.prefix(500), as: UTF8.self)
-            if dropNamedEvents(in: response, positions: positions, message: message) { return }
-            if positions.count > 1 {
-                return split(range, positions: positions, status: response.status, message: message)
-            }
-            advance(past: range)
-            counters.withLock { $0.refusedEvents += eventCount }
-            let event = current!.events[positions[0]].event
-            problem(
-                "HTTP \(response.status): the server refused \(event.name) (id \(event.id.uuidString)); dropped. "
-                    + "Server said: \(message)")
         }
+        if encoder.retries(response) {
+            let retryAfter = RetryPolicy.retryAfter(response.headers["retry-after"], now: clock.now())
+            return scheduleRetry(after: retryAfter, reason: "HTTP \(response.status)")
+        }
+        attempt = 0
+        let message = Self.message(of: response)
+        if dropNamedEvents(in: response, positions: sent.positions, message: message) { return }
+        if sent.positions.count > 1 {
+            return split(range, positions: sent.positions, status: response.status, message: message)
+        }
+        advance(past: range)
+        counters.withLock { $0.refusedEvents += sent.eventCount }
+        let event = current!.events[sent.positions[0]].event
+        problem(
+            "HTTP \(response.status): the server refused \(event.name) (id \(event.id.uuidString)); dropped. "
+                + "Server said: \(message)")
+    }
+
+    /// A 2xx: the events are done with; those a partial success names as refused are counted
+    /// as refused (and reported), the others as delivered.
+    private func accepted(_ response: HTTPResponse, of sent: Sent) {
+        attempt = 0
+        if refusingEverything {
+            refusingEverything = false
+            current!.splitsLeft = max(
+                current!.splitsLeft, RefusalIsolation.splitBudget(forBatchOf: current!.events.count))
+        }
+        let resumed = counters.withLock { counters -> String? in
+            defer { counters.refusedConfiguration = nil }
+            return counters.refusedConfiguration
+        }
+        if resumed != nil {
+            log("HTTP \(response.status): the server accepts the configuration again; sending resumes")
+        }
+        advance(past: sent.range)
+        requestSize.accepted(sent.range.count)
+        var refused = 0
+        if let partial = encoder.partialRefusal(in: response, ofEventCount: sent.eventCount) {
+            refused = min(max(partial.refused, 0), sent.eventCount)
+            problem(
+                refused == 0
+                    ? "HTTP \(response.status): the server accepted all \(sent.eventCount) events of the request. "
+                        + partial.message
+                    : "HTTP \(response.status): the server accepted the request but refused \(refused) of its "
+                        + "\(sent.eventCount) events (it does not say which); counted as refused. \(partial.message)")
+        }
+        counters.withLock {
+            $0.delivered += sent.eventCount - refused
+            $0.refusedEvents += refused
+        }
+    }
+
+    /// The server refused the key, token or endpoint, not the events: nothing is dropped. Sending
+    /// stops until ``replaceEncoder(_:)`` or, to ask the server again, the policy's
+    /// `configurationRetryDelay`; reported once per episode, however often the server repeats it.
+    private func stopForConfiguration(_ response: HTTPResponse) {
+        attempt = 0
+        let report =
+            "HTTP \(response.status): the server refused the tracker's configuration (its key, token or "
+            + "endpoint \(encoder.endpoint.absoluteString)), not the events: sending stopped, the "
+            + "\(diskQueue.queuedEvents) events queued are kept (within the queue's cap). It resumes with a new "
+            + "encoder (HTTPTracker.updateEncoder(_:)) or, asking again, in "
+            + "\(String(format: "%.0f", policy.configurationRetryDelay)) s. Server said: \(Self.message(of: response))"
+        let first = counters.withLock { counters -> Bool in
+            defer { counters.refusedConfiguration = counters.refusedConfiguration ?? report }
+            return counters.refusedConfiguration == nil
+        }
+        if first {
+            problem(report)
+        } else {
+            log("HTTP \(response.status): the server still refuses the configuration; asking again later")
+        }
+        retry = clock.schedule(after: policy.configurationRetryDelay) { [weak self] in
+            guard let self else { return }
+            self.queue.async {
+                self.retry = nil
+                self.pump()
+            }
+        }
+    }
+
+    /// The start of a reply's body, as text for a report; says so when there is none.
+    static func message(of response: HTTPResponse) -> String {
+        let text = String(decoding: response.body.prefix(500), as: UTF8.self)
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        return text.isEmpty ? "(nothing: the reply has no body)" : text
     }
 
     /// Sends the two halves of a refused request in its place, so that the server's refusal
@@ -372,19 +505,30 @@ final class BatchUploader: @unchecked Sendable {
                 + "Server said: \(message)")
     }
 
-    /// When the encoder reads from the reply which of the sent events the server refused, and
-    /// that is not all of them, drops those and leaves the rest to be sent again.
+    /// When the encoder reads from the reply which of the sent events the server refused, drops
+    /// those and leaves the rest to be sent again, without splitting. Positions the request did
+    /// not have are reported and ignored; when the reply names none of the sent events, the
+    /// request is split as if it named nothing.
     private func dropNamedEvents(in response: HTTPResponse, positions: [Int], message: String) -> Bool {
         let sent = positions.map { current!.events[$0] }
-        guard let named = encoder.refusedEvents(in: response, of: sent)?.filter(positions.indices.contains),
-            !named.isEmpty, named.count < positions.count
-        else { return false }
+        guard let allNamed = encoder.refusedEvents(in: response, of: sent) else { return false }
+        let outside = allNamed.filter { !positions.indices.contains($0) }.sorted()
+        if !outside.isEmpty {
+            let shown = outside.prefix(10).map(String.init).joined(separator: ", ")
+            problem(
+                "HTTP \(response.status): the reply names events at positions the request did not have "
+                    + "(\(shown)\(outside.count > 10 ? ", …" : ""); it had \(positions.count), from 0): ignored those "
+                    + "positions, dropped nothing for them. Server said: \(message)")
+        }
+        let named = allNamed.filter(positions.indices.contains)
+        guard !named.isEmpty else { return false }
         current!.refused.formUnion(named.map { positions[$0] })
         counters.withLock { $0.refusedEvents += named.count }
         let names = Set(named.map { sent[$0].event.name.rawValue }).sorted().joined(separator: ", ")
         problem(
             "HTTP \(response.status): the server refused \(named.count) of \(positions.count) events (\(names)); "
-                + "dropped those, sending the rest again. Server said: \(message)")
+                + "dropped those\(named.count < positions.count ? ", sending the rest again" : ""). "
+                + "Server said: \(message)")
         return true
     }
 

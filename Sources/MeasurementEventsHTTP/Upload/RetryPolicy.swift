@@ -16,6 +16,11 @@ public struct RetryPolicy: Sendable {
     public var jitter: Double
     /// The longest `Retry-After` obeyed; longer requests are shortened to it.
     public var maximumRetryAfter: TimeInterval
+    /// After a reply that refuses the tracker's configuration (a 401, a revoked key; see
+    /// ``BatchEncoder/refusesConfiguration(_:)``), how long to wait before asking the server
+    /// once more with the same configuration, in seconds; one hour by default. A new encoder
+    /// (`HTTPTracker.updateEncoder(_:)`) resumes at once.
+    public var configurationRetryDelay: TimeInterval
     /// A number in [0, 1) per call; replace it to make jitter predictable in tests.
     public var random: @Sendable () -> Double
 
@@ -27,6 +32,8 @@ public struct RetryPolicy: Sendable {
     ///   - maximumDelay: the longest wait, in seconds.
     ///   - jitter: the share of each wait that is random, clamped to 0…1.
     ///   - maximumRetryAfter: the longest `Retry-After` obeyed, in seconds.
+    ///   - configurationRetryDelay: the wait, in seconds, before the same configuration is
+    ///     tried again after the server refused it.
     ///   - random: a number in [0, 1) per call.
     public init(
         initialDelay: TimeInterval = 1,
@@ -34,6 +41,7 @@ public struct RetryPolicy: Sendable {
         maximumDelay: TimeInterval = 300,
         jitter: Double = 0.2,
         maximumRetryAfter: TimeInterval = 3_600,
+        configurationRetryDelay: TimeInterval = 3_600,
         random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }
     ) {
         self.initialDelay = initialDelay
@@ -41,6 +49,7 @@ public struct RetryPolicy: Sendable {
         self.maximumDelay = maximumDelay
         self.jitter = min(max(jitter, 0), 1)
         self.maximumRetryAfter = maximumRetryAfter
+        self.configurationRetryDelay = max(configurationRetryDelay, 0)
         self.random = random
     }
 
