@@ -30,32 +30,44 @@ public enum DemoFeedEvents {
     public static let personalDataArgs: [EventName: Set<String>] = [:]
 
     /// This module's catalog as a value: register it at aggregator setup (`configuration.catalogs = [DemoFeedEvents.catalog, …]`) so that its personal-data args are hashed before any tracker sees them.
-    public static let catalog = EventCatalog(
+    public static let catalog: EventCatalog = EventCatalog(
         module: "DemoFeed",
         events: [
-            EventSpec(
-                name: feedOpened, type: .activity,
-                args: [
-                    ArgSpec(name: "source", type: .string, isRequired: true, isPersonalData: false),
-                ]),
-            EventSpec(
-                name: feedDebugLayoutPass, type: .activity,
-                args: [
-                    ArgSpec(name: "cells", type: .int, isRequired: true, isPersonalData: false),
-                ]),
-            EventSpec(
-                name: feedItemTapped, type: .click,
-                args: [
-                    ArgSpec(name: "item_id", type: .string, isRequired: true, isPersonalData: false),
-                    ArgSpec(name: "position", type: .int, isRequired: true, isPersonalData: false),
-                ]),
-            EventSpec(
-                name: feedItemShared, type: .userAction,
-                args: [
-                    ArgSpec(name: "item_id", type: .string, isRequired: true, isPersonalData: false),
-                    ArgSpec(name: "channel", type: .string, isRequired: true, isPersonalData: false),
-                ]),
+            spec_feedOpened(),
+            spec_feedDebugLayoutPass(),
+            spec_feedItemTapped(),
+            spec_feedItemShared(),
         ])
+
+    private static func spec_feedOpened() -> EventSpec {
+        let args: [ArgSpec] = [
+            ArgSpec(name: "source", type: .string, isRequired: true, isPersonalData: false),
+        ]
+        return EventSpec(name: feedOpened, type: .activity, args: args)
+    }
+
+    private static func spec_feedDebugLayoutPass() -> EventSpec {
+        let args: [ArgSpec] = [
+            ArgSpec(name: "cells", type: .int, isRequired: true, isPersonalData: false),
+        ]
+        return EventSpec(name: feedDebugLayoutPass, type: .activity, args: args)
+    }
+
+    private static func spec_feedItemTapped() -> EventSpec {
+        let args: [ArgSpec] = [
+            ArgSpec(name: "item_id", type: .string, isRequired: true, isPersonalData: false),
+            ArgSpec(name: "position", type: .int, isRequired: true, isPersonalData: false),
+        ]
+        return EventSpec(name: feedItemTapped, type: .click, args: args)
+    }
+
+    private static func spec_feedItemShared() -> EventSpec {
+        let args: [ArgSpec] = [
+            ArgSpec(name: "item_id", type: .string, isRequired: true, isPersonalData: false),
+            ArgSpec(name: "channel", type: .string, isRequired: true, isPersonalData: false),
+        ]
+        return EventSpec(name: feedItemShared, type: .userAction, args: args)
+    }
 
     /// The feed became visible.
     public struct FeedOpened: TypedMeasurementEvent, Hashable {

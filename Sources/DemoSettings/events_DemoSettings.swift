@@ -26,21 +26,31 @@ public enum DemoSettingsEvents {
     public static let personalDataArgs: [EventName: Set<String>] = [:]
 
     /// This module's catalog as a value: register it at aggregator setup (`configuration.catalogs = [DemoSettingsEvents.catalog, …]`) so that its personal-data args are hashed before any tracker sees them.
-    public static let catalog = EventCatalog(
+    public static let catalog: EventCatalog = EventCatalog(
         module: "DemoSettings",
         events: [
-            EventSpec(name: settingsOpened, type: .activity, args: []),
-            EventSpec(
-                name: settingsThemeChanged, type: .userAction,
-                args: [
-                    ArgSpec(name: "theme", type: .string, isRequired: true, isPersonalData: false),
-                ]),
-            EventSpec(
-                name: appPermissionPhotoLibraryGranted, type: .userAction,
-                args: [
-                    ArgSpec(name: "prompted", type: .bool, isRequired: true, isPersonalData: false),
-                ]),
+            spec_settingsOpened(),
+            spec_settingsThemeChanged(),
+            spec_appPermissionPhotoLibraryGranted(),
         ])
+
+    private static func spec_settingsOpened() -> EventSpec {
+        EventSpec(name: settingsOpened, type: .activity, args: [])
+    }
+
+    private static func spec_settingsThemeChanged() -> EventSpec {
+        let args: [ArgSpec] = [
+            ArgSpec(name: "theme", type: .string, isRequired: true, isPersonalData: false),
+        ]
+        return EventSpec(name: settingsThemeChanged, type: .userAction, args: args)
+    }
+
+    private static func spec_appPermissionPhotoLibraryGranted() -> EventSpec {
+        let args: [ArgSpec] = [
+            ArgSpec(name: "prompted", type: .bool, isRequired: true, isPersonalData: false),
+        ]
+        return EventSpec(name: appPermissionPhotoLibraryGranted, type: .userAction, args: args)
+    }
 
     /// The settings screen became visible.
     public struct SettingsOpened: TypedMeasurementEvent, Hashable {

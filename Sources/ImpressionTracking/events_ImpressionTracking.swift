@@ -18,20 +18,23 @@ public enum ImpressionTrackingEvents {
     public static let personalDataArgs: [EventName: Set<String>] = [:]
 
     /// This module's catalog as a value: register it at aggregator setup (`configuration.catalogs = [ImpressionTrackingEvents.catalog, …]`) so that its personal-data args are hashed before any tracker sees them.
-    public static let catalog = EventCatalog(
+    public static let catalog: EventCatalog = EventCatalog(
         module: "ImpressionTracking",
         events: [
-            EventSpec(
-                name: impressionItemViewed, type: .impression,
-                args: [
-                    ArgSpec(name: "item_id", type: .string, isRequired: true, isPersonalData: false),
-                    ArgSpec(name: "duration_ms", type: .int, isRequired: true, isPersonalData: false),
-                    ArgSpec(name: "max_visible_fraction", type: .double, isRequired: true, isPersonalData: false),
-                    ArgSpec(name: "still_visible", type: .bool, isRequired: true, isPersonalData: false),
-                    ArgSpec(name: "started_at", type: .double, isRequired: true, isPersonalData: false),
-                    ArgSpec(name: "ended_at", type: .double, isRequired: false, isPersonalData: false),
-                ]),
+            spec_impressionItemViewed(),
         ])
+
+    private static func spec_impressionItemViewed() -> EventSpec {
+        let args: [ArgSpec] = [
+            ArgSpec(name: "item_id", type: .string, isRequired: true, isPersonalData: false),
+            ArgSpec(name: "duration_ms", type: .int, isRequired: true, isPersonalData: false),
+            ArgSpec(name: "max_visible_fraction", type: .double, isRequired: true, isPersonalData: false),
+            ArgSpec(name: "still_visible", type: .bool, isRequired: true, isPersonalData: false),
+            ArgSpec(name: "started_at", type: .double, isRequired: true, isPersonalData: false),
+            ArgSpec(name: "ended_at", type: .double, isRequired: false, isPersonalData: false),
+        ]
+        return EventSpec(name: impressionItemViewed, type: .impression, args: args)
+    }
 
     /// An item stayed visible long enough to count as an impression (by default at least 50% of its area for at least 1 continuous second).
     public struct ImpressionItemViewed: TypedMeasurementEvent, Hashable {

@@ -208,7 +208,8 @@ extension EventValue {
         /// Why, in words for a message.
         public var description: String {
             switch self {
-            case .notScalar(let typeName): return "a \(typeName), not a string, integer, double or bool"
+            case .notScalar(let typeName):
+                return "\(typeName.withIndefiniteArticle), not a string, integer, double or bool"
             case .nonFinite: return "a non-finite number (NaN or infinity)"
             case .outOfRange: return "an integer that does not fit in Int"
             }

@@ -49,15 +49,16 @@ public struct MalformedEventError: Error, Hashable, Sendable, CustomStringConver
         switch reason {
         case .missingUserInfo: what = "it has no userInfo"
         case .missingName: what = "userInfo has no event name"
-        case .nameNotString(let type): what = "the event name is a \(type), expected a String"
+        case .nameNotString(let type): what = "the event name is \(type.withIndefiniteArticle), expected a String"
         case .invalidName(let name, let problem):
             what =
                 "the event name \(quotedInFull(name.count > 80 ? name.prefix(80) + "…" : name)) is invalid: \(problem)"
-        case .argsNotDictionary(let type): what = "args is a \(type), expected a [String: Any] dictionary"
-        case .argKeyNotString(let type): what = "an arg key is a \(type), expected a String"
+        case .argsNotDictionary(let type):
+            what = "args is \(type.withIndefiniteArticle), expected a [String: Any] dictionary"
+        case .argKeyNotString(let type): what = "an arg key is \(type.withIndefiniteArticle), expected a String"
         case .argValueRejected(let key, let rejection): what = "arg \(quotedInFull(key)) is \(rejection)"
         case .invalidType(let found): what = "the event type \(quotedInFull(found)) is not one of ac, cl, im, rd, ua"
-        case .categoryNotString(let type): what = "the category is a \(type), expected a String"
+        case .categoryNotString(let type): what = "the category is \(type.withIndefiniteArticle), expected a String"
         case .invalidID(let found): what = "the id \(quotedInFull(found)) is not a UUID"
         case .invalidTimestamp(let found):
             what = "the timestamp \(found) is not a number of seconds since 1970 between years 1 and 9999"

@@ -9,7 +9,9 @@ extension MeasurementEvent {
     /// - Parameter notification: a notification on the event name.
     /// - Throws: ``MalformedEventError`` saying what was wrong.
     public init(notification: Notification) throws(MalformedEventError) {
-        var event = try PostedEvent(decoding: notification, keys: .standard).makeEvent()
+        var record = try PostedEvent(decoding: notification, keys: .standard)
+        record.postSite = nil  // for the aggregators only: not an arg
+        var event = try record.makeEvent()
         if event.id == Self.placeholderID { event.id = EventIDGenerator.makeID() }
         self = event
     }
@@ -83,6 +85,7 @@ extension PostedEvent {
             timestamp = Date(timeIntervalSince1970: seconds)
         }
         isLegacyAQS = !keys.isStandard
+        postSite = values.postSite as? String
     }
 }
 
@@ -152,6 +155,7 @@ struct NotificationKeys: Sendable {
             case MeasurementEvent.UserInfoKey.category: values.category = value
             case MeasurementEvent.UserInfoKey.id: values.id = value
             case MeasurementEvent.UserInfoKey.timestamp: values.timestamp = value
+            case PostSites.key: values.postSite = value
             default: continue
             }
         }
@@ -162,7 +166,7 @@ struct NotificationKeys: Sendable {
         Values(
             name: info[name], args: info[args], type: info[MeasurementEvent.UserInfoKey.type],
             category: info[MeasurementEvent.UserInfoKey.category], id: info[MeasurementEvent.UserInfoKey.id],
-            timestamp: info[MeasurementEvent.UserInfoKey.timestamp])
+            timestamp: info[MeasurementEvent.UserInfoKey.timestamp], postSite: info[PostSites.key])
     }
 
     /// A userInfo's values under the keys of a format, before `PostedEvent` checks them. A
@@ -174,6 +178,7 @@ struct NotificationKeys: Sendable {
         var category: Any?
         var id: Any?
         var timestamp: Any?
+        var postSite: Any?
     }
 
     /// The args of a userInfo that holds them as a `[String: Any]` (the usual shape).

@@ -56,11 +56,10 @@ extension MeasurementEvent {
         file: StaticString = #fileID,
         line: UInt = #line
     ) {
-        var posted = args
-        // The posting site, only while an aggregator checks a plan (one atomic load otherwise).
-        if PostSites.checkingAggregators.value > 0 {
-            PostSites.add(to: &posted, center: center, file: file, line: line)
-        }
+        // The posting site, only while an aggregator checks a plan (one atomic load otherwise);
+        // it travels beside the args, never in them.
+        let site =
+            PostSites.checkingAggregators.value > 0 ? PostSites.site(center: center, file: file, line: line) : nil
         // `args` is taken owned (`__owned`): the caller's dictionary, usually a literal, moves
         // into the userInfo instead of being retained there and released by the caller.
         // Plain values travel as they are (no copy). Anything else is converted once, here,
@@ -68,18 +67,20 @@ extension MeasurementEvent {
         // A value that cannot be an argument here (an Int64 beyond a 32-bit Int) travels as it
         // is, so that the bus rejects the event with the reason instead of a trap or a change.
         let args =
-            allPlain(posted)
-            ? posted
-            : posted.mapValues { value -> any EventValueConvertible in
+            allPlain(args)
+            ? args
+            : args.mapValues { value -> any EventValueConvertible in
                 guard case .success(let scalar) = value.checkedEventValue else { return value }
                 return scalar.plainConvertible
             }
-        let info = postedUserInfo(name: name, type: type, category: category, args: args)
+        var info = postedUserInfo(name: name, type: type, category: category, args: args)
+        if let site { info[PostSites.key] = site }
         guard let identity = PostingThread.identity(of: info) else {
             return center.post(name: .measurementEvent, object: nil, userInfo: info)
         }
         // The aggregators observing `center` take this record instead of decoding `info`.
         var record = PostedEvent(name: name, type: type, category: category, args: .typed(args))
+        record.postSite = site
         withUnsafePointer(to: &record) { record in
             let thread = PostingThread.current
             let outer = thread.publish(record, userInfo: identity)
@@ -181,6 +182,9 @@ struct PostedEvent {
     var timestamp: Date?
     /// Whether it came under the Objective-C AQSEvent library's notification name (for errors).
     var isLegacyAQS = false
+    /// Where it was posted (`File.swift:42`), while an aggregator checks a plan: beside the args,
+    /// so that no observer sees it as one (see `PostSites`).
+    var postSite: String?
     /// The place in the aggregator's sequence (asynchronous delivery), set by its buffer.
     var sequence: Int64 = 0
 

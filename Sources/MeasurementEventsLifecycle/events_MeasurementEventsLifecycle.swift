@@ -30,30 +30,43 @@ public enum MeasurementEventsLifecycleEvents {
     public static let personalDataArgs: [EventName: Set<String>] = [:]
 
     /// This module's catalog as a value: register it at aggregator setup (`configuration.catalogs = [MeasurementEventsLifecycleEvents.catalog, …]`) so that its personal-data args are hashed before any tracker sees them.
-    public static let catalog = EventCatalog(
+    public static let catalog: EventCatalog = EventCatalog(
         module: "MeasurementEventsLifecycle",
         events: [
-            EventSpec(
-                name: appInstalled, type: .activity,
-                args: [
-                    ArgSpec(name: "version", type: .string, isRequired: false, isPersonalData: false),
-                    ArgSpec(name: "build", type: .string, isRequired: false, isPersonalData: false),
-                ]),
-            EventSpec(
-                name: appUpdated, type: .activity,
-                args: [
-                    ArgSpec(name: "version", type: .string, isRequired: false, isPersonalData: false),
-                    ArgSpec(name: "build", type: .string, isRequired: false, isPersonalData: false),
-                    ArgSpec(name: "previous_version", type: .string, isRequired: false, isPersonalData: false),
-                    ArgSpec(name: "previous_build", type: .string, isRequired: false, isPersonalData: false),
-                ]),
-            EventSpec(
-                name: appOpened, type: .activity,
-                args: [
-                    ArgSpec(name: "from_background", type: .bool, isRequired: true, isPersonalData: false),
-                ]),
-            EventSpec(name: appBackgrounded, type: .activity, args: []),
+            spec_appInstalled(),
+            spec_appUpdated(),
+            spec_appOpened(),
+            spec_appBackgrounded(),
         ])
+
+    private static func spec_appInstalled() -> EventSpec {
+        let args: [ArgSpec] = [
+            ArgSpec(name: "version", type: .string, isRequired: false, isPersonalData: false),
+            ArgSpec(name: "build", type: .string, isRequired: false, isPersonalData: false),
+        ]
+        return EventSpec(name: appInstalled, type: .activity, args: args)
+    }
+
+    private static func spec_appUpdated() -> EventSpec {
+        let args: [ArgSpec] = [
+            ArgSpec(name: "version", type: .string, isRequired: false, isPersonalData: false),
+            ArgSpec(name: "build", type: .string, isRequired: false, isPersonalData: false),
+            ArgSpec(name: "previous_version", type: .string, isRequired: false, isPersonalData: false),
+            ArgSpec(name: "previous_build", type: .string, isRequired: false, isPersonalData: false),
+        ]
+        return EventSpec(name: appUpdated, type: .activity, args: args)
+    }
+
+    private static func spec_appOpened() -> EventSpec {
+        let args: [ArgSpec] = [
+            ArgSpec(name: "from_background", type: .bool, isRequired: true, isPersonalData: false),
+        ]
+        return EventSpec(name: appOpened, type: .activity, args: args)
+    }
+
+    private static func spec_appBackgrounded() -> EventSpec {
+        EventSpec(name: appBackgrounded, type: .activity, args: [])
+    }
 
     /// The app was launched for the first time on this install (no launch was recorded in the identity store).
     public struct AppInstalled: TypedMeasurementEvent, Hashable {

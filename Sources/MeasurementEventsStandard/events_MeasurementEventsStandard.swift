@@ -42,57 +42,75 @@ public enum MeasurementEventsStandardEvents {
     ]
 
     /// This module's catalog as a value: register it at aggregator setup (`configuration.catalogs = [MeasurementEventsStandardEvents.catalog, …]`) so that its personal-data args are hashed before any tracker sees them.
-    public static let catalog = EventCatalog(
+    public static let catalog: EventCatalog = EventCatalog(
         module: "MeasurementEventsStandard",
         events: [
-            EventSpec(
-                name: screenViewed, type: .activity,
-                args: [
-                    ArgSpec(name: "screen", type: .string, isRequired: true, isPersonalData: false),
-                    ArgSpec(name: "screen_class", type: .string, isRequired: false, isPersonalData: false),
-                    ArgSpec(name: "label", type: .string, isRequired: false, isPersonalData: false),
-                ]),
-            EventSpec(
-                name: orderCompleted, type: .activity,
-                args: [
-                    ArgSpec(name: "revenue", type: .string, isRequired: true, isPersonalData: false),
-                    ArgSpec(name: "currency", type: .string, isRequired: true, isPersonalData: false),
-                    ArgSpec(name: "product_count", type: .int, isRequired: true, isPersonalData: false),
-                    ArgSpec(name: "order_id", type: .string, isRequired: false, isPersonalData: false),
-                    ArgSpec(name: "revenue_type", type: .string, isRequired: false, isPersonalData: false),
-                    ArgSpec(name: "receipt", type: .string, isRequired: false, isPersonalData: true),
-                ]),
-            EventSpec(
-                name: userAliased, type: .activity,
-                args: [
-                    ArgSpec(name: "previous_id", type: .string, isRequired: true, isPersonalData: false),
-                    ArgSpec(name: "user_id", type: .string, isRequired: true, isPersonalData: false),
-                ]),
-            EventSpec(
-                name: errorOccurred, type: .activity,
-                args: [
-                    ArgSpec(name: "error_type", type: .string, isRequired: true, isPersonalData: false),
-                    ArgSpec(name: "error_domain", type: .string, isRequired: true, isPersonalData: false),
-                    ArgSpec(name: "error_code", type: .int, isRequired: true, isPersonalData: false),
-                    ArgSpec(name: "message", type: .string, isRequired: false, isPersonalData: true),
-                    ArgSpec(name: "context", type: .string, isRequired: false, isPersonalData: false),
-                ]),
-            EventSpec(
-                name: timerStarted, type: .activity,
-                args: [
-                    ArgSpec(name: "event", type: .string, isRequired: true, isPersonalData: false),
-                ]),
-            EventSpec(
-                name: appDeepLinkOpened, type: .activity,
-                args: [
-                    ArgSpec(name: "url", type: .string, isRequired: true, isPersonalData: true),
-                    ArgSpec(name: "utm_source", type: .string, isRequired: false, isPersonalData: false),
-                    ArgSpec(name: "utm_medium", type: .string, isRequired: false, isPersonalData: false),
-                    ArgSpec(name: "utm_campaign", type: .string, isRequired: false, isPersonalData: false),
-                    ArgSpec(name: "utm_term", type: .string, isRequired: false, isPersonalData: false),
-                    ArgSpec(name: "utm_content", type: .string, isRequired: false, isPersonalData: false),
-                ]),
+            spec_screenViewed(),
+            spec_orderCompleted(),
+            spec_userAliased(),
+            spec_errorOccurred(),
+            spec_timerStarted(),
+            spec_appDeepLinkOpened(),
         ])
+
+    private static func spec_screenViewed() -> EventSpec {
+        let args: [ArgSpec] = [
+            ArgSpec(name: "screen", type: .string, isRequired: true, isPersonalData: false),
+            ArgSpec(name: "screen_class", type: .string, isRequired: false, isPersonalData: false),
+            ArgSpec(name: "label", type: .string, isRequired: false, isPersonalData: false),
+        ]
+        return EventSpec(name: screenViewed, type: .activity, args: args)
+    }
+
+    private static func spec_orderCompleted() -> EventSpec {
+        let args: [ArgSpec] = [
+            ArgSpec(name: "revenue", type: .string, isRequired: true, isPersonalData: false),
+            ArgSpec(name: "currency", type: .string, isRequired: true, isPersonalData: false),
+            ArgSpec(name: "product_count", type: .int, isRequired: true, isPersonalData: false),
+            ArgSpec(name: "order_id", type: .string, isRequired: false, isPersonalData: false),
+            ArgSpec(name: "revenue_type", type: .string, isRequired: false, isPersonalData: false),
+            ArgSpec(name: "receipt", type: .string, isRequired: false, isPersonalData: true),
+        ]
+        return EventSpec(name: orderCompleted, type: .activity, args: args)
+    }
+
+    private static func spec_userAliased() -> EventSpec {
+        let args: [ArgSpec] = [
+            ArgSpec(name: "previous_id", type: .string, isRequired: true, isPersonalData: false),
+            ArgSpec(name: "user_id", type: .string, isRequired: true, isPersonalData: false),
+        ]
+        return EventSpec(name: userAliased, type: .activity, args: args)
+    }
+
+    private static func spec_errorOccurred() -> EventSpec {
+        let args: [ArgSpec] = [
+            ArgSpec(name: "error_type", type: .string, isRequired: true, isPersonalData: false),
+            ArgSpec(name: "error_domain", type: .string, isRequired: true, isPersonalData: false),
+            ArgSpec(name: "error_code", type: .int, isRequired: true, isPersonalData: false),
+            ArgSpec(name: "message", type: .string, isRequired: false, isPersonalData: true),
+            ArgSpec(name: "context", type: .string, isRequired: false, isPersonalData: false),
+        ]
+        return EventSpec(name: errorOccurred, type: .activity, args: args)
+    }
+
+    private static func spec_timerStarted() -> EventSpec {
+        let args: [ArgSpec] = [
+            ArgSpec(name: "event", type: .string, isRequired: true, isPersonalData: false),
+        ]
+        return EventSpec(name: timerStarted, type: .activity, args: args)
+    }
+
+    private static func spec_appDeepLinkOpened() -> EventSpec {
+        let args: [ArgSpec] = [
+            ArgSpec(name: "url", type: .string, isRequired: true, isPersonalData: true),
+            ArgSpec(name: "utm_source", type: .string, isRequired: false, isPersonalData: false),
+            ArgSpec(name: "utm_medium", type: .string, isRequired: false, isPersonalData: false),
+            ArgSpec(name: "utm_campaign", type: .string, isRequired: false, isPersonalData: false),
+            ArgSpec(name: "utm_term", type: .string, isRequired: false, isPersonalData: false),
+            ArgSpec(name: "utm_content", type: .string, isRequired: false, isPersonalData: false),
+        ]
+        return EventSpec(name: appDeepLinkOpened, type: .activity, args: args)
+    }
 
     /// A screen appeared. Segment receives a screen call, Amplitude its [Amplitude] Screen Viewed event, GA4 screen_view.
     public struct ScreenViewed: TypedMeasurementEvent, Hashable {

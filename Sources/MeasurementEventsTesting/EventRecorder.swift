@@ -117,12 +117,7 @@ public final class EventRecorder: @unchecked Sendable {
     }
 
     private func record(_ notification: Notification) {
-        let decoded = Result { () throws(MalformedEventError) in
-            var event = try MeasurementEvent(notification: notification)
-            // Where it was posted, carried for a plan-checking aggregator: not an arg.
-            event.args[PostSites.key] = nil
-            return event
-        }
+        let decoded = Result { () throws(MalformedEventError) in try MeasurementEvent(notification: notification) }
         condition.lock()
         var resumed: [(CheckedContinuation<MeasurementEvent, any Error>, MeasurementEvent)] = []
         switch decoded {

@@ -37,7 +37,7 @@ final class LegacyAQSTests: XCTestCase {
         XCTAssertEqual(aggregator.diagnostics.malformed, 1)
         XCTAssertEqual(
             aggregator.diagnostics.recentMalformed.first?.description,
-            "malformed measurement event notification (org.openaquamarine.measurement_event): the event name is a Int, expected a String"
+            "malformed measurement event notification (org.openaquamarine.measurement_event): the event name is an Int, expected a String"
         )
     }
 }

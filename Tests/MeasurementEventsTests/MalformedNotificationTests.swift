@@ -8,7 +8,7 @@ final class MalformedNotificationTests: XCTestCase {
     private let cases: [(label: String, userInfo: [AnyHashable: Any]?, reason: String)] = [
         ("nil userInfo", nil, "it has no userInfo"),
         ("no name", ["args": ["a": 1]], "userInfo has no event name"),
-        ("numeric name", ["name": 42], "the event name is a Int, expected a String"),
+        ("numeric name", ["name": 42], "the event name is an Int, expected a String"),
         ("empty name", ["name": ""], #"the event name "" is invalid: the name is empty"#),
         (
             "very long name", ["name": String(repeating: "x", count: 300)],
@@ -24,7 +24,7 @@ final class MalformedNotificationTests: XCTestCase {
         ),
         (
             "array args", ["name": "feed/opened", "args": [1, 2]],
-            "args is a Array<Int>, expected a [String: Any] dictionary"
+            "args is an Array<Int>, expected a [String: Any] dictionary"
         ),
         (
             "string args", ["name": "feed/opened", "args": "position=3"],
@@ -36,11 +36,11 @@ final class MalformedNotificationTests: XCTestCase {
         ),
         (
             "NSNull value", ["name": "feed/opened", "args": ["item": NSNull()] as [String: Any]],
-            #"arg "item" is a NSNull, not a string, integer, double or bool"#
+            #"arg "item" is an NSNull, not a string, integer, double or bool"#
         ),
         (
             "array value", ["name": "feed/opened", "args": ["ids": [1, 2]] as [String: Any]],
-            #"arg "ids" is a Array<Int>, not a string, integer, double or bool"#
+            #"arg "ids" is an Array<Int>, not a string, integer, double or bool"#
         ),
         (
             "NaN value", ["name": "feed/opened", "args": ["ratio": Double.nan] as [String: Any]],
@@ -48,13 +48,13 @@ final class MalformedNotificationTests: XCTestCase {
         ),
         (
             "integer key", ["name": "feed/opened", "args": [7: "x"] as [AnyHashable: Any]],
-            "an arg key is a Int, expected a String"
+            "an arg key is an Int, expected a String"
         ),
         (
             "unknown type", ["name": "feed/opened", "type": "zz"],
             #"the event type "zz" is not one of ac, cl, im, rd, ua"#
         ),
-        ("numeric category", ["name": "feed/opened", "category": 3], "the category is a Int, expected a String"),
+        ("numeric category", ["name": "feed/opened", "category": 3], "the category is an Int, expected a String"),
         ("bad id", ["name": "feed/opened", "id": "not-a-uuid"], #"the id "not-a-uuid" is not a UUID"#),
         (
             "far-future timestamp", ["name": "feed/opened", "timestamp": 1e300],
@@ -139,7 +139,7 @@ final class MalformedNotificationTests: XCTestCase {
                 no measurement event "feed/closed" was posted within 0.0 s; posted (1):
                   - [ua] feed/opened
                 malformed notifications (1):
-                  - malformed measurement event notification (org.measurementevents.event): the event name is a Int, expected a String
+                  - malformed measurement event notification (org.measurementevents.event): the event name is an Int, expected a String
                 """)
         }
     }

@@ -209,8 +209,11 @@ extension PostedEvent {
         case .untyped(let raw):
             checked = try NotificationKeys.readOtherArgs(raw.value, notificationName: notificationName)
         }
+        var args = checked
+        // Inside the aggregator only, until the plan check takes it (`PostSites.take(from:)`).
+        if let postSite { args[PostSites.key] = .string(postSite) }
         return MeasurementEvent(
-            id: id ?? MeasurementEvent.placeholderID, name: name, args: checked, type: type, category: category,
+            id: id ?? MeasurementEvent.placeholderID, name: name, args: args, type: type, category: category,
             label: nil, timestamp: timestamp ?? Date(), attributionStorage: nil)
     }
 }

@@ -91,7 +91,7 @@ public struct PlanViolation: Sendable, Hashable, CustomStringConvertible {
             text += "arg \"\(arg ?? "")\" is "
             text +=
                 value.map { "\(valueType ?? "?") \(quotedForLog($0))" }
-                ?? "a \(valueType ?? "?") (personal data, not shown)"
+                ?? "\((valueType ?? "?").withIndefiniteArticle) (personal data, not shown)"
         }
         if ![.unplannedEvent, .unplannedArg, .missingArg, .deprecatedEvent].contains(kind) { text += ", " + rule }
         return text + " (\(kind.rawValue); \(action.rawValue))"

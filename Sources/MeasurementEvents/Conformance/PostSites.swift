@@ -5,10 +5,12 @@ import Foundation
 /// that caused it.
 ///
 /// A post pays one atomic load when no aggregator checks a plan: the site travels only to the
-/// centers such an aggregator observes, as one reserved arg that the aggregators remove before
-/// anything else sees the event (and that the test kit's recorder ignores).
+/// centers such an aggregator observes, beside the args (a reserved userInfo key, and the record
+/// the post publishes), so that every observer sees exactly the posted args. Inside an aggregator
+/// it rides in the event's args under the same key until the plan check takes it, before
+/// anything else sees the event.
 package enum PostSites {
-    /// The reserved arg that carries `File.swift:42`.
+    /// The reserved userInfo key (and, inside an aggregator, arg) that carries `File.swift:42`.
     package static let key = "_measurement_events_post_site"
 
     /// How many aggregators that record post sites are alive.
@@ -30,14 +32,11 @@ package enum PostSites {
         }
     }
 
-    /// Adds the site to a post's args when an aggregator checking a plan observes `center`.
+    /// The site of a post, `File.swift:42`, when an aggregator checking a plan observes `center`.
     @inline(never)
-    static func add(
-        to args: inout [String: any EventValueConvertible], center: NotificationCenter, file: StaticString,
-        line: UInt
-    ) {
-        guard centers.withLock({ $0[ObjectIdentifier(center)] != nil }) else { return }
-        args[key] = "\(file):\(line)"
+    static func site(center: NotificationCenter, file: StaticString, line: UInt) -> String? {
+        guard centers.withLock({ $0[ObjectIdentifier(center)] != nil }) else { return nil }
+        return "\(file):\(line)"
     }
 
     /// Removes the site from `event`'s args; returns it.

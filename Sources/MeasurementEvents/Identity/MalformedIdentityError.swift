@@ -46,14 +46,15 @@ public struct MalformedIdentityError: Error, Hashable, Sendable, CustomStringCon
         switch reason {
         case .missingUserInfo: what = "it has no userInfo"
         case .unknownChange(let found): what = "the change \(found) is not one of \"identify\", \"reset\", \"group\""
-        case .idNotString(let key, let type): what = "\(key) is a \(type), expected a String"
+        case .idNotString(let key, let type): what = "\(key) is \(type.withIndefiniteArticle), expected a String"
         case .emptyID(let key): what = "\(key) is empty, expected a non-empty String (leave it out for no change)"
         case .idTooLong(let key, let bytes):
             what = "\(key) has \(bytes) bytes, expected at most \(IdentityChange.maximumIDBytes)"
         case .idHasControlCharacter(let key): what = "\(key) contains a control character, expected printable text"
         case .missingGroupID: what = "a group change has no group_id, expected a String"
-        case .traitsNotDictionary(let type): what = "traits is a \(type), expected a [String: Any] dictionary"
-        case .traitKeyNotString(let type): what = "a trait key is a \(type), expected a String"
+        case .traitsNotDictionary(let type):
+            what = "traits is \(type.withIndefiniteArticle), expected a [String: Any] dictionary"
+        case .traitKeyNotString(let type): what = "a trait key is \(type.withIndefiniteArticle), expected a String"
         case .emptyTraitKey: what = "a trait key is empty, expected a non-empty String"
         case .traitValueRejected(let key, let rejection): what = "trait \"\(key)\" is \(rejection)"
         case .tooManyTraits(let count):

@@ -148,6 +148,14 @@ final class PlanConformanceTests: XCTestCase {
         XCTAssertTrue(result.violations[0].description.contains("personal data, not shown"))
     }
 
+    func testAPersonalIntIsAnInt() {
+        let result = deliver("feed/item_tapped", valid.merging(["email": 42]) { $1 })
+        XCTAssertEqual(result.violations.map(\.kind), [.wrongType])
+        XCTAssertTrue(
+            result.violations[0].description.contains(#"arg "email" is an int (personal data, not shown)"#),
+            result.violations[0].description)
+    }
+
     func testTheBlockPolicyKeepsTheEventFromTrackersAndCountsIt() {
         let result = deliver("feed/unknown", [:]) { $0.planConformance.actions[.unplannedEvent] = .block }
         XCTAssertEqual(result.events, [])
@@ -281,6 +289,31 @@ final class PlanViolationSiteTests: XCTestCase {
         unchecked.waitUntilDelivered()
         XCTAssertEqual(plain.events.first?.args, ["item_id": "a1", "position": 3])
         XCTAssertEqual(recorder.events.first?.args, ["item_id": "a1", "position": 3])
+    }
+
+    /// The README's pattern: an `XCTestExpectation` handler compares the posted args exactly. A
+    /// plan with post sites checked on the same center changes nothing it sees, and the violation
+    /// still names the line.
+    func testAnExpectationHandlerSeesExactlyThePostedArgsWhileAPlanWithPostSitesIsChecked() {
+        let center = NotificationCenter()
+        let problems = Problems()
+        let aggregator = checkingAggregator(on: center, RecordingTracker(), problems)
+        let seen = LockedValue<(keys: [String], decoded: EventArgs?)>(([], nil))
+        let posted = expectation(forNotification: .measurementEvent, object: nil, notificationCenter: center) {
+            note in
+            let args = note.userInfo?[MeasurementEvent.UserInfoKey.args] as? [String: Any]
+            let decoded = try? MeasurementEvent(notification: note).args
+            seen.withLock { $0 = (args?.keys.sorted() ?? [], decoded) }
+            return true
+        }
+        let line = #line + 1
+        MeasurementEvent.post("feed/item_tapped", args: ["item_id": "a1", "position": "3"], to: center)
+        wait(for: [posted], timeout: 10)
+        aggregator.waitUntilDelivered()
+        XCTAssertEqual(seen.withLock { $0.keys }, ["item_id", "position"], "the post site is not an arg")
+        XCTAssertEqual(seen.withLock { $0.decoded }, ["item_id": "a1", "position": "3"])
+        XCTAssertEqual(problems.violations.map(\.kind), [.wrongType])
+        XCTAssertEqual(problems.violations.first?.line, line)
     }
 
     func testWithoutAPlanNothingIsCarried() {

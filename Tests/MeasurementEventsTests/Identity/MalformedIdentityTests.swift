@@ -43,7 +43,7 @@ final class MalformedIdentityTests: XCTestCase {
             (nil, "it has no userInfo"),
             (["change": "forget"], "the change \"forget\" is not one of \"identify\", \"reset\", \"group\""),
             ([:], "the change (missing) is not one of \"identify\", \"reset\", \"group\""),
-            (["change": "identify", "user_id": 42], "user_id is a Int, expected a String"),
+            (["change": "identify", "user_id": 42], "user_id is an Int, expected a String"),
             (
                 ["change": "identify", "user_id": "a\nb"],
                 "user_id contains a control character, expected printable text"

@@ -13,5 +13,5 @@ public enum EmptyEvents {
     public static let personalDataArgs: [EventName: Set<String>] = [:]
 
     /// This module's catalog as a value: register it at aggregator setup (`configuration.catalogs = [EmptyEvents.catalog, …]`) so that its personal-data args are hashed before any tracker sees them.
-    public static let catalog = EventCatalog(module: "Empty", events: [])
+    public static let catalog: EventCatalog = EventCatalog(module: "Empty", events: [])
 }

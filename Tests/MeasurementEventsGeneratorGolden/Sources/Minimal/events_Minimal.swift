@@ -22,21 +22,27 @@ public enum MinimalEvents {
     public static let personalDataArgs: [EventName: Set<String>] = [:]
 
     /// This module's catalog as a value: register it at aggregator setup (`configuration.catalogs = [MinimalEvents.catalog, …]`) so that its personal-data args are hashed before any tracker sees them.
-    public static let catalog = EventCatalog(
+    public static let catalog: EventCatalog = EventCatalog(
         module: "Minimal",
         events: [
-            EventSpec(
-                name: urlOpened, type: .userAction,
-                args: [
-                    ArgSpec(name: "url", type: .string, isRequired: true, isPersonalData: false),
-                ]),
-            EventSpec(
-                name: appUIJSONIDsLoaded, type: .userAction,
-                args: [
-                    ArgSpec(name: "ids", type: .int, isRequired: true, isPersonalData: false),
-                    ArgSpec(name: "ui_json_url", type: .string, isRequired: false, isPersonalData: false),
-                ]),
+            spec_urlOpened(),
+            spec_appUIJSONIDsLoaded(),
         ])
+
+    private static func spec_urlOpened() -> EventSpec {
+        let args: [ArgSpec] = [
+            ArgSpec(name: "url", type: .string, isRequired: true, isPersonalData: false),
+        ]
+        return EventSpec(name: urlOpened, type: .userAction, args: args)
+    }
+
+    private static func spec_appUIJSONIDsLoaded() -> EventSpec {
+        let args: [ArgSpec] = [
+            ArgSpec(name: "ids", type: .int, isRequired: true, isPersonalData: false),
+            ArgSpec(name: "ui_json_url", type: .string, isRequired: false, isPersonalData: false),
+        ]
+        return EventSpec(name: appUIJSONIDsLoaded, type: .userAction, args: args)
+    }
 
     /// A deep link was opened.
     public struct URLOpened: TypedMeasurementEvent, Hashable {

@@ -50,53 +50,75 @@ public enum ShopEvents {
     ]
 
     /// This module's catalog as a value: register it at aggregator setup (`configuration.catalogs = [ShopEvents.catalog, …]`) so that its personal-data args are hashed before any tracker sees them.
-    public static let catalog = EventCatalog(
+    public static let catalog: EventCatalog = EventCatalog(
         module: "Shop",
         events: [
-            EventSpec(
-                name: shopProductViewed, type: .impression,
-                args: [
-                    ArgSpec(name: "product_id", type: .string, isRequired: true, isPersonalData: false, pattern: "^[A-Z0-9-]+$", maxLength: 32),
-                    ArgSpec(name: "image_url", type: .string, isRequired: false, isPersonalData: false),
-                    ArgSpec(name: "price", type: .double, isRequired: true, isPersonalData: false, minimum: 0),
-                    ArgSpec(name: "position", type: .int, isRequired: false, isPersonalData: false, minimum: 0, maximum: 500),
-                    ArgSpec(name: "list", type: .string, isRequired: false, isPersonalData: false, allowedValues: [.string("search"), .string("home-feed"), .string("default"), .string("2for1")]),
-                ], owner: "shop-team", since: "4.2"),
-            EventSpec(
-                name: shopCartItemAdded, type: .click,
-                args: [
-                    ArgSpec(name: "product_id", type: .string, isRequired: true, isPersonalData: false),
-                    ArgSpec(name: "quantity", type: .int, isRequired: true, isPersonalData: false, allowedValues: [.int(1), .int(2), .int(5), .int(-1)]),
-                    ArgSpec(name: "gift", type: .bool, isRequired: true, isPersonalData: false),
-                ]),
-            EventSpec(
-                name: shopCheckoutCompleted, type: .activity,
-                args: [
-                    ArgSpec(name: "order_id", type: .string, isRequired: true, isPersonalData: false),
-                    ArgSpec(name: "email", type: .string, isRequired: true, isPersonalData: true),
-                    ArgSpec(name: "phone", type: .string, isRequired: false, isPersonalData: true),
-                    ArgSpec(name: "http_status", type: .int, isRequired: true, isPersonalData: false),
-                ]),
-            EventSpec(
-                name: shopPaymentRedirected, type: .redirect,
-                args: [
-                    ArgSpec(name: "default", type: .bool, isRequired: true, isPersonalData: false),
-                    ArgSpec(name: "in", type: .string, isRequired: true, isPersonalData: false),
-                    ArgSpec(name: "center", type: .string, isRequired: true, isPersonalData: false),
-                    ArgSpec(name: "type", type: .string, isRequired: true, isPersonalData: false),
-                ]),
-            EventSpec(name: shopOpened, type: .userAction, args: []),
-            EventSpec(
-                name: "shop/tab_opened", type: .userAction,
-                args: [
-                    ArgSpec(name: "source", type: .string, isRequired: true, isPersonalData: false, allowedValues: [.string("tab_bar"), .string("deep_link")]),
-                ], isDeprecated: true, replacement: "shop/opened"),
-            EventSpec(
-                name: "shop/legacy_banner_shown", type: .impression,
-                args: [
-                    ArgSpec(name: "email", type: .string, isRequired: true, isPersonalData: true),
-                ], isDeprecated: true),
+            spec_shopProductViewed(),
+            spec_shopCartItemAdded(),
+            spec_shopCheckoutCompleted(),
+            spec_shopPaymentRedirected(),
+            spec_shopOpened(),
+            spec_shopTabOpened(),
+            spec_shopLegacyBannerShown(),
         ])
+
+    private static func spec_shopProductViewed() -> EventSpec {
+        let args: [ArgSpec] = [
+            ArgSpec(name: "product_id", type: .string, isRequired: true, isPersonalData: false, pattern: "^[A-Z0-9-]+$", maxLength: 32),
+            ArgSpec(name: "image_url", type: .string, isRequired: false, isPersonalData: false),
+            ArgSpec(name: "price", type: .double, isRequired: true, isPersonalData: false, minimum: 0),
+            ArgSpec(name: "position", type: .int, isRequired: false, isPersonalData: false, minimum: 0, maximum: 500),
+            ArgSpec(name: "list", type: .string, isRequired: false, isPersonalData: false, allowedValues: [.string("search"), .string("home-feed"), .string("default"), .string("2for1")]),
+        ]
+        return EventSpec(name: shopProductViewed, type: .impression, args: args, owner: "shop-team", since: "4.2")
+    }
+
+    private static func spec_shopCartItemAdded() -> EventSpec {
+        let args: [ArgSpec] = [
+            ArgSpec(name: "product_id", type: .string, isRequired: true, isPersonalData: false),
+            ArgSpec(name: "quantity", type: .int, isRequired: true, isPersonalData: false, allowedValues: [.int(1), .int(2), .int(5), .int(-1)]),
+            ArgSpec(name: "gift", type: .bool, isRequired: true, isPersonalData: false),
+        ]
+        return EventSpec(name: shopCartItemAdded, type: .click, args: args)
+    }
+
+    private static func spec_shopCheckoutCompleted() -> EventSpec {
+        let args: [ArgSpec] = [
+            ArgSpec(name: "order_id", type: .string, isRequired: true, isPersonalData: false),
+            ArgSpec(name: "email", type: .string, isRequired: true, isPersonalData: true),
+            ArgSpec(name: "phone", type: .string, isRequired: false, isPersonalData: true),
+            ArgSpec(name: "http_status", type: .int, isRequired: true, isPersonalData: false),
+        ]
+        return EventSpec(name: shopCheckoutCompleted, type: .activity, args: args)
+    }
+
+    private static func spec_shopPaymentRedirected() -> EventSpec {
+        let args: [ArgSpec] = [
+            ArgSpec(name: "default", type: .bool, isRequired: true, isPersonalData: false),
+            ArgSpec(name: "in", type: .string, isRequired: true, isPersonalData: false),
+            ArgSpec(name: "center", type: .string, isRequired: true, isPersonalData: false),
+            ArgSpec(name: "type", type: .string, isRequired: true, isPersonalData: false),
+        ]
+        return EventSpec(name: shopPaymentRedirected, type: .redirect, args: args)
+    }
+
+    private static func spec_shopOpened() -> EventSpec {
+        EventSpec(name: shopOpened, type: .userAction, args: [])
+    }
+
+    private static func spec_shopTabOpened() -> EventSpec {
+        let args: [ArgSpec] = [
+            ArgSpec(name: "source", type: .string, isRequired: true, isPersonalData: false, allowedValues: [.string("tab_bar"), .string("deep_link")]),
+        ]
+        return EventSpec(name: "shop/tab_opened", type: .userAction, args: args, isDeprecated: true, replacement: "shop/opened")
+    }
+
+    private static func spec_shopLegacyBannerShown() -> EventSpec {
+        let args: [ArgSpec] = [
+            ArgSpec(name: "email", type: .string, isRequired: true, isPersonalData: true),
+        ]
+        return EventSpec(name: "shop/legacy_banner_shown", type: .impression, args: args, isDeprecated: true)
+    }
 
     /// A product page became visible.
     ///

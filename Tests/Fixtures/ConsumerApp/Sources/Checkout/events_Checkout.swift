@@ -24,25 +24,31 @@ public enum CheckoutEvents {
     ]
 
     /// This module's catalog as a value: register it at aggregator setup (`configuration.catalogs = [CheckoutEvents.catalog, …]`) so that its personal-data args are hashed before any tracker sees them.
-    public static let catalog = EventCatalog(
+    public static let catalog: EventCatalog = EventCatalog(
         module: "Checkout",
         events: [
-            EventSpec(
-                name: checkoutStarted, type: .activity,
-                args: [
-                    ArgSpec(name: "cart_id", type: .string, isRequired: true, isPersonalData: false),
-                    ArgSpec(name: "items", type: .int, isRequired: true, isPersonalData: false),
-                    ArgSpec(name: "total", type: .double, isRequired: true, isPersonalData: false),
-                ]),
-            EventSpec(
-                name: checkoutPaid, type: .click,
-                args: [
-                    ArgSpec(name: "cart_id", type: .string, isRequired: true, isPersonalData: false),
-                    ArgSpec(name: "email", type: .string, isRequired: true, isPersonalData: true),
-                    ArgSpec(name: "phone", type: .string, isRequired: false, isPersonalData: true),
-                    ArgSpec(name: "express", type: .bool, isRequired: false, isPersonalData: false),
-                ]),
+            spec_checkoutStarted(),
+            spec_checkoutPaid(),
         ])
+
+    private static func spec_checkoutStarted() -> EventSpec {
+        let args: [ArgSpec] = [
+            ArgSpec(name: "cart_id", type: .string, isRequired: true, isPersonalData: false),
+            ArgSpec(name: "items", type: .int, isRequired: true, isPersonalData: false),
+            ArgSpec(name: "total", type: .double, isRequired: true, isPersonalData: false),
+        ]
+        return EventSpec(name: checkoutStarted, type: .activity, args: args)
+    }
+
+    private static func spec_checkoutPaid() -> EventSpec {
+        let args: [ArgSpec] = [
+            ArgSpec(name: "cart_id", type: .string, isRequired: true, isPersonalData: false),
+            ArgSpec(name: "email", type: .string, isRequired: true, isPersonalData: true),
+            ArgSpec(name: "phone", type: .string, isRequired: false, isPersonalData: true),
+            ArgSpec(name: "express", type: .bool, isRequired: false, isPersonalData: false),
+        ]
+        return EventSpec(name: checkoutPaid, type: .click, args: args)
+    }
 
     /// The user opened the checkout.
     public struct CheckoutStarted: TypedMeasurementEvent, Hashable {

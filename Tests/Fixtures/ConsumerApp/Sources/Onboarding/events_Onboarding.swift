@@ -13,5 +13,5 @@ public enum OnboardingEvents {
     public static let personalDataArgs: [EventName: Set<String>] = [:]
 
     /// This module's catalog as a value: register it at aggregator setup (`configuration.catalogs = [OnboardingEvents.catalog, …]`) so that its personal-data args are hashed before any tracker sees them.
-    public static let catalog = EventCatalog(module: "Onboarding", events: [])
+    public static let catalog: EventCatalog = EventCatalog(module: "Onboarding", events: [])
 }
