@@ -75,18 +75,27 @@ public struct AmplitudeEncoder: BatchEncoder {
         body.object { object in
             object.field("api_key") { $0.string(apiKey) }
             object.field("events") {
-                $0.array(events) { json, queued in
+                // The events, then one revenue event per product of each order of several
+                // products (AmplitudeEncoder+StandardCalls.swift).
+                $0.array(Self.sentEvents(events)) { json, sent in
+                    let queued = events[sent.position]
                     var userID = queued.identity.userID
                     if let id = userID, id.count < Self.minimumIDLength {
                         userID = nil
-                        adaptations.append(
-                            .init(
-                                event: queued.event.name,
-                                reason:
-                                    "user id left out: Amplitude ignores ids shorter than \(Self.minimumIDLength) characters"
-                            ))
+                        if sent.product == nil {
+                            adaptations.append(
+                                .init(
+                                    event: queued.event.name,
+                                    reason:
+                                        "user id left out: Amplitude ignores ids shorter than \(Self.minimumIDLength) characters"
+                                ))
+                        }
                     }
-                    writeEvent(queued, userID: userID, to: &json)
+                    if let product = sent.product {
+                        writeProductEvent(queued, product: product, userID: userID, to: &json)
+                    } else {
+                        writeEvent(queued, userID: userID, to: &json)
+                    }
                 }
             }
         }
@@ -164,6 +173,7 @@ public struct AmplitudeEncoder: BatchEncoder {
         guard response.status == 400, let root = try? parser.parse(), case .object(let members) = root.value
         else { return nil }
         var refused: Set<Int> = []
+        let positions = Self.sentEvents(events).map(\.position)  // a product event names its order
         for member in members where Self.refusalKeys.contains(member.key) {
             guard case .object(let fields) = member.value.value else { continue }
             for field in fields {
@@ -171,8 +181,8 @@ public struct AmplitudeEncoder: BatchEncoder {
                 for node in indices {
                     // An index beyond Int does not parse; one that parses must name one of the events.
                     guard case .number(let text) = node.value, let index = Int(text) else { continue }  // checked: nil
-                    if events.indices.contains(index) {
-                        refused.insert(index)
+                    if positions.indices.contains(index) {
+                        refused.insert(positions[index])
                     }
                 }
             }
