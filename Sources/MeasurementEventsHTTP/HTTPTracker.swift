@@ -178,6 +178,9 @@ public final class HTTPTracker: EventTracker, @unchecked Sendable {
         public var refusedEvents = 0
         /// Extra requests made to isolate refused events: the halves of refused requests.
         public var splitRequests = 0
+        /// Events not sent because they are older than the vendor takes (GA4 drops events
+        /// more than 72 hours old while answering 2xx); reported once per episode.
+        public var expiredBeforeSending = 0
         /// Records on disk lost to damage (a failed checksum, a bad frame, undecodable), as far
         /// as the damaged bytes tell.
         public var corruptRecords = 0
@@ -484,6 +487,7 @@ public final class HTTPTracker: EventTracker, @unchecked Sendable {
             rejectedByServer: uploadCounters.rejectedByServer,
             refusedEvents: uploadCounters.refusedEvents,
             splitRequests: uploadCounters.splitRequests,
+            expiredBeforeSending: uploadCounters.expiredBeforeSending,
             corruptRecords: queueCounters.corruptRecords,
             damagedBytes: queueCounters.damagedBytes,
             tornRecordsRepaired: queueCounters.tornRecordsRepaired,

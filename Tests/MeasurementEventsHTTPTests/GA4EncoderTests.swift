@@ -16,21 +16,21 @@ final class GA4EncoderTests: XCTestCase {
     func testTrackWithFullContext() {
         XCTAssertEqual(
             EncoderSamples.body(fullEncoder, EncoderSamples.track),
-            #"{"client_id":"anon-1234","user_id":"user-42","user_properties":{"group_employees":{"value":120},"group_id":{"value":"acme"},"group_name":{"value":"Acme Inc"},"plan":{"value":"pro"},"seats":{"value":3}},"events":[{"name":"feed_item_tapped","params":{"category":"feed","engagement_time_msec":1,"event_type":"click","item_id":"42","position":3,"session_id":"1714566000000"},"timestamp_micros":1714566600500000}]}"#
+            #"{"client_id":"anon-1234","user_id":"user-42","user_properties":{"group_employees":{"value":120},"group_id":{"value":"acme"},"group_name":{"value":"Acme Inc"},"plan":{"value":"pro"},"seats":{"value":3}},"device":{"brand":"Apple","category":"mobile","language":"en-US","model":"iPhone15,2","operating_system":"iOS","operating_system_version":"17.2.1"},"events":[{"name":"feed_item_tapped","params":{"category":"feed","engagement_time_msec":1,"event_type":"click","item_id":"42","position":3,"session_id":"1714566000000"},"timestamp_micros":1714566600500000}]}"#
         )
     }
 
     func testIdentifyWithFullContext() {
         XCTAssertEqual(
             EncoderSamples.body(fullEncoder, EncoderSamples.identify),
-            #"{"client_id":"anon-1234","user_id":"user-42","user_properties":{"group_employees":{"value":120},"group_id":{"value":"acme"},"group_name":{"value":"Acme Inc"},"plan":{"value":"pro"},"seats":{"value":3}},"events":[]}"#
+            #"{"client_id":"anon-1234","user_id":"user-42","user_properties":{"group_employees":{"value":120},"group_id":{"value":"acme"},"group_name":{"value":"Acme Inc"},"plan":{"value":"pro"},"seats":{"value":3}},"device":{"brand":"Apple","category":"mobile","language":"en-US","model":"iPhone15,2","operating_system":"iOS","operating_system_version":"17.2.1"},"events":[]}"#
         )
     }
 
     func testGroupWithFullContext() {
         XCTAssertEqual(
             EncoderSamples.body(fullEncoder, EncoderSamples.group),
-            #"{"client_id":"anon-1234","user_id":"user-42","user_properties":{"group_employees":{"value":120},"group_id":{"value":"acme"},"group_name":{"value":"Acme Inc"},"plan":{"value":"pro"},"seats":{"value":3}},"events":[]}"#
+            #"{"client_id":"anon-1234","user_id":"user-42","user_properties":{"group_employees":{"value":120},"group_id":{"value":"acme"},"group_name":{"value":"Acme Inc"},"plan":{"value":"pro"},"seats":{"value":3}},"device":{"brand":"Apple","category":"mobile","language":"en-US","model":"iPhone15,2","operating_system":"iOS","operating_system_version":"17.2.1"},"events":[]}"#
         )
     }
 

@@ -9,10 +9,16 @@ import MeasurementEventsStandard
 // - Revenue: the HTTP V2 API's event keys "price", "quantity", "revenue", "productId",
 //   "revenueType", "currency" (amplitude.com/docs/apis/analytics/http-v2, "Keys for the event
 //   argument"; amplitude.com/docs/data/sources/instrument-track-revenue, "Revenue
-//   properties": revenue is price * quantity). "productId", "price" and "quantity" describe one
-//   product: they are sent for an order of one product; an order of several sends "revenue"
-//   (the total) only, as Amplitude's fields hold one product. Not sent: "receipt" and
-//   "receiptSig" (the HTTP API does not verify receipts).
+//   properties": price, quantity and productId describe one product, revenue is price *
+//   quantity). An order of one product sends them on the order event. An order of several
+//   sends one revenue event per product, "Product Purchased" with price, quantity, productId,
+//   currency and revenueType (the per-product tracking of Segment's Amplitude destination,
+//   segment.com/docs/connections/destinations/catalog/actions-amplitude, "Track Revenue Per
+//   Product"; the event name is Segment's ecommerce spec's), after the request's events, with
+//   insert_id "<event id>-<product index>" so that a retry is de-duplicated; the order event
+//   then keeps the total as the event property "revenue" (not the revenue key, which would
+//   count the order twice) and "currency". Not sent: "receipt" and "receiptSig" (the HTTP API
+//   does not verify receipts).
 // - The session's campaign: the utm_source, utm_medium, utm_campaign, utm_term and utm_content
 //   user properties Amplitude's attribution tracking sets
 //   (amplitude.com/docs/sdks/analytics/ios/ios-swift-sdk, "Track marketing attribution"), as
@@ -43,7 +49,18 @@ struct AmplitudeStandardFields {
             eventProperties = queued.event.vendorProperties.filter { key, _ in
                 !key.hasPrefix("products.") && !["revenue", "currency", "revenue_type", "receipt"].contains(key)
             }
-            self.order = order
+            if order.products.count > 1 {
+                // The total stays with the order; the revenue goes with the product events.
+                // A number when a Double holds it exactly (15 digits), else its decimal text.
+                let total = DecimalText.text(order.revenue)
+                eventProperties["revenue"] =
+                    total.filter(\.isNumber).count <= 15
+                    ? Double(total).map { .double($0) } ?? .string(total) : .string(total)
+                eventProperties["currency"] = .string(order.currency)
+                self.order = nil
+            } else {
+                self.order = order
+            }
         case .alias, nil:
             return nil
         }
@@ -68,5 +85,69 @@ struct AmplitudeStandardFields {
         }
         fields.field("revenue") { $0.decimal(order.revenue) }
         if let revenueType = order.revenueType { fields.field("revenueType") { $0.string(revenueType) } }
+    }
+}
+
+extension AmplitudeEncoder {
+    /// One element of a request's `events`: a queued event, or a product of an order of several.
+    struct SentEvent {
+        /// The queued event's position in the batch.
+        var position: Int
+        /// The product's index in its order and the order, for a product event.
+        var product: (index: Int, order: Order)?
+    }
+
+    /// The request's events in order: the batch, then the product events of its orders of
+    /// several products. Amplitude's 400 names events by their index here.
+    static func sentEvents(_ events: [QueuedEvent]) -> [SentEvent] {
+        var sent = events.indices.map { SentEvent(position: $0) }
+        for (position, queued) in events.enumerated() {
+            guard case .order(let order) = StandardCall(queued), order.products.count > 1 else { continue }
+            sent += order.products.indices.map { SentEvent(position: position, product: ($0, order)) }
+        }
+        return sent
+    }
+
+    /// Writes the revenue event of one product of an order of several.
+    func writeProductEvent(
+        _ queued: QueuedEvent, product: (index: Int, order: Order), userID: String?, to json: inout JSONWriter
+    ) {
+        let event = queued.event
+        let identity = queued.identity
+        let context = queued.context
+        let item = product.order.products[product.index]
+        json.object { fields in
+            if let version = context?.app.version { fields.field("app_version") { $0.string(version) } }
+            fields.field("currency") { $0.string(product.order.currency) }
+            fields.field("device_id") { $0.string(identity.anonymousID) }
+            if let maker = context?.device.manufacturer { fields.field("device_manufacturer") { $0.string(maker) } }
+            if let model = context?.device.model { fields.field("device_model") { $0.string(model) } }
+            fields.field("event_properties") {
+                $0.object { properties in
+                    if let name = item.name { properties.field("name") { $0.string(name) } }
+                    if let orderID = product.order.orderID { properties.field("order_id") { $0.string(orderID) } }
+                }
+            }
+            fields.field("event_type") { $0.string("Product Purchased") }
+            if let groupID = identity.groupID {
+                fields.field("groups") { $0.object { $0.field(groupType) { $0.string(groupID) } } }
+            }
+            fields.field("insert_id") { $0.string("\(event.id.uuidString)-\(product.index)") }
+            if let locale = context?.locale { fields.field("language") { $0.string(locale) } }
+            if let os = context?.os {
+                fields.field("os_name") { $0.string(os.name) }
+                fields.field("os_version") { $0.string(os.version) }
+                fields.field("platform") { $0.string(os.name) }
+            }
+            fields.field("price") { $0.decimal(item.price) }
+            fields.field("productId") { $0.string(item.productID) }
+            fields.field("quantity") { $0.int(item.quantity) }
+            if let revenueType = product.order.revenueType {
+                fields.field("revenueType") { $0.string(revenueType) }
+            }
+            fields.field("session_id") { $0.int64(queued.sessionID ?? -1) }
+            fields.field("time") { $0.int64(WireFormats.milliseconds(event.timestamp)) }
+            if let userID { fields.field("user_id") { $0.string(userID) } }
+        }
     }
 }

@@ -82,18 +82,27 @@ public struct AmplitudeEncoder: BatchEncoder {
         body.object { object in
             object.field("api_key") { $0.string(apiKey) }
             object.field("events") {
-                $0.array(events) { json, queued in
+                // The events, then one revenue event per product of each order of several
+                // products (AmplitudeEncoder+StandardCalls.swift).
+                $0.array(Self.sentEvents(events)) { json, sent in
+                    let queued = events[sent.position]
                     var userID = queued.identity.userID
                     if let id = userID, id.count < Self.minimumIDLength {
                         userID = nil
-                        adaptations.append(
-                            .init(
-                                event: queued.event.name,
-                                reason:
-                                    "user id left out: Amplitude ignores ids shorter than \(Self.minimumIDLength) characters"
-                            ))
+                        if sent.product == nil {
+                            adaptations.append(
+                                .init(
+                                    event: queued.event.name,
+                                    reason:
+                                        "user id left out: Amplitude ignores ids shorter than \(Self.minimumIDLength) characters"
+                                ))
+                        }
                     }
-                    writeEvent(queued, userID: userID, to: &json)
+                    if let product = sent.product {
+                        writeProductEvent(queued, product: product, userID: userID, to: &json)
+                    } else {
+                        writeEvent(queued, userID: userID, to: &json)
+                    }
                 }
             }
         }
@@ -181,12 +190,16 @@ public struct AmplitudeEncoder: BatchEncoder {
     public func refusedEvents(in response: HTTPResponse, of events: [QueuedEvent]) -> Set<Int>? {
         guard response.status == 400, let members = Self.replyMembers(response) else { return nil }
         var refused: Set<Int> = []
+        // The reply's indices are positions in the request's `events`, where an order's
+        // product events follow the batch's own (a product event names its order).
+        let positions = Self.sentEvents(events).map(\.position)
         func insertIndices(_ node: JSONNode) {
             guard case .array(let indices) = node.value else { return }
             for index in indices {
-                // An index beyond Int does not parse and is ignored.
+                // An index beyond Int does not parse and is ignored; one the request did not
+                // have is returned out of the batch's range, for the tracker to report.
                 guard case .number(let text) = index.value, let index = Int(text) else { continue }  // checked: nil
-                refused.insert(index)
+                refused.insert(positions.indices.contains(index) ? positions[index] : max(index, events.count))
             }
         }
         for member in members {

@@ -225,6 +225,9 @@ public struct EncodedBatch: Sendable {
     public var rejected: [Rejection]
     /// Changes made so that the vendor accepts an event (a renamed event, a cut value).
     public var adaptations: [Rejection]
+    /// Events left out because they are older than the vendor takes (GA4: 72 hours); counted
+    /// apart (`HTTPTracker.Diagnostics.expiredBeforeSending`) and reported once per episode.
+    public var expired: [Rejection]
 
     /// The result of encoding a batch.
     ///
@@ -232,10 +235,14 @@ public struct EncodedBatch: Sendable {
     ///   - request: the request, or `nil` when every event was rejected.
     ///   - rejected: events left out, with why.
     ///   - adaptations: changes made so that the vendor accepts an event.
-    public init(request: HTTPRequest?, rejected: [Rejection] = [], adaptations: [Rejection] = []) {
+    ///   - expired: events left out because they are older than the vendor takes.
+    public init(
+        request: HTTPRequest?, rejected: [Rejection] = [], adaptations: [Rejection] = [], expired: [Rejection] = []
+    ) {
         self.request = request
         self.rejected = rejected
         self.adaptations = adaptations
+        self.expired = expired
     }
 
     /// One event and what happened to it.

@@ -3,22 +3,23 @@ import MeasurementEvents
 import MeasurementEventsStandard
 
 // GA4's events for the standard events:
-// - screen_view with screen_name and screen_class: GA4's screen-view event
-//   (firebase.google.com/docs/analytics/screenviews, "Manually track screens";
-//   developers.google.com/analytics/devguides/collection/ga4/reference/events lists the
-//   recommended events). GA4's naming rules (support.google.com/analytics/answer/13316687)
-//   reserve screen_view for app streams' own collection, so the generic path rejects the name;
-//   this is the one place it is sent, as the vendors' dashboards expect.
+// - Screen views, app stream: screen_view with screen_name and screen_class, GA4's screen-view
+//   event for apps (firebase.google.com/docs/analytics/screenviews, "Manually track screens";
+//   support.google.com/analytics/answer/9234069 lists screen_view among the events of app
+//   streams). GA4's naming rules (support.google.com/analytics/answer/13316687) reserve the name
+//   for that collection, so the generic path rejects it; this is the one place it is sent.
+// - Screen views, web stream: GA4 documents no screen event for web streams (their page_view
+//   needs a page_location URL), so a screen goes as the custom event screen_viewed with the same
+//   screen_name and screen_class params (the article "Delivering to vendors" documents it).
 // - purchase with currency, transaction_id, value and items (item_id, item_name, price,
 //   quantity): developers.google.com/analytics/devguides/collection/ga4/reference/events#purchase,
 //   sent over the Measurement Protocol as any event
-//   (developers.google.com/analytics/devguides/collection/protocol/ga4/reference). Not sent:
+//   (developers.google.com/analytics/devguides/collection/protocol/ga4/reference). GA4
+//   de-duplicates purchases by transaction_id (support.google.com/analytics/answer/12313109):
+//   an order without an id gets the event's id, so a retried request is counted once. Not sent:
 //   coupon, shipping, tax, affiliation, customer_type, and the items' optional fields
 //   (the order event does not collect them).
-// - The session's campaign: the campaign fields GA4 documents, campaign_source,
-//   campaign_medium, campaign_name, campaign_term, campaign_content
-//   (support.google.com/analytics/answer/11259997, "Set campaign values in gtag.js"), as params
-//   of every event that carries the utm_* args.
+// - The session's campaign: a campaign_details event (GA4CampaignDetails.swift).
 // - No alias call: the Measurement Protocol joins a user's events by user_id; user/aliased
 //   goes as a plain user_aliased event.
 extension GA4Encoder {
@@ -30,7 +31,7 @@ extension GA4Encoder {
         var order: Order?
         switch StandardCall(queued) {
         case .screen(let view):
-            name = "screen_view"
+            if case .app = stream { name = "screen_view" } else { name = "screen_viewed" }
             var properties = event
             properties.args = view.properties
             params = ga4Params(properties, adaptations: &adaptations).filter { !DeepLink.utmArgs.contains($0.key) }
@@ -39,13 +40,17 @@ extension GA4Encoder {
         case .order(let purchase):
             name = "purchase"
             params = ["currency": .string(purchase.currency)]
-            if let orderID = purchase.orderID { params["transaction_id"] = .string(orderID) }
+            if let orderID = purchase.orderID {
+                params["transaction_id"] = .string(orderID)
+            } else {
+                params["transaction_id"] = .string(event.id.uuidString.lowercased())
+                adaptations.append(
+                    .init(event: event.name, reason: "transaction_id derived from the event id (the order has none)"))
+            }
             order = purchase
         case .alias, nil:
             return nil
         }
-        for (key, value) in StandardCall.campaign(of: event) { params[key] = value }
-        Self.renameCampaign(&params)
         params["engagement_time_msec"] = .int(1)
         if let sessionID = queued.sessionID { params["session_id"] = .string(String(sessionID)) }
         var json = JSONWriter()
@@ -71,17 +76,6 @@ extension GA4Encoder {
             object.field("timestamp_micros") { $0.int64(WireFormats.microseconds(event.timestamp)) }
         }
         return json.bytes
-    }
-
-    /// Renames the `utm_*` params to GA4's `campaign_*` fields.
-    static func renameCampaign(_ params: inout EventArgs) {
-        let names = [
-            "utm_source": "campaign_source", "utm_medium": "campaign_medium", "utm_campaign": "campaign_name",
-            "utm_term": "campaign_term", "utm_content": "campaign_content",
-        ]
-        for (utm, campaign) in names {
-            if let value = params.removeValue(forKey: utm) { params[campaign] = value }
-        }
     }
 
     private static func writeItems(_ products: [Order.Product], to json: inout JSONWriter) {

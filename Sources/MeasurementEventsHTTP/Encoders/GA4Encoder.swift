@@ -76,35 +76,89 @@ public struct GA4Encoder: BatchEncoder {
     /// Param name prefixes GA4 reserves.
     public static let reservedParamPrefixes = ["_", "firebase_", "ga_", "google_"]
 
-    /// The data stream's measurement id (`G-…`).
-    public let measurementID: String
+    /// The data stream: web (`measurement_id`, `client_id`) or app (`firebase_app_id`, `app_instance_id`).
+    public let stream: Stream
+    /// The web stream's measurement id (`G-…`); `nil` for an app stream.
+    public var measurementID: String? {
+        if case .web(let measurementID) = stream { return measurementID }
+        return nil
+    }
     /// The Measurement Protocol API secret of the data stream.
     public let apiSecret: String
     public let endpoint: URL
     public let limits: BatchLimits
     /// Which name an event is sent under (before GA4's own name rules).
     public let eventName: VendorEventName
+    /// Whether bodies are also checked with GA4's validation server (`/debug/mp/collect`).
+    public let validation: Validation
+    /// How far back GA4 takes an event: 72 hours before the request
+    /// (developers.google.com/analytics/devguides/collection/protocol/ga4/reference,
+    /// `timestamp_micros`: "backdate events up to 72 hours"). Older events are not sent.
+    public static let backdatingWindow: TimeInterval = 72 * 3600
 
-    /// Makes an encoder for the GA4 Measurement Protocol.
+    /// Makes an encoder for a GA4 web (or server) stream.
     ///
     /// - Parameters:
     ///   - measurementID: the data stream's measurement id (`G-…`).
     ///   - apiSecret: a Measurement Protocol API secret of that stream.
     ///   - baseURL: the API's address; `/mp/collect` is appended.
     ///   - eventName: whether the name (the default) or the plan label is sent.
+    ///   - validation: when bodies are also checked with GA4's validation server.
     ///   - limits: what one request may carry; capped at GA4's 25 events and 130 KB.
     public init(
         measurementID: String,
         apiSecret: String,
         baseURL: URL = GA4Encoder.defaultBaseURL,
         eventName: VendorEventName = .name,
+        validation: Validation = .inDebugBuilds,
         limits: BatchLimits = BatchLimits(maximumEvents: 25, maximumBytes: 130_000)
     ) {
-        self.measurementID = measurementID
+        self.init(
+            checkedStream: .web(measurementID: measurementID), apiSecret: apiSecret, baseURL: baseURL,
+            eventName: eventName, validation: validation, limits: limits)
+    }
+
+    /// Makes an encoder for a GA4 stream of the kind given.
+    ///
+    /// ```swift
+    /// let encoder = try GA4Encoder(
+    ///     stream: .app(firebaseAppID: "1:1234567890:ios:abcdef", appInstanceID: Analytics.appInstanceID() ?? ""),
+    ///     apiSecret: "SECRET")
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - stream: the data stream, web or app.
+    ///   - apiSecret: a Measurement Protocol API secret of that stream.
+    ///   - baseURL: the API's address; `/mp/collect` is appended.
+    ///   - eventName: whether the name (the default) or the plan label is sent.
+    ///   - validation: when bodies are also checked with GA4's validation server.
+    ///   - limits: what one request may carry; capped at GA4's 25 events and 130 KB.
+    /// - Throws: ``StreamError`` when the stream cannot be right (an app stream without its
+    ///   app instance id, an empty id).
+    public init(
+        stream: Stream,
+        apiSecret: String,
+        baseURL: URL = GA4Encoder.defaultBaseURL,
+        eventName: VendorEventName = .name,
+        validation: Validation = .inDebugBuilds,
+        limits: BatchLimits = BatchLimits(maximumEvents: 25, maximumBytes: 130_000)
+    ) throws {
+        if let problem = stream.problem { throw StreamError(description: problem) }
+        self.init(
+            checkedStream: stream, apiSecret: apiSecret, baseURL: baseURL, eventName: eventName,
+            validation: validation, limits: limits)
+    }
+
+    private init(
+        checkedStream stream: Stream, apiSecret: String, baseURL: URL, eventName: VendorEventName,
+        validation: Validation, limits: BatchLimits
+    ) {
+        self.stream = stream
         self.apiSecret = apiSecret
         self.endpoint = WireFormats.url(
-            baseURL, path: "/mp/collect", query: [("measurement_id", measurementID), ("api_secret", apiSecret)])
+            baseURL, path: "/mp/collect", query: [stream.queryItem, ("api_secret", apiSecret)])
         self.eventName = eventName
+        self.validation = validation
         self.limits = BatchLimits(
             maximumEvents: min(limits.maximumEvents, 25), maximumBytes: min(limits.maximumBytes, 130_000))
     }
@@ -184,9 +238,21 @@ public struct GA4Encoder: BatchEncoder {
     public func encode(_ events: [QueuedEvent], context: BatchContext) -> EncodedBatch {
         guard let first = events.first, let last = events.last else { return EncodedBatch(request: nil) }
         var rejected: [EncodedBatch.Rejection] = []
+        var expired: [EncodedBatch.Rejection] = []
         var adaptations: [EncodedBatch.Rejection] = []
         var encodedEvents: [[UInt8]] = []
+        var campaign = CampaignDetails.State()
+        let oldestTaken = context.sentAt.addingTimeInterval(-Self.backdatingWindow)
         for queued in events where queued.kind == .track {
+            if queued.event.timestamp < oldestTaken {
+                let hours = Int(context.sentAt.timeIntervalSince(queued.event.timestamp) / 3600)
+                expired.append(
+                    .init(
+                        event: queued.event.name,
+                        reason: "not sent: \(hours) hours old, older than GA4's 72-hour backdating window"))
+                continue
+            }
+            if let details = campaign.detailsEvent(for: queued) { encodedEvents.append(details) }
             if let standard = standardEvent(queued, adaptations: &adaptations) {  // screen_view, purchase
                 encodedEvents.append(standard)
                 continue
@@ -205,8 +271,9 @@ public struct GA4Encoder: BatchEncoder {
             if name != original {
                 adaptations.append(.init(event: event.name, reason: "sent to GA4 as \(name)"))
             }
-            var params = ga4Params(event, adaptations: &adaptations)
-            Self.renameCampaign(&params)  // utm_* as campaign_*
+            var params = ga4Params(event, adaptations: &adaptations).filter {
+                !CampaignDetails.utmArgs.contains($0.key)
+            }
             params["engagement_time_msec"] = .int(1)
             if let sessionID = queued.sessionID { params["session_id"] = .string(String(sessionID)) }
             var json = JSONWriter()
@@ -217,9 +284,16 @@ public struct GA4Encoder: BatchEncoder {
             }
             encodedEvents.append(json.bytes)
         }
+        if encodedEvents.count > Self.maximumEventsPerRequest {
+            // Only campaign_details events push a full batch over GA4's 25: the campaign goes
+            // with the next request that has room (GA4 applies it to the events after it).
+            adaptations.append(
+                .init(event: first.event.name, reason: "campaign_details left out: the request holds 25 events"))
+            encodedEvents = campaign.removingDetails(from: encodedEvents, keeping: Self.maximumEventsPerRequest)
+        }
         let hasIdentityCalls = events.contains { $0.kind != .track }
         guard !encodedEvents.isEmpty || hasIdentityCalls else {
-            return EncodedBatch(request: nil, rejected: rejected, adaptations: adaptations)
+            return EncodedBatch(request: nil, rejected: rejected, adaptations: adaptations, expired: expired)
         }
         var userID = first.identity.userID
         if let id = userID, id.count > Self.maximumUserIDLength {
@@ -233,7 +307,12 @@ public struct GA4Encoder: BatchEncoder {
         let userProperties = ga4UserProperties(last.identity, event: last.event.name, adaptations: &adaptations)
         var body = JSONWriter()
         body.object { object in
-            object.field("client_id") { $0.string(first.identity.anonymousID) }
+            switch stream {
+            case .web:
+                object.field("client_id") { $0.string(first.identity.anonymousID) }
+            case .app(_, let appInstanceID):
+                object.field("app_instance_id") { $0.string(appInstanceID) }
+            }
             if let userID { object.field("user_id") { $0.string(userID) } }
             if !userProperties.isEmpty {
                 object.field("user_properties") {
@@ -244,11 +323,46 @@ public struct GA4Encoder: BatchEncoder {
                     }
                 }
             }
+            if let context = last.context { Self.writeDevice(context, to: &object) }
             object.field("events") { $0.array(encodedEvents) { json, event in json.raw(event) } }
         }
         let request = HTTPRequest(url: endpoint, headers: ["Content-Type": "application/json"], body: body.bytes)
         adaptations += NonFiniteValues.adaptations(in: events, sentAs: "null")
-        return EncodedBatch(request: request, rejected: rejected, adaptations: adaptations)
+        return EncodedBatch(request: request, rejected: rejected, adaptations: adaptations, expired: expired)
+    }
+
+    /// The most events in one request (Measurement Protocol reference, `events`: "up to 25").
+    static let maximumEventsPerRequest = 25
+
+    // The device block of the Measurement Protocol reference
+    // (developers.google.com/analytics/devguides/collection/protocol/ga4/reference, "device":
+    // category, language, screen_resolution, operating_system, operating_system_version, model,
+    // brand, browser, browser_version). Sent: category (from the model: iPad → tablet, iPhone
+    // and iPod → mobile, Mac → desktop; otherwise left out), language (the locale),
+    // operating_system, operating_system_version, model, brand (the manufacturer). The
+    // reference has no app-version field: the app version is not sent (GA4 app streams take it
+    // from the Firebase SDK).
+    /// Writes `device` for the request from the newest event's context.
+    static func writeDevice(_ context: EventContext, to object: inout JSONWriter.ObjectWriter) {
+        let model = context.device.model
+        let category: String? =
+            if model?.hasPrefix("iPad") == true {
+                "tablet"
+            } else if model?.hasPrefix("iPhone") == true
+                || model?.hasPrefix("iPod") == true
+            { "mobile" } else if model?.hasPrefix("Mac") == true { "desktop" } else { nil }
+        object.field("device") {
+            $0.object { device in
+                if let brand = context.device.manufacturer { device.field("brand") { $0.string(brand) } }
+                if let category { device.field("category") { $0.string(category) } }
+                if let locale = context.locale {
+                    device.field("language") { $0.string(locale.replacingOccurrences(of: "_", with: "-")) }
+                }
+                if let model { device.field("model") { $0.string(model) } }
+                device.field("operating_system") { $0.string(context.os.name) }
+                device.field("operating_system_version") { $0.string(context.os.version) }
+            }
+        }
     }
 
     /// The user's traits, and the group as `group_id` and `group_`-prefixed traits, under GA4's

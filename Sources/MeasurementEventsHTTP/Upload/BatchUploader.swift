@@ -34,6 +34,7 @@ final class BatchUploader: @unchecked Sendable {
         var rejectedByServer = 0
         var refusedEvents = 0
         var splitRequests = 0
+        var expiredBeforeSending = 0
         var recentProblems: [String] = []
         /// The report of the configuration refusal in force; `nil` while sending.
         var refusedConfiguration: String?
@@ -77,6 +78,10 @@ final class BatchUploader: @unchecked Sendable {
     private let policy: RetryPolicy
     private let timeout: TimeInterval
     private let compressesBodies: Bool
+    /// Checks GA4 bodies with GA4's validation server, when the encoder asks for it.
+    private var validator: GA4Validator?
+    /// Whether the next events too old for the vendor start an episode (and get a report).
+    private var reportsExpired = true
     /// Fills in the records of queue version 1, which kept no anonymous id.
     private let legacyAnonymousID: String
     private let log: @Sendable (String) -> Void
@@ -127,6 +132,9 @@ final class BatchUploader: @unchecked Sendable {
         self.legacyAnonymousID = legacyAnonymousID
         self.log = log
         requestSize = RequestSizeLearner(maximum: encoder.limits.maximumEvents)
+        validator = GA4Validator(encoder: encoder, transport: transport, timeout: timeout) { [weak self] in
+            self?.problem($0)
+        }
     }
 
     /// Starts sending if idle. `flush` sends the open segment too; without it only sealed
@@ -277,7 +285,7 @@ final class BatchUploader: @unchecked Sendable {
                 bytesPerEvent = Double(size) / Double(positions.count)
                 return send(
                     onTheWire ?? compressed(payload), range: range, positions: positions,
-                    eventCount: events.count - encoded.rejected.count)
+                    eventCount: events.count - encoded.rejected.count - encoded.expired.count)
             }
         }
     }
@@ -330,6 +338,7 @@ final class BatchUploader: @unchecked Sendable {
     }
 
     private func note(_ encoded: EncodedBatch) {
+        noteExpired(encoded)
         guard !encoded.rejected.isEmpty || !encoded.adaptations.isEmpty else { return }
         for rejection in encoded.rejected { problem("rejected \(rejection)") }
         for adaptation in encoded.adaptations { log("adapted \(adaptation)") }
@@ -339,7 +348,23 @@ final class BatchUploader: @unchecked Sendable {
         }
     }
 
+    /// Counts events too old for the vendor; reports the first of an episode (until a request
+    /// goes out with none).
+    private func noteExpired(_ encoded: EncodedBatch) {
+        counters.withLock { $0.expiredBeforeSending += encoded.expired.count }
+        if encoded.expired.isEmpty {
+            if encoded.request != nil { reportsExpired = true }
+        } else if reportsExpired {
+            reportsExpired = false
+            problem(
+                "\(encoded.expired.count) events left out, older than the vendor takes (\(encoded.expired[0])); "
+                    + "further ones are counted (diagnostics.expiredBeforeSending) without a new report until "
+                    + "a request goes out without any")
+        }
+    }
+
     private func send(_ request: HTTPRequest, range: Range<Int>, positions: [Int], eventCount: Int) {
+        validator?.check(request)
         requestInFlight = true
         let isHalf = current!.halfStarts.remove(range.lowerBound) != nil
         counters.withLock {
