@@ -98,7 +98,7 @@ open class EventAggregator: @unchecked Sendable {
         startCheck = StartCheck(center: center)
         queue = DispatchQueue(label: "MeasurementEvents.EventAggregator")
         attribution = AttributionState(
-            store: configuration.identityStore ?? InMemoryIdentityStore(), rules: configuration.sessions,
+            store: configuration.identityStore, rules: configuration.sessions,
             context: configuration.makeContext())
         let restored = attribution.restored
         let consent = restored.consent ?? configuration.consent

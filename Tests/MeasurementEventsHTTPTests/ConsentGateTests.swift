@@ -21,7 +21,7 @@ final class ConsentGateTests: LoopbackTestCase {
     }
 
     private func makeAggregator(_ tracker: HTTPTracker, center: NotificationCenter) -> EventAggregator {
-        var configuration = EventAggregator.Configuration()
+        var configuration = EventAggregator.Configuration.testing
         configuration.identityStore = FileIdentityStore(directory: identityDirectory)
         return EventAggregator(
             center: center, filter: EventFilter(allow: ["app/*"]), trackers: [tracker], configuration: configuration)

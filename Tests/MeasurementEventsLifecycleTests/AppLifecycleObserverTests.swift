@@ -188,7 +188,7 @@ final class AppLifecycleObserverTests: XCTestCase {
         EventAggregator, FlushCountingTracker
     ) {
         let tracker = FlushCountingTracker()
-        var configuration = EventAggregator.Configuration()
+        var configuration = EventAggregator.Configuration.testing
         configuration.identityStore = store
         configuration.clock = clock
         let aggregator = EventAggregator(
