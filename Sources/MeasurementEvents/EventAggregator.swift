@@ -119,6 +119,9 @@ open class EventAggregator: @unchecked Sendable {
         delivery.aggregator = self
         queue.setSpecific(key: queueKey, value: ObjectIdentifier(self))
         if let problem = restored.problem { configuration.problemHandler?(.identityStoreFailed(problem)) }
+        if IdentitySetupCheck.warnsOfMemoryStore(configuration.identityStore) {
+            configuration.problemHandler?(.identityInMemory)
+        }
         for problem in registeredCatalogs.problems { configuration.problemHandler?(.catalogRegistration(problem)) }
     }
 
