@@ -116,7 +116,8 @@ final class PlanAggregatorTests: XCTestCase {
         let examplePlan = try plan(examplePlanJSON)
         XCTAssertThrowsError(
             try EventAggregator(
-                plan: examplePlan, destinations: ["amplitude": RecordingTracker(), "firebase": RecordingTracker()], configuration: .testing)
+                plan: examplePlan, destinations: ["amplitude": RecordingTracker(), "firebase": RecordingTracker()],
+                configuration: .testing)
         ) { error in
             XCTAssertEqual(
                 (error as? TrackingPlanError)?.problems.map(\.description),
@@ -125,7 +126,8 @@ final class PlanAggregatorTests: XCTestCase {
                     #"plan.json: $.destinations: found a tracker for "firebase", which the plan does not declare, expected one of "amplitude", "console""#,
                 ])
         }
-        XCTAssertThrowsError(try EventAggregator(plan: examplePlan, destinations: [:], configuration: .testing)) { error in
+        XCTAssertThrowsError(try EventAggregator(plan: examplePlan, destinations: [:], configuration: .testing)) {
+            error in
             XCTAssertEqual(
                 (error as? TrackingPlanError)?.problems.map(\.description),
                 [

@@ -81,7 +81,8 @@ final class AggregatorConcurrencyTests: XCTestCase {
     func testReconfiguringWhilePostingIsSafe() {
         let center = NotificationCenter()
         let tracker = RecordingTracker()
-        let aggregator = EventAggregator(center: center, filter: .allowAll, trackers: [tracker], configuration: .testing)
+        let aggregator = EventAggregator(
+            center: center, filter: .allowAll, trackers: [tracker], configuration: .testing)
         aggregator.start()
         DispatchQueue.concurrentPerform(iterations: 4) { worker in
             for index in 0..<2_000 {

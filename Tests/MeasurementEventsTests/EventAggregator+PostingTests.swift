@@ -71,7 +71,8 @@ final class EventAggregatorPostingTests: XCTestCase {
         let center = NotificationCenter()
         let tracker = RecordingTracker()
         let aggregator = EventAggregator(
-            center: center, filter: EventFilter(allow: ["feed/item_tapped_in_the_list", "s/a"]), trackers: [tracker], configuration: .testing)
+            center: center, filter: EventFilter(allow: ["feed/item_tapped_in_the_list", "s/a"]), trackers: [tracker],
+            configuration: .testing)
         aggregator.start()
         let area = ["feed", "item_tapped_in_the_list"]
         MeasurementEvent.post("feed/item_tapped_in_the_list", to: center)  // a literal: cached
@@ -159,7 +160,8 @@ final class EventAggregatorPostingTests: XCTestCase {
     func testAnInvalidNameIsRejectedEveryTimeItIsPosted() {
         let center = NotificationCenter()
         let tracker = RecordingTracker()
-        let aggregator = EventAggregator(center: center, filter: .allowAll, trackers: [tracker], configuration: .testing)
+        let aggregator = EventAggregator(
+            center: center, filter: .allowAll, trackers: [tracker], configuration: .testing)
         aggregator.start()
         for _ in 0..<3 { MeasurementEvent.post("feed//tapped", to: center) }
         aggregator.waitUntilDelivered()
@@ -172,7 +174,8 @@ final class EventAggregatorPostingTests: XCTestCase {
     func testEventsOfAThreadThatExitedAreDelivered() {
         let center = NotificationCenter()
         let tracker = RecordingTracker()
-        let aggregator = EventAggregator(center: center, filter: .allowAll, trackers: [tracker], configuration: .testing)
+        let aggregator = EventAggregator(
+            center: center, filter: .allowAll, trackers: [tracker], configuration: .testing)
         aggregator.start()
         for round in 0..<20 {
             let exited = DispatchSemaphore(value: 0)

@@ -63,7 +63,8 @@ final class EventAggregatorTests: XCTestCase {
 
     func testAnExplicitFilterOverridesTheSubclassLists() {
         let center = NotificationCenter()
-        let aggregator = WhitelistAggregator(center: center, filter: EventFilter(allow: ["settings/*"]), configuration: .testing)
+        let aggregator = WhitelistAggregator(
+            center: center, filter: EventFilter(allow: ["settings/*"]), configuration: .testing)
         aggregator.start()
         postSample(on: center)
         aggregator.waitUntilDelivered()
@@ -73,7 +74,8 @@ final class EventAggregatorTests: XCTestCase {
     func testTrackersReceiveTheDecodedEvent() throws {
         let center = NotificationCenter()
         let tracker = RecordingTracker()
-        let aggregator = EventAggregator(center: center, filter: .allowAll, trackers: [tracker], configuration: .testing)
+        let aggregator = EventAggregator(
+            center: center, filter: .allowAll, trackers: [tracker], configuration: .testing)
         aggregator.start()
         let before = Date()
         MeasurementEvent.post("feed/item_tapped", type: .click, category: "feed", args: ["position": 3], to: center)
@@ -90,7 +92,8 @@ final class EventAggregatorTests: XCTestCase {
     func testEveryEventGetsItsOwnID() {
         let center = NotificationCenter()
         let tracker = RecordingTracker()
-        let aggregator = EventAggregator(center: center, filter: .allowAll, trackers: [tracker], configuration: .testing)
+        let aggregator = EventAggregator(
+            center: center, filter: .allowAll, trackers: [tracker], configuration: .testing)
         aggregator.start()
         for _ in 0..<1_000 { MeasurementEvent.post("feed/opened", to: center) }
         aggregator.waitUntilDelivered()
@@ -100,7 +103,8 @@ final class EventAggregatorTests: XCTestCase {
     func testARepostedCompleteEventKeepsItsIDAndTimestamp() throws {
         let center = NotificationCenter()
         let tracker = RecordingTracker()
-        let aggregator = EventAggregator(center: center, filter: .allowAll, trackers: [tracker], configuration: .testing)
+        let aggregator = EventAggregator(
+            center: center, filter: .allowAll, trackers: [tracker], configuration: .testing)
         aggregator.start()
         let original = MeasurementEvent("feed/opened", timestamp: Date(timeIntervalSince1970: 1_700_000_000.25))
         original.post(to: center)
@@ -113,7 +117,8 @@ final class EventAggregatorTests: XCTestCase {
     func testStartAndStopAreIdempotentAndAStoppedAggregatorReceivesNothing() {
         let center = NotificationCenter()
         let tracker = RecordingTracker()
-        let aggregator = EventAggregator(center: center, filter: .allowAll, trackers: [tracker], configuration: .testing)
+        let aggregator = EventAggregator(
+            center: center, filter: .allowAll, trackers: [tracker], configuration: .testing)
         MeasurementEvent.post("feed/before_start", to: center)
         aggregator.start()
         aggregator.start()
@@ -144,7 +149,8 @@ final class EventAggregatorTests: XCTestCase {
         let center = NotificationCenter()
         let threads = LockedValue<[Bool]>([])
         let tracker = ClosureTracker { _ in threads.withLock { $0.append(Thread.isMainThread) } }
-        let aggregator = EventAggregator(center: center, filter: .allowAll, trackers: [tracker], configuration: .testing)
+        let aggregator = EventAggregator(
+            center: center, filter: .allowAll, trackers: [tracker], configuration: .testing)
         aggregator.start()
         XCTAssertTrue(Thread.isMainThread)
         MeasurementEvent.post("feed/opened", to: center)
@@ -193,7 +199,8 @@ final class EventAggregatorTests: XCTestCase {
     func testSetFilterTakesEffectForTheNextPost() {
         let center = NotificationCenter()
         let tracker = RecordingTracker()
-        let aggregator = EventAggregator(center: center, filter: EventFilter(allow: ["feed/*"]), trackers: [tracker], configuration: .testing)
+        let aggregator = EventAggregator(
+            center: center, filter: EventFilter(allow: ["feed/*"]), trackers: [tracker], configuration: .testing)
         aggregator.start()
         MeasurementEvent.post("settings/opened", to: center)
         aggregator.setFilter(EventFilter(allow: ["settings/*"]))
@@ -229,7 +236,8 @@ final class EventAggregatorTests: XCTestCase {
     func testFlushWaitsForDeliveryThenFlushesTrackers() {
         let center = NotificationCenter()
         let tracker = RecordingTracker()
-        let aggregator = EventAggregator(center: center, filter: .allowAll, trackers: [tracker], configuration: .testing)
+        let aggregator = EventAggregator(
+            center: center, filter: .allowAll, trackers: [tracker], configuration: .testing)
         aggregator.start()
         MeasurementEvent.post("feed/opened", to: center)
         aggregator.flush()
@@ -267,7 +275,8 @@ final class EventAggregatorTests: XCTestCase {
     func testAReleasedAggregatorStopsObserving() {
         let center = NotificationCenter()
         let tracker = RecordingTracker()
-        var aggregator: EventAggregator? = EventAggregator(center: center, filter: .allowAll, trackers: [tracker], configuration: .testing)
+        var aggregator: EventAggregator? = EventAggregator(
+            center: center, filter: .allowAll, trackers: [tracker], configuration: .testing)
         aggregator?.start()
         aggregator?.waitUntilDelivered()
         weak var released: EventAggregator?

@@ -11,7 +11,8 @@ final class LegacyAQSTests: XCTestCase {
     func testLegacyNotificationsAreIgnoredByDefault() {
         let center = NotificationCenter()
         let tracker = RecordingTracker()
-        let aggregator = EventAggregator(center: center, filter: .allowAll, trackers: [tracker], configuration: .testing)
+        let aggregator = EventAggregator(
+            center: center, filter: .allowAll, trackers: [tracker], configuration: .testing)
         aggregator.start()
         postLegacy("feed/opened", args: ["from": "objc"], on: center)
         aggregator.waitUntilDelivered()

@@ -102,7 +102,8 @@ final class MalformedNotificationTests: XCTestCase {
     func testArgsAreReadFromEveryDictionaryShape() {
         let center = NotificationCenter()
         let tracker = RecordingTracker()
-        let aggregator = EventAggregator(center: center, filter: .allowAll, trackers: [tracker], configuration: .testing)
+        let aggregator = EventAggregator(
+            center: center, filter: .allowAll, trackers: [tracker], configuration: .testing)
         aggregator.start()
         let shapes: [Any] = [
             ["item": "42", "position": 3] as [String: Any],
@@ -119,7 +120,8 @@ final class MalformedNotificationTests: XCTestCase {
 
     func testArgsOfFilteredOutEventsAreNotInspected() {
         let center = NotificationCenter()
-        let aggregator = EventAggregator(center: center, filter: EventFilter(allow: ["feed/*"]), configuration: .testing)
+        let aggregator = EventAggregator(
+            center: center, filter: EventFilter(allow: ["feed/*"]), configuration: .testing)
         aggregator.start()
         center.post(name: .measurementEvent, object: nil, userInfo: ["name": "settings/opened", "args": [1]])
         aggregator.waitUntilDelivered()

@@ -157,7 +157,8 @@ final class IdentityOrderingTests: XCTestCase {
     func testIdentityChangesAreNotFilteredByTheAllowList() {
         let center = NotificationCenter()
         let tracker = OrderedTracker()
-        let aggregator = EventAggregator(center: center, filter: EventFilter(allow: []), trackers: [tracker], configuration: .testing)
+        let aggregator = EventAggregator(
+            center: center, filter: EventFilter(allow: []), trackers: [tracker], configuration: .testing)
         aggregator.start()
         MeasurementIdentity.identify(userID: "user-1", to: center)
         aggregator.waitUntilDelivered()
