@@ -9,7 +9,7 @@ as a new user's app would run, and checks that the dashboards it feeds would tel
 
     python3 Scripts/check-readme-setup.py   (after `swift build`)
 
-The launches get a home and an XDG state directory of their own, in a temporary folder.
+The launches get a home and an XDG state directory of their own, in a folder under `.build`.
 """
 import gzip
 import http.server
@@ -56,7 +56,8 @@ def main():
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Collector)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     url = f"http://127.0.0.1:{server.server_address[1]}"
-    with tempfile.TemporaryDirectory() as home:
+    # Not under the system's temporary directory: the HTTP tracker would rightly warn of it there.
+    with tempfile.TemporaryDirectory(dir=os.path.join(ROOT, ".build")) as home:
         launches = [launch(home, url) for _ in range(2)]
         for number, (anonymous_id, email) in enumerate(launches, 1):
             print(f"launch {number}: anonymousId {anonymous_id}  email {email}")
