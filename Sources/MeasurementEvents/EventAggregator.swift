@@ -49,6 +49,7 @@ open class EventAggregator: @unchecked Sendable {
     let planChecker: PlanChecker?
     /// Counts posts on ``center`` until ``start()``, to report an aggregator never started.
     let startCheck: StartCheck
+    let consentDecision = ConsentDecisionCheck()
 
     let queue: DispatchQueue
     let queueKey = DispatchSpecificKey<ObjectIdentifier>()
@@ -259,6 +260,7 @@ open class EventAggregator: @unchecked Sendable {
     /// ``waitUntilDelivered()``, then asks every tracker to flush. From delivery code it only
     /// flushes the trackers.
     public func flush() {
+        reportIfConsentNeverDecided()
         waitUntilDelivered()
         onDeliveryContext { self.flushTrackers() }
     }
