@@ -49,6 +49,7 @@ open class EventAggregator: @unchecked Sendable {
     let planChecker: PlanChecker?
     /// Counts posts on ``center`` until ``start()``, to report an aggregator never started.
     let startCheck: StartCheck
+    let consentDecision = ConsentDecisionCheck()
 
     let queue: DispatchQueue
     let queueKey = DispatchSpecificKey<ObjectIdentifier>()
@@ -111,7 +112,7 @@ open class EventAggregator: @unchecked Sendable {
         startCheck = StartCheck(center: center)
         queue = DispatchQueue(label: "MeasurementEvents.EventAggregator")
         attribution = AttributionState(
-            store: configuration.identityStore ?? InMemoryIdentityStore(), rules: configuration.sessions,
+            store: configuration.identityStore, rules: configuration.sessions,
             context: configuration.makeContext())
         let restored = attribution.restored
         let consent = restored.consent ?? configuration.consent
@@ -132,6 +133,9 @@ open class EventAggregator: @unchecked Sendable {
         delivery.aggregator = self
         queue.setSpecific(key: queueKey, value: ObjectIdentifier(self))
         if let problem = restored.problem { configuration.problemHandler?(.identityStoreFailed(problem)) }
+        if IdentitySetupCheck.warnsOfMemoryStore(configuration.identityStore) {
+            configuration.problemHandler?(.identityInMemory)
+        }
         for problem in registeredCatalogs.problems { configuration.problemHandler?(.catalogRegistration(problem)) }
     }
 
@@ -269,6 +273,7 @@ open class EventAggregator: @unchecked Sendable {
     /// ``waitUntilDelivered()``, then asks every tracker to flush. From delivery code it only
     /// flushes the trackers.
     public func flush() {
+        reportIfConsentNeverDecided()
         waitUntilDelivered()
         onDeliveryContext { self.flushTrackers() }
     }

@@ -295,6 +295,16 @@ public final class HTTPTracker: EventTracker, @unchecked Sendable {
                 "\(directory.path) is in an App Group container: iOS kills a suspended app that holds a file "
                     + "lock there (0xdead10cc), and this tracker holds one; use a directory in the app's own container")
         }
+        #if DEBUG
+            // Issue 30: a queue the system may purge loses its events in silence.
+            let temporary = FileManager.default.temporaryDirectory.resolvingSymlinksInPath().path + "/"
+            if directory.resolvingSymlinksInPath().path.hasPrefix(temporary) {
+                log(
+                    "\(directory.path) is inside the temporary directory, which the system purges (iOS when storage "
+                        + "runs low), and the queued events with it; use a directory in Application Support (said in "
+                        + "debug builds only)")
+            }
+        #endif
         queue = try DiskQueue(
             directory: directory.appendingPathComponent("queue"),
             limits: DiskQueue.Limits(

@@ -45,6 +45,7 @@ case "track":
     tracker.waitUntilDelivered(timeout: 30)
 case "aggregator-async", "aggregator-async-paced", "aggregator-sync":
     var aggregatorConfiguration = EventAggregator.Configuration()
+    aggregatorConfiguration.identityStore = .inMemory
     aggregatorConfiguration.delivery = mode == "aggregator-sync" ? .synchronous : .asynchronous
     let center = NotificationCenter()
     let aggregator = EventAggregator(

@@ -8,7 +8,7 @@ import XCTest
 final class ImpressionEventServiceTests: XCTestCase {
     private func makeAggregator(center: NotificationCenter) -> (EventAggregator, LockedValue<[MeasurementEvent]>) {
         let received = LockedValue<[MeasurementEvent]>([])
-        var configuration = EventAggregator.Configuration()
+        var configuration = EventAggregator.Configuration.testing
         configuration.delivery = .synchronous
         let aggregator = EventAggregator(
             center: center, filter: EventFilter(allow: ["impression/*"]),
@@ -61,7 +61,7 @@ final class ImpressionEventServiceTests: XCTestCase {
     func testImpressionsConformToTheImpressionCatalog() throws {
         let center = NotificationCenter()
         let violations = LockedValue<[PlanViolation]>([])
-        var configuration = EventAggregator.Configuration()
+        var configuration = EventAggregator.Configuration.testing
         configuration.delivery = .synchronous
         configuration.catalogs = [ImpressionTrackingEvents.catalog]
         configuration.problemHandler = { problem in

@@ -20,9 +20,13 @@ final class ConsentGateTests: LoopbackTestCase {
             configuration: configuration)
     }
 
-    private func makeAggregator(_ tracker: HTTPTracker, center: NotificationCenter) -> EventAggregator {
-        var configuration = EventAggregator.Configuration()
-        configuration.identityStore = FileIdentityStore(directory: identityDirectory)
+    /// An aggregator on the identity directory: through `store` when the test holds one (a second
+    /// store on the directory is refused while the first lives).
+    private func makeAggregator(
+        _ tracker: HTTPTracker, center: NotificationCenter, store: FileIdentityStore? = nil
+    ) -> EventAggregator {
+        var configuration = EventAggregator.Configuration.testing
+        configuration.identityStore = store ?? FileIdentityStore(directory: identityDirectory)
         return EventAggregator(
             center: center, filter: EventFilter(allow: ["app/*"]), trackers: [tracker], configuration: configuration)
     }
@@ -62,7 +66,7 @@ final class ConsentGateTests: LoopbackTestCase {
         let tracker = try makeTracker(clock: clock)
         try tracker.flush()
         clock.advance(by: 60)  // the flush timer fires, twice
-        let aggregator = makeAggregator(tracker, center: NotificationCenter())
+        let aggregator = makeAggregator(tracker, center: NotificationCenter(), store: store)
         aggregator.start()
         aggregator.waitUntilDelivered()
         try tracker.flush()

@@ -15,7 +15,7 @@ final class ForgetUserTests: LoopbackTestCase {
             encoder: SegmentEncoder(writeKey: "key", baseURL: collector.baseURL),
             directory: directory.appendingPathComponent("segment"), configuration: trackerConfiguration)
         let storeDirectory = directory.appendingPathComponent("identity")
-        var configuration = EventAggregator.Configuration()
+        var configuration = EventAggregator.Configuration.testing
         configuration.identityStore = FileIdentityStore(directory: storeDirectory)
         let center = NotificationCenter()
         let aggregator = EventAggregator(

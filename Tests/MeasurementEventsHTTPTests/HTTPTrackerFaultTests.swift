@@ -37,8 +37,10 @@ final class HTTPTrackerFaultTests: LoopbackTestCase {
             XCTAssertEqual(thrown, 25)
             XCTAssertEqual(tracker.diagnostics.accepted, 0)
             XCTAssertEqual(tracker.diagnostics.failedWrites, 25)
-            XCTAssertEqual(logged.withLock { $0.count }, 1)
-            XCTAssertTrue(logged.withLock { $0.first?.contains("No space left") == true })
+            // The test's queue sits in the temporary directory, which debug builds warn of first.
+            let lines = logged.withLock { $0 }.filter { !$0.contains("is inside the temporary directory") }
+            XCTAssertEqual(lines.count, 1, "\(lines)")
+            XCTAssertTrue(lines.first?.contains("No space left") == true)
         }
     #endif
 

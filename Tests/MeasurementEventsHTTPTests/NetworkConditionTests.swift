@@ -53,15 +53,21 @@ final class NetworkConditionTests: LoopbackTestCase {
         XCTAssertEqual(clock.scheduledDelays, [1])
     }
 
+    /// The guarantee is that a flap costs no request: the events go in the requests they would
+    /// have gone in without it. How many requests 40 events take while the tracker is online is
+    /// not fixed (the upload that `flushAt` starts seals whatever is queued when its queue gets
+    /// to it, so a busy machine can cut them into three batches instead of two), so the events
+    /// are queued offline, where their batching is decided by no race: one request, flaps or not.
     func testAConditionFlappingAThousandTimesCostsNoExtraRequests() throws {
         let tracker = try makeTracker()
+        tracker.networkDidChange(isOnline: false)
         for event in numbered(40) { try tracker.track(event) }
         for index in 0..<1_000 { tracker.networkDidChange(isOnline: index % 2 == 1) }
         try tracker.flush()
         XCTAssertTrue(tracker.waitUntilDelivered(timeout: 30))
         XCTAssertEqual(receivedIndices(collector.requests), Array(0..<40))
         XCTAssertEqual(tracker.diagnostics.requests, collector.requests.count)
-        XCTAssertLessThanOrEqual(tracker.diagnostics.requests, 2)
+        XCTAssertEqual(tracker.diagnostics.requests, 1, "the 40 events queued offline fit one request")
     }
 
     func testAMonitorDrivesTheConditionAndIsStoppedWithTheTracker() throws {

@@ -40,7 +40,7 @@ final class PersonalDataOnTheWireTests: LoopbackTestCase {
             encoder: SegmentEncoder(writeKey: "key", baseURL: collector.baseURL),
             directory: directory.appendingPathComponent("http"), configuration: testConfiguration(flushAt: 10_000))
         let lines = try JSONLinesFileTracker(url: directory.appendingPathComponent("log/events.jsonl"))
-        var configuration = EventAggregator.Configuration()
+        var configuration = EventAggregator.Configuration.testing
         configuration.catalogs = catalogs
         configuration.personalDataSalt = "wire-test"
         let aggregator = EventAggregator(

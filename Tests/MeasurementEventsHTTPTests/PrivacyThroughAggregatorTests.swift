@@ -18,7 +18,7 @@ final class PrivacyThroughAggregatorTests: LoopbackTestCase {
         _ tracker: HTTPTracker, consent: Consent, processors: [any EventProcessor] = []
     ) -> (EventAggregator, NotificationCenter) {
         let center = NotificationCenter()
-        var configuration = EventAggregator.Configuration()
+        var configuration = EventAggregator.Configuration.testing
         configuration.consent = consent
         let aggregator = EventAggregator(
             center: center, filter: EventFilter(allow: ["*"]), trackers: [tracker], processors: processors,

@@ -51,7 +51,7 @@ final class PrivateFileModeTests: LoopbackTestCase {
             configuration: httpConfiguration)
         let lines = try JSONLinesFileTracker(url: directory.appendingPathComponent("logs/today/events.jsonl"))
         let store = FileIdentityStore(directory: directory.appendingPathComponent("identity/store"))
-        var configuration = EventAggregator.Configuration()
+        var configuration = EventAggregator.Configuration.testing
         configuration.identityStore = store
         let aggregator = EventAggregator(
             center: center, filter: .allowAll, trackers: [http, lines], configuration: configuration)

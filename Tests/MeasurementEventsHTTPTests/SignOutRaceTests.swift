@@ -17,7 +17,8 @@ final class SignOutRaceTests: LoopbackTestCase {
             encoder: SegmentEncoder(writeKey: "key", baseURL: collector.baseURL), directory: directory,
             configuration: configuration)
         let aggregator = EventAggregator(
-            center: center, filter: EventFilter(allow: ["account/*", "app/*"]), trackers: [tracker])
+            center: center, filter: EventFilter(allow: ["account/*", "app/*"]), trackers: [tracker],
+            configuration: .testing)
         aggregator.start()
         return (aggregator, tracker)
     }

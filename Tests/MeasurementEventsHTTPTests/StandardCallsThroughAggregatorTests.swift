@@ -17,7 +17,7 @@ final class StandardCallsThroughAggregatorTests: LoopbackTestCase {
         let aggregator = EventAggregator(
             center: center,
             filter: EventFilter(allow: ["feed/*"] + MeasurementEventsStandardEvents.allNames.map(EventPattern.init)),
-            trackers: [tracker], processors: [StandardEventsProcessor()])
+            trackers: [tracker], processors: [StandardEventsProcessor()], configuration: .testing)
         aggregator.start()
 
         DeepLink(URL(string: "myapp://feed?utm_source=newsletter&utm_campaign=spring")!).post(to: center)

@@ -28,7 +28,7 @@ final class AppLifecycleObserverHTTPTests: XCTestCase {
             center: center,
             filter: EventFilter(
                 allow: ["checkout/*"] + MeasurementEventsLifecycleEvents.allNames.map(EventPattern.init)),
-            trackers: [tracker])
+            trackers: [tracker], configuration: .testing)
         aggregator.start()
         let observer = AppLifecycleObserver.start(
             aggregator: aggregator, center: center, bundleInfo: ["CFBundleShortVersionString": "1.0"])

@@ -50,12 +50,15 @@ final class AppLifecycleObserverTests: XCTestCase {
         let directory = FileManager.default.temporaryDirectory
             .appendingPathComponent("AppLifecycleObserverTests-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
-        let (first, firstTracker) = makeAggregator(store: FileIdentityStore(directory: directory))
+        // One store value for both launches: a second one on the directory is refused while the
+        // first aggregator lives.
+        let store = FileIdentityStore(directory: directory)
+        let (first, firstTracker) = makeAggregator(store: store)
         start(first, version: "2.0", build: "20")
         first.waitUntilDelivered()
         XCTAssertEqual(firstTracker.names, ["app/installed"])
 
-        let (second, tracker) = makeAggregator(store: FileIdentityStore(directory: directory))
+        let (second, tracker) = makeAggregator(store: store)
         let observer = start(second, version: "2.0", build: "20")
         second.waitUntilDelivered()
         XCTAssertEqual(observer.release, .unchanged)
@@ -188,7 +191,7 @@ final class AppLifecycleObserverTests: XCTestCase {
         EventAggregator, FlushCountingTracker
     ) {
         let tracker = FlushCountingTracker()
-        var configuration = EventAggregator.Configuration()
+        var configuration = EventAggregator.Configuration.testing
         configuration.identityStore = store
         configuration.clock = clock
         let aggregator = EventAggregator(

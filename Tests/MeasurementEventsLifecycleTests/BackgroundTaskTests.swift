@@ -44,7 +44,7 @@ final class BackgroundTaskTests: XCTestCase {
         _ tasks: RecordedTasks, work: (@Sendable () -> Void)? = nil, center: NotificationCenter = NotificationCenter(),
         trackers: [any EventTracker] = []
     ) -> (AppLifecycleObserver, EventAggregator) {
-        let aggregator = EventAggregator(center: center, filter: .allowAll, trackers: trackers)
+        let aggregator = EventAggregator(center: center, filter: .allowAll, trackers: trackers, configuration: .testing)
         aggregator.start()
         let observer = AppLifecycleObserver.start(
             aggregator: aggregator, center: center, bundleInfo: ["CFBundleShortVersionString": "1.0"],

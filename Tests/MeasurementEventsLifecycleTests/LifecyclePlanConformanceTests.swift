@@ -20,7 +20,7 @@ final class LifecyclePlanConformanceTests: XCTestCase {
         var names: [EventName] = []
         for (version, build) in [("1.0", "1"), ("1.1", "2")] {
             let recorder = RecordingTracker()
-            var configuration = EventAggregator.Configuration()
+            var configuration = EventAggregator.Configuration.testing
             configuration.identityStore = store
             configuration.catalogs = [MeasurementEventsLifecycleEvents.catalog]
             configuration.problemHandler = { problem in

@@ -116,7 +116,8 @@ final class PlanAggregatorTests: XCTestCase {
         let examplePlan = try plan(examplePlanJSON)
         XCTAssertThrowsError(
             try EventAggregator(
-                plan: examplePlan, destinations: ["amplitude": RecordingTracker(), "firebase": RecordingTracker()])
+                plan: examplePlan, destinations: ["amplitude": RecordingTracker(), "firebase": RecordingTracker()],
+                configuration: .testing)
         ) { error in
             XCTAssertEqual(
                 (error as? TrackingPlanError)?.problems.map(\.description),
@@ -125,7 +126,8 @@ final class PlanAggregatorTests: XCTestCase {
                     #"plan.json: $.destinations: found a tracker for "firebase", which the plan does not declare, expected one of "amplitude", "console""#,
                 ])
         }
-        XCTAssertThrowsError(try EventAggregator(plan: examplePlan, destinations: [:])) { error in
+        XCTAssertThrowsError(try EventAggregator(plan: examplePlan, destinations: [:], configuration: .testing)) {
+            error in
             XCTAssertEqual(
                 (error as? TrackingPlanError)?.problems.map(\.description),
                 [
@@ -169,7 +171,7 @@ final class PlanAggregatorTests: XCTestCase {
                     release.wait()
                     return event
                 }
-            ])
+            ], configuration: .testing)
         aggregator.start()
         MeasurementEvent.post("feed/opened", to: center)
         inProcessor.wait()
@@ -229,7 +231,7 @@ final class PlanAggregatorTests: XCTestCase {
     }
 
     func testApplyingAPlanToAnAggregatorNotBuiltFromOneFails() throws {
-        let aggregator = EventAggregator(filter: .allowAll)
+        let aggregator = EventAggregator(filter: .allowAll, configuration: .testing)
         XCTAssertThrowsError(try aggregator.applyPlan(TrackingPlan())) { error in
             XCTAssertEqual(
                 (error as? TrackingPlanError)?.problems.map(\.description),

@@ -35,7 +35,7 @@ func plan(_ json: String, catalog: TrackingPlan.Catalog? = nil, strictness: Trac
 
 extension EventAggregator.Configuration {
     static var deliveredSynchronously: Self {
-        var configuration = Self()
+        var configuration = Self.testing  // identity in memory: tests share no identity file
         configuration.delivery = .synchronous
         return configuration
     }

@@ -19,7 +19,7 @@ final class StandardSetup: @unchecked Sendable {
         processor = StandardEventsProcessor(
             maximumErrorsPerType: maximumErrorsPerType, sendsErrorMessages: sendsErrorMessages,
             problemHandler: { problem in recorded.withLock { $0.append(problem) } })
-        var configuration = EventAggregator.Configuration()
+        var configuration = EventAggregator.Configuration.testing
         configuration.clock = clock
         aggregator = EventAggregator(
             center: center,

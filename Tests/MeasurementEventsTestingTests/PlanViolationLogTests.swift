@@ -15,7 +15,7 @@ private let catalog = EventCatalog(
 /// Posts `args` to an aggregator with the catalog whose problem handler is `log`'s.
 private func deliver(_ args: [String: any EventValueConvertible], to log: PlanViolationLog) {
     let center = NotificationCenter()
-    var configuration = EventAggregator.Configuration()
+    var configuration = EventAggregator.Configuration.testing
     configuration.catalogs = [catalog]
     configuration.problemHandler = log.problemHandler()
     let aggregator = EventAggregator(center: center, filter: .allowAll, configuration: configuration)

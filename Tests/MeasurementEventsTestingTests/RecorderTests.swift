@@ -66,7 +66,8 @@ final class RecorderTests: XCTestCase {
     func testRecordingTrackerKeepsWhatAnAggregatorForwards() {
         let center = NotificationCenter()
         let tracker = RecordingTracker()
-        let aggregator = EventAggregator(center: center, filter: EventFilter(allow: ["a/*"]), trackers: [tracker])
+        let aggregator = EventAggregator(
+            center: center, filter: EventFilter(allow: ["a/*"]), trackers: [tracker], configuration: .testing)
         aggregator.start()
         MeasurementEvent.post("a/one", to: center)
         MeasurementEvent.post("b/one", to: center)

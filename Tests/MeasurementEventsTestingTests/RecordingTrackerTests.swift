@@ -97,7 +97,7 @@ final class RecordingTrackerTests: XCTestCase {
     }
 
     private func makeAggregator() -> EventAggregator {
-        var configuration = EventAggregator.Configuration()
+        var configuration = EventAggregator.Configuration.testing
         configuration.clock = clock
         let aggregator = EventAggregator(
             center: center, filter: EventFilter(allow: ["*"]), trackers: [tracker], configuration: configuration)

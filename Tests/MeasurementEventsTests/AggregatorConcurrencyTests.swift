@@ -12,7 +12,7 @@ final class AggregatorConcurrencyTests: XCTestCase {
         let tracker = RecordingTracker()
         // Eight threads in a tight loop are far from human-rate posting: the in-flight bound
         // (InFlightLimitTests) must not drop anything here.
-        var configuration = EventAggregator.Configuration()
+        var configuration = EventAggregator.Configuration.testing
         configuration.maximumInFlightEvents = threads * perThread
         let aggregator = EventAggregator(
             center: center, filter: EventFilter(allow: ["load/*"], deny: ["load/noise"]), trackers: [tracker],
@@ -53,7 +53,7 @@ final class AggregatorConcurrencyTests: XCTestCase {
     func testPostsOrderedAcrossThreadsAreDeliveredInThatOrderFromOneRound() {
         let center = NotificationCenter()
         let tracker = RecordingTracker()
-        var configuration = EventAggregator.Configuration()
+        var configuration = EventAggregator.Configuration.testing
         configuration.deliveryCoalescing = 2  // one round: the one waitUntilDelivered runs
         let aggregator = EventAggregator(
             center: center, filter: .allowAll, trackers: [tracker], configuration: configuration)
@@ -81,7 +81,8 @@ final class AggregatorConcurrencyTests: XCTestCase {
     func testReconfiguringWhilePostingIsSafe() {
         let center = NotificationCenter()
         let tracker = RecordingTracker()
-        let aggregator = EventAggregator(center: center, filter: .allowAll, trackers: [tracker])
+        let aggregator = EventAggregator(
+            center: center, filter: .allowAll, trackers: [tracker], configuration: .testing)
         aggregator.start()
         DispatchQueue.concurrentPerform(iterations: 4) { worker in
             for index in 0..<2_000 {
@@ -115,7 +116,7 @@ final class AggregatorConcurrencyTests: XCTestCase {
             if concurrent > 1 { overlaps.withLock { $0 += 1 } }
             inside.withLock { $0 -= 1 }
         }
-        var configuration = EventAggregator.Configuration()
+        var configuration = EventAggregator.Configuration.testing
         configuration.delivery = .synchronous
         let aggregator = EventAggregator(
             center: center, filter: .allowAll, trackers: [tracker], configuration: configuration)

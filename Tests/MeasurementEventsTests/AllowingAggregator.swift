@@ -7,7 +7,7 @@ import MeasurementEventsTesting
 func allowingAggregator(coalescing: TimeInterval) -> (EventAggregator, RecordingTracker, NotificationCenter) {
     let center = NotificationCenter()
     let tracker = RecordingTracker()
-    var configuration = EventAggregator.Configuration()
+    var configuration = EventAggregator.Configuration.testing
     configuration.deliveryCoalescing = coalescing
     let aggregator = EventAggregator(
         center: center, filter: .allowAll, trackers: [tracker], configuration: configuration)

@@ -41,7 +41,8 @@ final class BridgedUserInfoTests: XCTestCase {
     private func outcome(posting center: NotificationCenter, observed: NotificationCenter? = nil) -> Outcome {
         let tracker = RecordingTracker()
         let aggregator = EventAggregator(
-            center: observed ?? center, filter: EventFilter(allow: ["feed/*"]), trackers: [tracker])
+            center: observed ?? center, filter: EventFilter(allow: ["feed/*"]), trackers: [tracker],
+            configuration: .testing)
         aggregator.start()
         MeasurementEvent.post("feed/item_tapped", args: ["item_id": "42", "position": 3, "ratio": 0.5], to: center)
         MeasurementEvent.post(
@@ -100,7 +101,8 @@ final class BridgedUserInfoTests: XCTestCase {
             return renamed
         }
         let tracker = RecordingTracker()
-        let aggregator = EventAggregator(center: relay.center, filter: .allowAll, trackers: [tracker])
+        let aggregator = EventAggregator(
+            center: relay.center, filter: .allowAll, trackers: [tracker], configuration: .testing)
         aggregator.start()
         MeasurementEvent.post("feed/item_tapped", args: ["item_id": "42"], to: source)
         aggregator.waitUntilDelivered()

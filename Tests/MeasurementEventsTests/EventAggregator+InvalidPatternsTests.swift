@@ -6,7 +6,7 @@ final class EventAggregatorInvalidPatternsTests: XCTestCase {
     func testInvalidPatternsAreReportedOnceWhenTheAggregatorStarts() {
         let reports = LockedValue<[String]>([])
         let aggregatorBox = LockedValue<EventAggregator?>(nil)
-        var configuration = EventAggregator.Configuration()
+        var configuration = EventAggregator.Configuration.testing
         configuration.problemHandler = { problem in
             // Reads the aggregator's state: this would deadlock or abort if called under its lock.
             let filterIsSet = aggregatorBox.withLock { $0 }?.filter != nil
@@ -34,7 +34,7 @@ final class EventAggregatorInvalidPatternsTests: XCTestCase {
             override var allowList: [EventPattern] { ["cart*"] }
         }
         let reports = LockedValue<[String]>([])
-        var configuration = EventAggregator.Configuration()
+        var configuration = EventAggregator.Configuration.testing
         configuration.problemHandler = { problem in reports.withLock { $0.append(problem.description) } }
         let aggregator = CartAggregator(center: NotificationCenter(), configuration: configuration)
         aggregator.start()

@@ -51,7 +51,7 @@ final class EventAggregatorPostingTests: XCTestCase {
     func testAFilterChangeAppliesToANameThisThreadAlreadyPosted() {
         let center = NotificationCenter()
         let tracker = RecordingTracker()
-        let aggregator = EventAggregator(center: center, filter: .denyAll, trackers: [tracker])
+        let aggregator = EventAggregator(center: center, filter: .denyAll, trackers: [tracker], configuration: .testing)
         aggregator.start()
         MeasurementEvent.post("feed/item_tapped", to: center)
         aggregator.setFilter(.allowAll)
@@ -71,7 +71,8 @@ final class EventAggregatorPostingTests: XCTestCase {
         let center = NotificationCenter()
         let tracker = RecordingTracker()
         let aggregator = EventAggregator(
-            center: center, filter: EventFilter(allow: ["feed/item_tapped_in_the_list", "s/a"]), trackers: [tracker])
+            center: center, filter: EventFilter(allow: ["feed/item_tapped_in_the_list", "s/a"]), trackers: [tracker],
+            configuration: .testing)
         aggregator.start()
         let area = ["feed", "item_tapped_in_the_list"]
         MeasurementEvent.post("feed/item_tapped_in_the_list", to: center)  // a literal: cached
@@ -159,7 +160,8 @@ final class EventAggregatorPostingTests: XCTestCase {
     func testAnInvalidNameIsRejectedEveryTimeItIsPosted() {
         let center = NotificationCenter()
         let tracker = RecordingTracker()
-        let aggregator = EventAggregator(center: center, filter: .allowAll, trackers: [tracker])
+        let aggregator = EventAggregator(
+            center: center, filter: .allowAll, trackers: [tracker], configuration: .testing)
         aggregator.start()
         for _ in 0..<3 { MeasurementEvent.post("feed//tapped", to: center) }
         aggregator.waitUntilDelivered()
@@ -172,7 +174,8 @@ final class EventAggregatorPostingTests: XCTestCase {
     func testEventsOfAThreadThatExitedAreDelivered() {
         let center = NotificationCenter()
         let tracker = RecordingTracker()
-        let aggregator = EventAggregator(center: center, filter: .allowAll, trackers: [tracker])
+        let aggregator = EventAggregator(
+            center: center, filter: .allowAll, trackers: [tracker], configuration: .testing)
         aggregator.start()
         for round in 0..<20 {
             let exited = DispatchSemaphore(value: 0)
@@ -202,7 +205,7 @@ final class EventAggregatorPostingTests: XCTestCase {
             }
         }
         let problems = LockedValue<[String]>([])
-        var configuration = EventAggregator.Configuration()
+        var configuration = EventAggregator.Configuration.testing
         configuration.maximumInFlightEvents = 10
         configuration.problemHandler = { problem in problems.withLock { $0.append(problem.description) } }
         let aggregator = EventAggregator(

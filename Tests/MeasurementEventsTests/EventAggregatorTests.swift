@@ -28,7 +28,7 @@ private let expectedKept: [EventName] = ["feed/item_tapped", "app/permission/pho
 final class EventAggregatorTests: XCTestCase {
     func testSubclassForwardsExactlyItsWhitelistToDidReceive() {
         let center = NotificationCenter()
-        let aggregator = WhitelistAggregator(center: center)
+        let aggregator = WhitelistAggregator(center: center, configuration: .testing)
         aggregator.start()
         postSample(on: center)
         aggregator.waitUntilDelivered()
@@ -43,7 +43,7 @@ final class EventAggregatorTests: XCTestCase {
         let aggregator = EventAggregator(
             center: center,
             filter: EventFilter(allow: ["feed/item_tapped", "app/permission/*"], deny: ["app/permission/debug/*"]),
-            trackers: [tracker])
+            trackers: [tracker], configuration: .testing)
         aggregator.start()
         postSample(on: center)
         aggregator.waitUntilDelivered()
@@ -53,7 +53,7 @@ final class EventAggregatorTests: XCTestCase {
     func testSubclassWithTrackersFeedsBothHookAndTrackers() {
         let center = NotificationCenter()
         let tracker = RecordingTracker()
-        let aggregator = WhitelistAggregator(center: center, trackers: [tracker])
+        let aggregator = WhitelistAggregator(center: center, trackers: [tracker], configuration: .testing)
         aggregator.start()
         postSample(on: center)
         aggregator.waitUntilDelivered()
@@ -63,7 +63,8 @@ final class EventAggregatorTests: XCTestCase {
 
     func testAnExplicitFilterOverridesTheSubclassLists() {
         let center = NotificationCenter()
-        let aggregator = WhitelistAggregator(center: center, filter: EventFilter(allow: ["settings/*"]))
+        let aggregator = WhitelistAggregator(
+            center: center, filter: EventFilter(allow: ["settings/*"]), configuration: .testing)
         aggregator.start()
         postSample(on: center)
         aggregator.waitUntilDelivered()
@@ -73,7 +74,8 @@ final class EventAggregatorTests: XCTestCase {
     func testTrackersReceiveTheDecodedEvent() throws {
         let center = NotificationCenter()
         let tracker = RecordingTracker()
-        let aggregator = EventAggregator(center: center, filter: .allowAll, trackers: [tracker])
+        let aggregator = EventAggregator(
+            center: center, filter: .allowAll, trackers: [tracker], configuration: .testing)
         aggregator.start()
         let before = Date()
         MeasurementEvent.post("feed/item_tapped", type: .click, category: "feed", args: ["position": 3], to: center)
@@ -90,7 +92,8 @@ final class EventAggregatorTests: XCTestCase {
     func testEveryEventGetsItsOwnID() {
         let center = NotificationCenter()
         let tracker = RecordingTracker()
-        let aggregator = EventAggregator(center: center, filter: .allowAll, trackers: [tracker])
+        let aggregator = EventAggregator(
+            center: center, filter: .allowAll, trackers: [tracker], configuration: .testing)
         aggregator.start()
         for _ in 0..<1_000 { MeasurementEvent.post("feed/opened", to: center) }
         aggregator.waitUntilDelivered()
@@ -100,7 +103,8 @@ final class EventAggregatorTests: XCTestCase {
     func testARepostedCompleteEventKeepsItsIDAndTimestamp() throws {
         let center = NotificationCenter()
         let tracker = RecordingTracker()
-        let aggregator = EventAggregator(center: center, filter: .allowAll, trackers: [tracker])
+        let aggregator = EventAggregator(
+            center: center, filter: .allowAll, trackers: [tracker], configuration: .testing)
         aggregator.start()
         let original = MeasurementEvent("feed/opened", timestamp: Date(timeIntervalSince1970: 1_700_000_000.25))
         original.post(to: center)
@@ -113,7 +117,8 @@ final class EventAggregatorTests: XCTestCase {
     func testStartAndStopAreIdempotentAndAStoppedAggregatorReceivesNothing() {
         let center = NotificationCenter()
         let tracker = RecordingTracker()
-        let aggregator = EventAggregator(center: center, filter: .allowAll, trackers: [tracker])
+        let aggregator = EventAggregator(
+            center: center, filter: .allowAll, trackers: [tracker], configuration: .testing)
         MeasurementEvent.post("feed/before_start", to: center)
         aggregator.start()
         aggregator.start()
@@ -131,7 +136,7 @@ final class EventAggregatorTests: XCTestCase {
     func testSynchronousDeliveryHappensBeforePostReturns() {
         let center = NotificationCenter()
         let tracker = RecordingTracker()
-        var configuration = EventAggregator.Configuration()
+        var configuration = EventAggregator.Configuration.testing
         configuration.delivery = .synchronous
         let aggregator = EventAggregator(
             center: center, filter: .allowAll, trackers: [tracker], configuration: configuration)
@@ -144,7 +149,8 @@ final class EventAggregatorTests: XCTestCase {
         let center = NotificationCenter()
         let threads = LockedValue<[Bool]>([])
         let tracker = ClosureTracker { _ in threads.withLock { $0.append(Thread.isMainThread) } }
-        let aggregator = EventAggregator(center: center, filter: .allowAll, trackers: [tracker])
+        let aggregator = EventAggregator(
+            center: center, filter: .allowAll, trackers: [tracker], configuration: .testing)
         aggregator.start()
         XCTAssertTrue(Thread.isMainThread)
         MeasurementEvent.post("feed/opened", to: center)
@@ -158,7 +164,7 @@ final class EventAggregatorTests: XCTestCase {
         let before = RecordingTracker()
         let after = RecordingTracker()
         let problems = LockedValue<[String]>([])
-        var configuration = EventAggregator.Configuration()
+        var configuration = EventAggregator.Configuration.testing
         configuration.problemHandler = { problem in problems.withLock { $0.append(problem.description) } }
         let aggregator = EventAggregator(
             center: center, filter: .allowAll,
@@ -176,7 +182,7 @@ final class EventAggregatorTests: XCTestCase {
 
     func testFilteredOutNamesAreRecordedWithTheirCounts() {
         let center = NotificationCenter()
-        var configuration = EventAggregator.Configuration()
+        var configuration = EventAggregator.Configuration.testing
         configuration.recordsFilteredOutNames = true
         let aggregator = EventAggregator(
             center: center, filter: EventFilter(allow: ["feed/*"]), configuration: configuration)
@@ -193,7 +199,8 @@ final class EventAggregatorTests: XCTestCase {
     func testSetFilterTakesEffectForTheNextPost() {
         let center = NotificationCenter()
         let tracker = RecordingTracker()
-        let aggregator = EventAggregator(center: center, filter: EventFilter(allow: ["feed/*"]), trackers: [tracker])
+        let aggregator = EventAggregator(
+            center: center, filter: EventFilter(allow: ["feed/*"]), trackers: [tracker], configuration: .testing)
         aggregator.start()
         MeasurementEvent.post("settings/opened", to: center)
         aggregator.setFilter(EventFilter(allow: ["settings/*"]))
@@ -215,7 +222,7 @@ final class EventAggregatorTests: XCTestCase {
                     event.args["app_version", default: "1.0"] = event.args["app_version"] ?? "1.0"
                     return event
                 },
-            ])
+            ], configuration: .testing)
         aggregator.start()
         MeasurementEvent.post("feed/secret", to: center)
         MeasurementEvent.post("feed/opened", args: ["app_version": "0.9"], to: center)
@@ -229,7 +236,8 @@ final class EventAggregatorTests: XCTestCase {
     func testFlushWaitsForDeliveryThenFlushesTrackers() {
         let center = NotificationCenter()
         let tracker = RecordingTracker()
-        let aggregator = EventAggregator(center: center, filter: .allowAll, trackers: [tracker])
+        let aggregator = EventAggregator(
+            center: center, filter: .allowAll, trackers: [tracker], configuration: .testing)
         aggregator.start()
         MeasurementEvent.post("feed/opened", to: center)
         aggregator.flush()
@@ -250,7 +258,7 @@ final class EventAggregatorTests: XCTestCase {
                 box.withLock { $0 }?.flush()
             }
         }
-        var configuration = EventAggregator.Configuration()
+        var configuration = EventAggregator.Configuration.testing
         configuration.deliveryCoalescing = 0.2  // x/a and x/b land in one batch
         let aggregator = EventAggregator(
             center: center, filter: .allowAll, trackers: [tracker], configuration: configuration)
@@ -267,7 +275,8 @@ final class EventAggregatorTests: XCTestCase {
     func testAReleasedAggregatorStopsObserving() {
         let center = NotificationCenter()
         let tracker = RecordingTracker()
-        var aggregator: EventAggregator? = EventAggregator(center: center, filter: .allowAll, trackers: [tracker])
+        var aggregator: EventAggregator? = EventAggregator(
+            center: center, filter: .allowAll, trackers: [tracker], configuration: .testing)
         aggregator?.start()
         aggregator?.waitUntilDelivered()
         weak var released: EventAggregator?

@@ -21,7 +21,7 @@ final class EventValueConvertibleTests: XCTestCase {
     func testAPostedValueThatCannotBeAnArgumentIsRejectedAsMalformedAndCounted() {
         let center = NotificationCenter()
         let tracker = RecordingTracker()
-        var configuration = EventAggregator.Configuration()
+        var configuration = EventAggregator.Configuration.testing
         let problems = LockedValue<[String]>([])
         configuration.problemHandler = { problem in problems.withLock { $0.append("\(problem)") } }
         let aggregator = EventAggregator(

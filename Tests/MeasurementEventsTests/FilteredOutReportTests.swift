@@ -9,7 +9,7 @@ final class FilteredOutReportTests: XCTestCase {
         filter: EventFilter?, problems: LockedValue<[String]>
     ) -> (EventAggregator, NotificationCenter) {
         let center = NotificationCenter()
-        var configuration = EventAggregator.Configuration()
+        var configuration = EventAggregator.Configuration.testing
         configuration.problemHandler = { problem in problems.withLock { $0.append(problem.description) } }
         let aggregator = EventAggregator(center: center, filter: filter, configuration: configuration)
         aggregator.start()

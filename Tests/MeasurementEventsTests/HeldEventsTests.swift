@@ -8,7 +8,7 @@ final class HeldEventsTests: XCTestCase {
         center: NotificationCenter, tracker: RecordingTracker, limit: Int = 1_000,
         holds: Bool = true, consent: Consent = .granted
     ) -> EventAggregator {
-        var configuration = EventAggregator.Configuration()
+        var configuration = EventAggregator.Configuration.testing
         configuration.holdsEventsUntilReady = holds
         configuration.heldEventLimit = limit
         configuration.consent = consent
@@ -61,7 +61,7 @@ final class HeldEventsTests: XCTestCase {
     }
 
     func testTheDefaultBoundIsOneThousand() {
-        XCTAssertEqual(EventAggregator.Configuration().heldEventLimit, 1_000)
+        XCTAssertEqual(EventAggregator.Configuration.testing.heldEventLimit, 1_000)
         let center = NotificationCenter()
         let tracker = RecordingTracker()
         let aggregator = makeAggregator(center: center, tracker: tracker)
@@ -102,7 +102,7 @@ final class HeldEventsTests: XCTestCase {
             let center = NotificationCenter()
             let tracker = RecordingTracker()
             let processed = LockedValue<[EventName]>([])
-            var configuration = EventAggregator.Configuration()
+            var configuration = EventAggregator.Configuration.testing
             configuration.delivery = delivery
             configuration.consent = .denied
             let aggregator = EventAggregator(
@@ -151,7 +151,7 @@ final class ReentrantProblemHandlerTests: XCTestCase {
             let tracker = RecordingTracker()
             let seenDropped = LockedValue<[Int]>([])
             let box = LockedValue<EventAggregator?>(nil)
-            var configuration = EventAggregator.Configuration()
+            var configuration = EventAggregator.Configuration.testing
             configuration.delivery = delivery
             configuration.holdsEventsUntilReady = true
             configuration.heldEventLimit = 1

@@ -11,7 +11,8 @@ final class LegacyAQSTests: XCTestCase {
     func testLegacyNotificationsAreIgnoredByDefault() {
         let center = NotificationCenter()
         let tracker = RecordingTracker()
-        let aggregator = EventAggregator(center: center, filter: .allowAll, trackers: [tracker])
+        let aggregator = EventAggregator(
+            center: center, filter: .allowAll, trackers: [tracker], configuration: .testing)
         aggregator.start()
         postLegacy("feed/opened", args: ["from": "objc"], on: center)
         aggregator.waitUntilDelivered()
@@ -21,7 +22,7 @@ final class LegacyAQSTests: XCTestCase {
     func testLegacyNotificationsAreAcceptedWhenEnabledAndFilteredLikeAnyOther() {
         let center = NotificationCenter()
         let tracker = RecordingTracker()
-        var configuration = EventAggregator.Configuration()
+        var configuration = EventAggregator.Configuration.testing
         configuration.acceptsLegacyAQSNotifications = true
         let aggregator = EventAggregator(
             center: center, filter: EventFilter(allow: ["feed/*"]), trackers: [tracker], configuration: configuration)

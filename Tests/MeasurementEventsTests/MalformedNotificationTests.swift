@@ -78,7 +78,7 @@ final class MalformedNotificationTests: XCTestCase {
         let center = NotificationCenter()
         let tracker = RecordingTracker()
         let problems = LockedValue(0)
-        var configuration = EventAggregator.Configuration()
+        var configuration = EventAggregator.Configuration.testing
         configuration.problemHandler = { _ in problems.withLock { $0 += 1 } }
         let aggregator = EventAggregator(
             center: center, filter: .allowAll, trackers: [tracker], configuration: configuration)
@@ -102,7 +102,8 @@ final class MalformedNotificationTests: XCTestCase {
     func testArgsAreReadFromEveryDictionaryShape() {
         let center = NotificationCenter()
         let tracker = RecordingTracker()
-        let aggregator = EventAggregator(center: center, filter: .allowAll, trackers: [tracker])
+        let aggregator = EventAggregator(
+            center: center, filter: .allowAll, trackers: [tracker], configuration: .testing)
         aggregator.start()
         let shapes: [Any] = [
             ["item": "42", "position": 3] as [String: Any],
@@ -119,7 +120,8 @@ final class MalformedNotificationTests: XCTestCase {
 
     func testArgsOfFilteredOutEventsAreNotInspected() {
         let center = NotificationCenter()
-        let aggregator = EventAggregator(center: center, filter: EventFilter(allow: ["feed/*"]))
+        let aggregator = EventAggregator(
+            center: center, filter: EventFilter(allow: ["feed/*"]), configuration: .testing)
         aggregator.start()
         center.post(name: .measurementEvent, object: nil, userInfo: ["name": "settings/opened", "args": [1]])
         aggregator.waitUntilDelivered()

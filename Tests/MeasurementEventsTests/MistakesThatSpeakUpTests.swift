@@ -16,7 +16,7 @@ final class MistakesThatSpeakUpTests: XCTestCase {
     private func aggregator(
         on center: NotificationCenter, problems: LockedValue<[String]>
     ) -> EventAggregator {
-        var configuration = EventAggregator.Configuration()
+        var configuration = EventAggregator.Configuration.testing
         configuration.problemHandler = { problem in problems.withLock { $0.append(problem.description) } }
         return EventAggregator(
             center: center, filter: .allowAll, trackers: [RecordingTracker()], configuration: configuration)
@@ -87,7 +87,7 @@ final class MistakesThatSpeakUpTests: XCTestCase {
         let saved = dup(STDERR_FILENO)
         dup2(file.fileDescriptor, STDERR_FILENO)
         let center = NotificationCenter()
-        let aggregator = EventAggregator(center: center, filter: .allowAll)
+        let aggregator = EventAggregator(center: center, filter: .allowAll, configuration: .testing)
         MeasurementEvent.post("feed/opened", to: center)
         aggregator.waitUntilDelivered()
         dup2(saved, STDERR_FILENO)

@@ -10,7 +10,7 @@ final class PostingBufferMemoryTests: XCTestCase {
     /// than a busy round needs once the thread is back to a few posts.
     func testABurstsCapacityIsLetGo() {
         let center = NotificationCenter()
-        var configuration = EventAggregator.Configuration()
+        var configuration = EventAggregator.Configuration.testing
         configuration.deliveryCoalescing = 10  // only the waits drain
         configuration.maximumInFlightEvents = 100_000
         let tracker = RecordingTracker()

@@ -69,7 +69,8 @@ final class PostedArgsTests: XCTestCase {
         let center = NotificationCenter()
         let recorder = EventRecorder(center: center)
         let tracker = RecordingTracker()
-        let aggregator = EventAggregator(center: center, filter: .allowAll, trackers: [tracker])
+        let aggregator = EventAggregator(
+            center: center, filter: .allowAll, trackers: [tracker], configuration: .testing)
         aggregator.start()
         let value = Counting()
         MeasurementEvent.post("a/counted", args: ["n": value], to: center)
@@ -82,7 +83,8 @@ final class PostedArgsTests: XCTestCase {
     func testAnAggregatorRejectsANonFiniteArgFromAFastPathPost() {
         let center = NotificationCenter()
         let tracker = RecordingTracker()
-        let aggregator = EventAggregator(center: center, filter: .allowAll, trackers: [tracker])
+        let aggregator = EventAggregator(
+            center: center, filter: .allowAll, trackers: [tracker], configuration: .testing)
         aggregator.start()
         MeasurementEvent.post("a/bad", args: ["ratio": Double.nan], to: center)
         MeasurementEvent.post("a/good", args: ["ratio": 0.5], to: center)
@@ -102,7 +104,7 @@ final class PostedArgsTests: XCTestCase {
     func testANestedRawPostIsNotMistakenForTheOuterPost() {
         let center = NotificationCenter()
         let tracker = RecordingTracker()
-        var configuration = EventAggregator.Configuration()
+        var configuration = EventAggregator.Configuration.testing
         configuration.delivery = .synchronous
         let aggregator = EventAggregator(
             center: center, filter: .allowAll, trackers: [tracker], configuration: configuration)

@@ -43,8 +43,13 @@ final class AttributionState: @unchecked Sendable {
             restored.problem = IdentityStoreError(path: "\(type(of: store))", problem: "cannot be read (\(error))")
         }
         // Nothing stored, or a damaged store moved aside: write the identity in force at once.
-        let isNew = loaded == nil || restored.problem != nil
-        let contents = loaded ?? IdentityStoreContents(identity: .anonymous())
+        var isNew = loaded == nil || restored.problem != nil
+        var contents = loaded ?? IdentityStoreContents(identity: .anonymous())
+        // The install's salt is made with its identity (or at the first launch of 3.0.0).
+        if contents.personalDataSalt == nil {
+            contents.personalDataSalt = PersonalDataProcessor.newSalt()
+            isNew = true
+        }
         restored.consent = contents.consent
         self.contents = contents
         self.lastSaved = isNew ? nil : loaded
@@ -61,6 +66,9 @@ final class AttributionState: @unchecked Sendable {
     }
 
     var currentAttribution: EventAttribution { storage.value }
+
+    /// The salt of this install's personal-data hashes (made at init when the store had none).
+    var personalDataSalt: String { contents.personalDataSalt ?? "" }
 
     /// Stamps `event` with the identity, session and context in force; returns what happened to
     /// sessions (and saves a session that started).
@@ -103,10 +111,12 @@ final class AttributionState: @unchecked Sendable {
         return save()
     }
 
-    /// Forgets the user (see `EventAggregator.forgetUser()`): a new anonymous id, no user, no
-    /// session; consent and the app's release stay, as they are the install's. Saved at once.
+    /// Forgets the user (see `EventAggregator.forgetUser()`): a new anonymous id and salt, no
+    /// user, no session; consent and the app's release stay, as they are the install's. Saved at once.
     func forgetUser() -> IdentityStoreError? {
         contents.identity = .anonymous()
+        // The old salt would let the new anonymous user's hashes be joined with the old one's.
+        contents.personalDataSalt = PersonalDataProcessor.newSalt()
         timeline = SessionTimeline(rules: timeline.rules)
         rebuild()
         (store as? FileIdentityStore)?.removeSetAside()

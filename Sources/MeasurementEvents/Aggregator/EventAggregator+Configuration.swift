@@ -34,9 +34,12 @@ extension EventAggregator {
         /// The consent at the first launch. Later launches start with the consent the
         /// ``identityStore`` remembered.
         public var consent: MeasurementEvents.Consent = .granted
-        /// Where identity, consent and the session are remembered across launches. `nil` (the
-        /// default) keeps them in memory only: a new anonymous id every launch.
-        public var identityStore: (any IdentityStore)?
+        /// Where identity, consent, the session and the salt of personal data are remembered
+        /// across launches. The default, ``FileIdentityStore/standard``, keeps one anonymous id
+        /// per install in a per-user, per-app directory (see
+        /// ``FileIdentityStore/standardDirectory``); `.inMemory` keeps them in memory only, a new
+        /// anonymous id every launch: for tests and previews.
+        public var identityStore: any IdentityStore = FileIdentityStore.standard
         /// How sessions are cut, and whether session events are sent.
         public var sessions = SessionRules()
         /// Where event timestamps and session times come from. `nil`: the system clock.
@@ -86,9 +89,12 @@ extension EventAggregator {
         /// ``personalDataSentInClear``, per tracker with
         /// ``EventTracker/receivingPersonalDataInClear()``.
         public var catalogs: [EventCatalog] = []
-        /// The salt of the personal-data hashes. `nil` (the default): a random salt made once per
-        /// process, so a value's hash differs from one launch to the next. Set a secret of your
-        /// own to keep hashes stable across launches (vendors can then count distinct values).
+        /// The salt of the personal-data hashes. `nil` (the default): the install's salt, a random
+        /// one made with the anonymous id and kept in the ``identityStore`` (never sent), so that
+        /// one install's hashes stay the same across launches but cannot be joined across
+        /// installs or apps; ``EventAggregator/forgetUser()`` replaces it. Set a secret of your
+        /// own, the same in every install, to join hashes across installs (at the cost that anyone
+        /// holding it can test guesses against every hash).
         public var personalDataSalt: String?
         /// Personal-data args sent in clear despite their catalog's `"pii"` mark, by event:
         /// `["checkout/paid": ["email"]]`. Empty by default.

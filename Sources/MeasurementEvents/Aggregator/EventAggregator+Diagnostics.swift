@@ -37,6 +37,14 @@ extension EventAggregator {
         /// ``EventAggregator/allowList``, or ``EventFilter/denyAll``): it keeps no event.
         /// Reported at ``EventAggregator/start()``.
         case emptyAllowList
+        /// Debug builds of an app on an Apple platform, outside tests and previews: the
+        /// ``Configuration/identityStore`` keeps identity in memory, so every launch is a new user.
+        /// Reported when the aggregator is made.
+        case identityInMemory
+        /// Debug builds: ``EventAggregator/flush()`` (the app going to the background) found the
+        /// consent still pending, with trackers, and ``EventAggregator/setConsent(_:)`` never
+        /// called: nothing is sent. Reported once.
+        case consentNeverDecided(MeasurementEvents.Consent)
 
         /// The problem, in a sentence for a log.
         public var description: String {
@@ -62,6 +70,16 @@ extension EventAggregator {
                     "\(posted == 1 ? "an event was" : "\(posted) events were") posted on this aggregator's center but it was never started (another aggregator on that center was); call start() on it"
             case .filteredOut(let name):
                 return "`\(name)` is not on the allow-list; it will be counted in diagnostics.filteredOut"
+            case .consentNeverDecided(let consent):
+                return
+                    "consent is still \(consent.rawValue) and setConsent(_:) was never called: trackers that wait for "
+                    + "consent (an HTTPTracker) send nothing, and events are \(consent == .pendingHolding ? "held in memory" : "discarded"); "
+                    + "call setConsent(_:) once the user decides (said in debug builds only)"
+            case .identityInMemory:
+                return
+                    "the identity store keeps identity in memory: every launch of the app is a new user, and hashes of "
+                    + "personal data change at every launch; use the default (FileIdentityStore.standard) outside "
+                    + "tests and previews (said in debug builds only)"
             case .emptyAllowList:
                 return
                     "the allow-list is empty: no event will be kept; every post will be counted in diagnostics.filteredOut"

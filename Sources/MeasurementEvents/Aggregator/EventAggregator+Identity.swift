@@ -130,6 +130,7 @@ extension EventAggregator {
     ///
     /// - Parameter consent: the user's choice.
     public func setConsent(_ consent: MeasurementEvents.Consent) {
+        consentDecision.decided()
         // In the delivery context, so that a denial and its discardPending() are one step that
         // no delivery (and no concurrent change of consent) can come between.
         onDeliveryContext {

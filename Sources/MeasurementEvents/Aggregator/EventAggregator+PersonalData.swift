@@ -11,7 +11,8 @@ extension EventAggregator {
             if args[name]?.isEmpty == true { args[name] = nil }
         }
         guard !args.isEmpty else { return (registered, nil) }
-        let salt = configuration.personalDataSalt ?? PersonalDataProcessor.processSalt
+        // Without an app-wide salt, the install's salt is used at delivery (see below).
+        let salt = configuration.personalDataSalt ?? ""
         return (registered, PersonalDataProcessor(personalArgsByEvent: args, treatment: .hash(salt: salt)))
     }
 
@@ -20,6 +21,12 @@ extension EventAggregator {
         _ clear: MeasurementEvent, with hashing: PersonalDataProcessor, to trackers: [any EventTracker],
         violations: [PlanViolation] = []
     ) {
+        // Without an app-wide salt, the install's (delivery context: the attribution's own).
+        let hashing =
+            configuration.personalDataSalt != nil
+            ? hashing
+            : PersonalDataProcessor(
+                personalArgsByEvent: hashing.personalArgsByEvent, treatment: .hash(salt: attribution.personalDataSalt))
         // A hashing processor never discards.
         let hashed = hashing.process(clear) ?? clear
         if inbox.trail != nil { return forwardRecording(clear, hashed, to: trackers, violations: violations) }

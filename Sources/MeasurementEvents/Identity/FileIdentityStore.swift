@@ -14,6 +14,14 @@ import Foundation
 ///   The next save writes a new file in its place.
 /// - A store that cannot be written is reported at the first failed save of a launch; the
 ///   identity stays in memory, and later failures are not reported again until a save works.
+///
+/// One store owns a directory at a time: the first to load holds a lock on `identity.lock`
+/// beside the file for as long as it lives (see ``load()``). Another store on the same
+/// directory, in this process or another, reports once that the directory is in use, writes
+/// nothing there, and its aggregator keeps identity in memory.
+///
+/// ``standard`` (the default of ``EventAggregator/Configuration/identityStore``) is a store in
+/// a per-user, per-app directory: see ``standardDirectory``.
 public struct FileIdentityStore: IdentityStore {
     /// The directory the store's file is in.
     public let directory: URL
@@ -25,17 +33,47 @@ public struct FileIdentityStore: IdentityStore {
 
     /// Whether the last save failed: a failing store is reported once per episode, not per save.
     private let saveFailing = LockedValue(false)
+    /// Whether this store owns ``directory``.
+    private let ownership: IdentityStoreOwnership
 
-    /// A store in `directory`, which is created at the first save.
+    /// A store in `directory`, which is created (mode 0700) at the first load or save.
     ///
     /// - Parameter directory: a directory in the app's own container.
     public init(directory: URL) {
+        self.init(directory: directory, excludedFromBackup: false)
+    }
+
+    init(directory: URL, excludedFromBackup: Bool) {
         self.directory = directory
+        self.ownership = IdentityStoreOwnership(directory: directory, excludedFromBackup: excludedFromBackup)
     }
 
     /// What the file holds; `nil` when there is none. Anything else is moved aside and thrown as
     /// an ``IdentityStoreError`` whose ``IdentityStoreError/recovered`` holds what could be saved.
+    ///
+    /// The first load (or save) claims ``directory``: it creates it and locks `identity.lock`
+    /// in it. When the directory cannot be used (a file in its place, a read-only or full
+    /// volume) or another store holds it, the error names the path and says so; this store then
+    /// writes nothing, and the aggregator keeps identity, consent and session in memory.
     public func load() throws -> IdentityStoreContents? {
+        switch ownership.claim() {
+        case .owner:
+            break
+        case .inUse(let problem):
+            throw IdentityStoreError(
+                path: directory.path,
+                problem: problem
+                    + "; identity, consent and session are kept in memory by this aggregator (a new anonymous "
+                    + "id, and a new salt for personal data) and nothing is written there")
+        case .unusable(let problem):
+            // Reported here: the saves that fail after it are not reported again until one works.
+            saveFailing.withLock { $0 = true }
+            throw IdentityStoreError(
+                path: directory.path,
+                problem: problem
+                    + "; identity, consent and session are kept in memory for now (a new anonymous id, and a "
+                    + "new salt for personal data), and written there once it can be")
+        }
         let path = fileURL.path
         let found: String
         var recovered: IdentityStoreContents?
@@ -68,9 +106,15 @@ public struct FileIdentityStore: IdentityStore {
         if let recovered {
             problem += "; kept the anonymous id it held (\(recovered.identity.anonymousID))"
             if let consent = recovered.consent { problem += " and its consent (\(consent.rawValue))" }
+            if recovered.personalDataSalt != nil { problem += " and its salt for personal data" }
             problem += "; the user id, traits and session are lost"
+            if recovered.personalDataSalt == nil {
+                problem += "; its salt for personal data is lost: a new one is made, and hashes of personal data "
+                problem += "change from now on"
+            }
         } else {
-            problem += "; nothing in it could be recovered, so this launch starts with a new anonymous id"
+            problem += "; nothing in it could be recovered, so this launch starts with a new anonymous id and a new "
+            problem += "salt for personal data (hashes of personal data change from now on)"
         }
         throw IdentityStoreError(path: path, problem: problem, recovered: recovered)
     }
@@ -84,11 +128,19 @@ public struct FileIdentityStore: IdentityStore {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         let problem: String?
-        do {
-            problem = IdentityStoreFile.replace(
-                fileURL.path, with: [UInt8](try encoder.encode(contents)), directory: directory)
-        } catch {
-            problem = "cannot be encoded (\(error))"
+        switch ownership.claim() {
+        case .inUse:
+            // Another store owns the directory (reported by load): nothing is written.
+            return
+        case .unusable(let reason):
+            problem = reason
+        case .owner:
+            do {
+                problem = IdentityStoreFile.replace(
+                    fileURL.path, with: [UInt8](try encoder.encode(contents)), directory: directory)
+            } catch {
+                problem = "cannot be encoded (\(error))"
+            }
         }
         let isFirstFailure = saveFailing.withLock { failing -> Bool in
             defer { failing = problem != nil }
@@ -100,6 +152,42 @@ public struct FileIdentityStore: IdentityStore {
             problem: problem
                 + "; identity, consent and session are kept in memory for now, and later saves that fail "
                 + "are not reported again until one works")
+    }
+
+    /// The store in ``standardDirectory``: the default of
+    /// ``EventAggregator/Configuration/identityStore``.
+    ///
+    /// ```swift
+    /// configuration.identityStore = .standard
+    /// ```
+    public static var standard: FileIdentityStore {
+        FileIdentityStore(directory: standardDirectory, excludedFromBackup: true)
+    }
+
+    /// Where ``standard`` keeps `identity.json`, per user and per app:
+    ///
+    /// - Apple platforms: `Application Support/<bundle identifier>/MeasurementEvents` in the
+    ///   app's container (the process name stands in for a missing bundle identifier), excluded
+    ///   from backups (the anonymous id is the install's: a backup restored on another device
+    ///   must not make two devices one user), with the data-protection class
+    ///   `completeUntilFirstUserAuthentication` on iOS, tvOS, watchOS and visionOS;
+    /// - Linux and other systems: `$XDG_STATE_HOME/<process name>/MeasurementEvents`, and
+    ///   `~/.local/state/<process name>/MeasurementEvents` when `XDG_STATE_HOME` is not set to an
+    ///   absolute path (the XDG Base Directory Specification's state directory).
+    public static var standardDirectory: URL {
+        let app = Bundle.main.bundleIdentifier ?? ProcessInfo.processInfo.processName
+        #if canImport(Darwin)
+            let base =
+                FileManager.default.urls(for: .applicationSupportDirectory, in: .userDomainMask).first
+                ?? URL(fileURLWithPath: NSHomeDirectory()).appendingPathComponent("Library/Application Support")
+        #else
+            let state = ProcessInfo.processInfo.environment["XDG_STATE_HOME"] ?? ""
+            let base =
+                state.hasPrefix("/")
+                ? URL(fileURLWithPath: state)
+                : URL(fileURLWithPath: NSHomeDirectory()).appendingPathComponent(".local/state")
+        #endif
+        return base.appendingPathComponent(app).appendingPathComponent("MeasurementEvents")
     }
 
     /// Deletes what a damaged store left beside it (`identity.json.corrupt`): it holds a user's

@@ -2,12 +2,13 @@ import Foundation
 
 /// Where an aggregator remembers identity, consent and the current session across launches.
 ///
-/// Two ship: ``FileIdentityStore`` (a JSON file in a directory the app names) and
-/// ``InMemoryIdentityStore`` (for tests, and the default: nothing is written unless asked).
+/// Two ship: ``FileIdentityStore`` (a JSON file; ``FileIdentityStore/standard``, in a per-user,
+/// per-app directory, is the default) and ``InMemoryIdentityStore`` (`.inMemory`: for tests and
+/// previews, a new anonymous id every launch).
 ///
 /// ```swift
-/// var configuration = EventAggregator.Configuration()
-/// configuration.identityStore = FileIdentityStore(directory: applicationSupport.appendingPathComponent("analytics"))
+/// var configuration = EventAggregator.Configuration()  // identityStore: .standard
+/// configuration.identityStore = .inMemory  // a test or a preview
 /// ```
 ///
 /// The aggregator calls a store from its delivery queue only, one call at a time.
@@ -34,6 +35,11 @@ public struct IdentityStoreContents: Sendable, Equatable, Codable {
     public var appVersion: String?
     /// The app build of the previous launch.
     public var appBuild: String?
+    /// The salt of the personal-data hashes of this install (32 random bytes in hexadecimal),
+    /// made with the anonymous id and replaced with it by ``EventAggregator/forgetUser()``;
+    /// unused when ``EventAggregator/Configuration/personalDataSalt`` is set. Never sent, never
+    /// logged. `nil` in a store written before 3.0.0: a salt is made at the next launch.
+    public var personalDataSalt: String?
 
     /// The contents of a store.
     ///
@@ -43,15 +49,17 @@ public struct IdentityStoreContents: Sendable, Equatable, Codable {
     ///   - session: the session in progress.
     ///   - appVersion: the app version of the previous launch.
     ///   - appBuild: the app build of the previous launch.
+    ///   - personalDataSalt: the salt of this install's personal-data hashes.
     public init(
         identity: EventIdentity, consent: Consent? = nil, session: Session? = nil,
-        appVersion: String? = nil, appBuild: String? = nil
+        appVersion: String? = nil, appBuild: String? = nil, personalDataSalt: String? = nil
     ) {
         self.identity = identity
         self.consent = consent
         self.session = session
         self.appVersion = appVersion
         self.appBuild = appBuild
+        self.personalDataSalt = personalDataSalt
     }
 }
 
@@ -75,4 +83,15 @@ public final class InMemoryIdentityStore: IdentityStore, @unchecked Sendable {
     public func save(_ contents: IdentityStoreContents) throws {
         self.contents.withLock { $0 = contents }
     }
+}
+
+extension IdentityStore where Self == InMemoryIdentityStore {
+    /// An empty ``InMemoryIdentityStore``: for tests and previews (a new anonymous id, and a new
+    /// salt for personal data, every time an aggregator is made).
+    public static var inMemory: InMemoryIdentityStore { InMemoryIdentityStore() }
+}
+
+extension IdentityStore where Self == FileIdentityStore {
+    /// ``FileIdentityStore/standard``: the default, in a per-user, per-app directory.
+    public static var standard: FileIdentityStore { FileIdentityStore.standard }
 }

@@ -1,5 +1,5 @@
 /// What can be recovered from an identity file that does not parse (cut short, partly
-/// overwritten): its anonymous id and its consent, read from the text around their keys, so that
+/// overwritten): its anonymous id, its consent and its personal-data salt, read from the text around their keys, so that
 /// a damaged store does not give the install a new anonymous id, nor forget a denial.
 enum IdentityStoreSalvage {
     /// The anonymous id (and consent, when readable) found in `bytes`; `nil` when no valid
@@ -11,7 +11,13 @@ enum IdentityStoreSalvage {
             !anonymousID.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
         else { return nil }
         let consent = stringValue(of: "consent", in: text).flatMap(Consent.init(rawValue:))
-        return IdentityStoreContents(identity: EventIdentity(anonymousID: anonymousID), consent: consent)
+        // A salt is kept only whole (64 hexadecimal digits): a cut one would change every hash.
+        let salt = stringValue(of: "personalDataSalt", in: text).flatMap { salt in
+            salt.utf8.count == 64 && salt.utf8.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
+                ? salt : nil
+        }
+        return IdentityStoreContents(
+            identity: EventIdentity(anonymousID: anonymousID), consent: consent, personalDataSalt: salt)
     }
 
     /// The string after the first `"key"` and a colon, when it is a plain JSON string (no

@@ -1,11 +1,17 @@
 extension PersonalDataProcessor {
-    /// A random salt made once per process: the default of
-    /// ``EventAggregator/Configuration/personalDataSalt``. 32 random bytes, in hexadecimal.
-    static let processSalt: String = {
+    /// A new random salt, 32 random bytes in hexadecimal: the salt of an install's personal-data
+    /// hashes (``IdentityStoreContents/personalDataSalt``), made with its anonymous id, unless
+    /// ``EventAggregator/Configuration/personalDataSalt`` is set.
+    static func newSalt() -> String {
         var generator = SystemRandomNumberGenerator()
-        return (0..<32).map { _ in
+        let digits = Array("0123456789abcdef".utf8)
+        var hex: [UInt8] = []
+        hex.reserveCapacity(64)
+        for _ in 0..<32 {
             let byte = UInt8.random(in: 0...255, using: &generator)
-            return String(byte, radix: 16).count == 1 ? "0" + String(byte, radix: 16) : String(byte, radix: 16)
-        }.joined()
-    }()
+            hex.append(digits[Int(byte >> 4)])
+            hex.append(digits[Int(byte & 0x0f)])
+        }
+        return String(decoding: hex, as: UTF8.self)
+    }
 }

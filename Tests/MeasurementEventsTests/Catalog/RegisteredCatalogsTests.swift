@@ -76,7 +76,7 @@ final class RegisteredCatalogsTests: XCTestCase {
                 #"Profile: profile/saved: arg "birth_year" is personal data of type int; it is hashed all the same and reaches trackers as a "sha256:…" string (declare it "type": "string")"#
             ])
         let recorder = RecordingTracker()
-        var configuration = EventAggregator.Configuration()
+        var configuration = EventAggregator.Configuration.testing
         configuration.catalogs = [profile]
         configuration.personalDataSalt = "s"
         let center = NotificationCenter()
@@ -91,7 +91,7 @@ final class RegisteredCatalogsTests: XCTestCase {
 
     func testTheAggregatorReportsAndCountsRegistrationProblems() {
         let problems = LockedValue<[String]>([])
-        var configuration = EventAggregator.Configuration()
+        var configuration = EventAggregator.Configuration.testing
         configuration.catalogs = [checkout, checkout]
         configuration.problemHandler = { problem in problems.withLock { $0.append(problem.description) } }
         let aggregator = EventAggregator(center: NotificationCenter(), configuration: configuration)

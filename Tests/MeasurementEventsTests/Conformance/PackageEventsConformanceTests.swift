@@ -16,7 +16,7 @@ final class PackageEventsConformanceTests: XCTestCase {
         let clock = ManualEventClock()
         let recorder = RecordingTracker()
         let problems = Problems()
-        var configuration = EventAggregator.Configuration()
+        var configuration = EventAggregator.Configuration.testing
         configuration.clock = clock
         configuration.sessions.emitsEvents = true
         let planned = EventCatalog(

@@ -43,7 +43,7 @@ final class PlanConformanceTests: XCTestCase {
         let center = NotificationCenter()
         let recorder = RecordingTracker()
         let problems = Problems()
-        var configuration = EventAggregator.Configuration()
+        var configuration = EventAggregator.Configuration.testing
         configuration.catalogs = [Self.catalog]
         configuration.personalDataSentInClear = ["feed/item_tapped": ["email"]]
         configuration.problemHandler = { problem in
@@ -210,7 +210,7 @@ final class PlanConformanceTests: XCTestCase {
         }
         let center = NotificationCenter()
         let problems = Problems()
-        var configuration = EventAggregator.Configuration()
+        var configuration = EventAggregator.Configuration.testing
         configuration.catalogs = [Self.catalog]
         configuration.problemHandler = { problem in
             if case .planViolation(let violation) = problem { problems.violations.append(violation) }
@@ -235,7 +235,7 @@ final class PlanViolationSiteTests: XCTestCase {
     private func checkingAggregator(
         on center: NotificationCenter, _ recorder: RecordingTracker, _ problems: Problems
     ) -> EventAggregator {
-        var configuration = EventAggregator.Configuration()
+        var configuration = EventAggregator.Configuration.testing
         configuration.catalogs = [PlanConformanceTests.catalog]
         configuration.problemHandler = { problem in
             if case .planViolation(let violation) = problem { problems.violations.append(violation) }
@@ -281,7 +281,7 @@ final class PlanViolationSiteTests: XCTestCase {
         let problems = Problems()
         let checking = checkingAggregator(on: center, RecordingTracker(), problems)
         let plain = RecordingTracker()
-        let unchecked = EventAggregator(center: center, filter: .allowAll, trackers: [plain])
+        let unchecked = EventAggregator(center: center, filter: .allowAll, trackers: [plain], configuration: .testing)
         unchecked.start()
         let recorder = EventRecorder(center: center)
         MeasurementEvent.post("feed/item_tapped", args: ["item_id": "a1", "position": 3], to: center)

@@ -32,7 +32,7 @@ final class EventContextTests: XCTestCase {
     func testEveryForwardedEventCarriesTheConfiguredContext() {
         let center = NotificationCenter()
         let tracker = OrderedTracker()
-        var configuration = EventAggregator.Configuration()
+        var configuration = EventAggregator.Configuration.testing
         configuration.context = {
             var context = EventContext.current(bundleInfo: ["CFBundleShortVersionString": "3.0"])
             context.extra["screen_width"] = 390

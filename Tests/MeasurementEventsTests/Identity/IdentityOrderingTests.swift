@@ -8,7 +8,7 @@ final class IdentityOrderingTests: XCTestCase {
     private func makeAggregator(
         _ center: NotificationCenter, tracker: OrderedTracker, delivery: EventAggregator.Delivery = .asynchronous
     ) -> EventAggregator {
-        var configuration = EventAggregator.Configuration()
+        var configuration = EventAggregator.Configuration.testing
         configuration.delivery = delivery
         let aggregator = EventAggregator(
             center: center, filter: EventFilter(allow: ["account/*", "app/*"]), trackers: [tracker],
@@ -157,7 +157,8 @@ final class IdentityOrderingTests: XCTestCase {
     func testIdentityChangesAreNotFilteredByTheAllowList() {
         let center = NotificationCenter()
         let tracker = OrderedTracker()
-        let aggregator = EventAggregator(center: center, filter: EventFilter(allow: []), trackers: [tracker])
+        let aggregator = EventAggregator(
+            center: center, filter: EventFilter(allow: []), trackers: [tracker], configuration: .testing)
         aggregator.start()
         MeasurementIdentity.identify(userID: "user-1", to: center)
         aggregator.waitUntilDelivered()

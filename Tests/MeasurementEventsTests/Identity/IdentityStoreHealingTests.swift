@@ -20,7 +20,7 @@ final class IdentityStoreHealingTests: XCTestCase {
     /// One launch: the problems it reported and the anonymous id it used.
     private func launch(_ store: FileIdentityStore? = nil) -> (problems: [String], anonymousID: String) {
         let problems = LockedValue<[String]>([])
-        var configuration = EventAggregator.Configuration()
+        var configuration = EventAggregator.Configuration.testing
         configuration.identityStore = store ?? FileIdentityStore(directory: directory)
         configuration.problemHandler = { problem in problems.withLock { $0.append(problem.description) } }
         let aggregator = EventAggregator(
@@ -33,7 +33,7 @@ final class IdentityStoreHealingTests: XCTestCase {
     }
 
     private func assertHealed(
-        _ first: (problems: [String], anonymousID: String), expecting words: String,
+        _ first: (problems: [String], anonymousID: String), expecting words: String, store: FileIdentityStore? = nil,
         file: StaticString = #filePath, line: UInt = #line
     ) throws {
         XCTAssertEqual(first.problems.count, 1, "\(first.problems)", file: file, line: line)
@@ -41,7 +41,7 @@ final class IdentityStoreHealingTests: XCTestCase {
         XCTAssertTrue(
             first.problems[0].contains("moved it aside to identity.json.corrupt"), first.problems[0], file: file,
             line: line)
-        let second = launch()
+        let second = launch(store)
         XCTAssertEqual(second.problems, [], "healed: the next launch reports nothing", file: file, line: line)
         XCTAssertEqual(second.anonymousID, first.anonymousID, "and keeps the id", file: file, line: line)
         print("identity store case: \(first.problems[0])")
@@ -80,10 +80,12 @@ final class IdentityStoreHealingTests: XCTestCase {
                 identity: EventIdentity(userID: "user-1", anonymousID: "anon-kept-1234"), consent: .denied))
         let whole = try Data(contentsOf: file)
         try whole.prefix(whole.count - 5).write(to: file)
-        let first = launch()
+        // The same store: a second one on the directory would be refused while this one lives.
+        let first = launch(store)
         XCTAssertEqual(first.anonymousID, "anon-kept-1234")
-        try assertHealed(first, expecting: "kept the anonymous id it held (anon-kept-1234) and its consent (denied)")
-        XCTAssertEqual(try FileIdentityStore(directory: directory).load()?.consent, .denied)
+        try assertHealed(
+            first, expecting: "kept the anonymous id it held (anon-kept-1234) and its consent (denied)", store: store)
+        XCTAssertEqual(try store.load()?.consent, .denied)
     }
 
     func testAStoreThatCannotBeWrittenIsReportedOncePerLaunch() throws {

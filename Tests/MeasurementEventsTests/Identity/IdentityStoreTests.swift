@@ -10,7 +10,7 @@ final class IdentityStoreTests: XCTestCase {
         tracker: OrderedTracker = OrderedTracker(),
         problems: LockedValue<[String]>? = nil, consent: Consent = .granted
     ) -> EventAggregator {
-        var configuration = EventAggregator.Configuration()
+        var configuration = EventAggregator.Configuration.testing
         configuration.identityStore = store
         configuration.consent = consent
         configuration.problemHandler = { problem in problems?.withLock { $0.append(problem.description) } }
@@ -24,7 +24,10 @@ final class IdentityStoreTests: XCTestCase {
         let directory = makeTemporaryDirectory("relaunch")
         defer { try? FileManager.default.removeItem(at: directory) }
         let center = NotificationCenter()
-        let first = aggregator(store: FileIdentityStore(directory: directory), center: center)
+        // One store value for both launches: a second one on the directory is refused while the
+        // first lives (IdentityStoreOwnershipTests).
+        let store = FileIdentityStore(directory: directory)
+        let first = aggregator(store: store, center: center)
         MeasurementIdentity.identify(userID: "user-1", traits: ["plan": "pro"], to: center)
         MeasurementIdentity.group("acme", traits: ["seats": 40], to: center)
         first.waitUntilDelivered()
@@ -32,7 +35,7 @@ final class IdentityStoreTests: XCTestCase {
         let before = first.currentAttribution.identity
         first.stop()
 
-        let second = aggregator(store: FileIdentityStore(directory: directory))
+        let second = aggregator(store: store)
         XCTAssertEqual(second.currentAttribution.identity, before)
         XCTAssertEqual(second.currentAttribution.identity.userID, "user-1")
         XCTAssertEqual(second.currentAttribution.identity.groupTraits, ["seats": 40])
@@ -66,7 +69,8 @@ final class IdentityStoreTests: XCTestCase {
         let file = directory.appendingPathComponent("identity.json")
         try Data("{\"identity\": {\"anonymousID\": 12".utf8).write(to: file)
         let problems = LockedValue<[String]>([])
-        let aggregator = aggregator(store: FileIdentityStore(directory: directory), problems: problems)
+        let store = FileIdentityStore(directory: directory)
+        let aggregator = aggregator(store: store, problems: problems)
 
         XCTAssertEqual(aggregator.diagnostics.identityStoreFailures, 1)
         let reported = problems.withLock { $0 }
@@ -75,7 +79,7 @@ final class IdentityStoreTests: XCTestCase {
             reported.first?.hasPrefix("identity store \(file.path) is not a valid identity file") == true, "\(reported)"
         )
         XCTAssertTrue(FileManager.default.fileExists(atPath: file.path + ".corrupt"), "kept for inspection")
-        let replaced = try XCTUnwrap(FileIdentityStore(directory: directory).load())
+        let replaced = try XCTUnwrap(store.load())
         XCTAssertEqual(replaced.identity.anonymousID, aggregator.currentAttribution.identity.anonymousID)
     }
 

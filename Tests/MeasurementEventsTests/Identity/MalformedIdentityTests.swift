@@ -69,7 +69,7 @@ final class MalformedIdentityTests: XCTestCase {
         let center = NotificationCenter()
         let tracker = OrderedTracker()
         let problems = LockedValue<[String]>([])
-        var configuration = EventAggregator.Configuration()
+        var configuration = EventAggregator.Configuration.testing
         configuration.problemHandler = { problem in problems.withLock { $0.append(problem.description) } }
         let aggregator = EventAggregator(
             center: center, filter: .allowAll, trackers: [tracker], configuration: configuration)

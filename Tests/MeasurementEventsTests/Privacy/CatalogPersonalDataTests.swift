@@ -25,7 +25,7 @@ final class CatalogPersonalDataTests: XCTestCase {
         _ configure: (inout EventAggregator.Configuration) -> Void = { _ in }
     ) {
         let center = NotificationCenter()
-        var configuration = EventAggregator.Configuration()
+        var configuration = EventAggregator.Configuration.testing
         configuration.catalogs = [catalog]
         configuration.personalDataSalt = "salt"
         configure(&configuration)
@@ -89,7 +89,7 @@ final class CatalogPersonalDataTests: XCTestCase {
             override func didReceive(_ event: MeasurementEvent) { seen.withLock { $0.append(event) } }
         }
         let center = NotificationCenter()
-        var configuration = EventAggregator.Configuration()
+        var configuration = EventAggregator.Configuration.testing
         configuration.catalogs = [catalog]
         let aggregator = Subclass(center: center, filter: .allowAll, configuration: configuration)
         aggregator.start()

@@ -59,7 +59,7 @@ final class SamplingProcessorTests: XCTestCase {
 
     func testSampledOutEventsAreCountedAsDiscardedByTheAggregator() {
         let center = NotificationCenter()
-        var configuration = EventAggregator.Configuration()
+        var configuration = EventAggregator.Configuration.testing
         configuration.delivery = .synchronous
         let aggregator = EventAggregator(
             center: center, filter: EventFilter(allow: ["*"]),

@@ -30,7 +30,7 @@ final class SessionTests: XCTestCase {
     }
 
     func testTimeoutIsConfigurable() {
-        var configuration = EventAggregator.Configuration()
+        var configuration = EventAggregator.Configuration.testing
         configuration.sessions = SessionRules(timeout: 60)
         let aggregator = makeAggregator(configuration)
         post("a")
@@ -65,7 +65,7 @@ final class SessionTests: XCTestCase {
     }
 
     func testAnEventAtTheSameMillisecondAsTheLastSessionStartGetsAGreaterID() {
-        var configuration = EventAggregator.Configuration()
+        var configuration = EventAggregator.Configuration.testing
         configuration.sessions = SessionRules(timeout: 0)
         let aggregator = makeAggregator(configuration)
         post("a")
@@ -79,7 +79,7 @@ final class SessionTests: XCTestCase {
     // MARK: Session events
 
     func testSessionEventsComeBeforeTheEventThatStartsTheSession() {
-        var configuration = EventAggregator.Configuration()
+        var configuration = EventAggregator.Configuration.testing
         configuration.sessions.emitsEvents = true
         let aggregator = makeAggregator(configuration)
         post("a")
@@ -95,7 +95,7 @@ final class SessionTests: XCTestCase {
     }
 
     func testSessionEndedInTheBackgroundIsEmittedOnReturn() {
-        var configuration = EventAggregator.Configuration()
+        var configuration = EventAggregator.Configuration.testing
         configuration.sessions.emitsEvents = true
         let aggregator = makeAggregator(configuration)
         post("a")
@@ -128,7 +128,7 @@ final class SessionTests: XCTestCase {
     }
 
     func testSessionContinuesAcrossARelaunchAfterACrashWithinTheTimeoutOfTheLastEvent() {
-        var configuration = EventAggregator.Configuration()
+        var configuration = EventAggregator.Configuration.testing
         configuration.identityStore = InMemoryIdentityStore()
         let first = makeAggregator(configuration)
         for _ in 0..<3 {
@@ -157,7 +157,7 @@ final class SessionTests: XCTestCase {
     /// same store posts "b". Returns the new aggregator, with "b" delivered.
     @discardableResult
     private func relaunchAfterTheBackground(minutes: Double) -> EventAggregator {
-        var configuration = EventAggregator.Configuration()
+        var configuration = EventAggregator.Configuration.testing
         configuration.identityStore = InMemoryIdentityStore()
         let first = makeAggregator(configuration)
         post("a")
@@ -189,7 +189,7 @@ final class SessionTests: XCTestCase {
         return Set(sessionIDs()).count
     }
 
-    private func makeAggregator(_ base: EventAggregator.Configuration = EventAggregator.Configuration())
+    private func makeAggregator(_ base: EventAggregator.Configuration = EventAggregator.Configuration.testing)
         -> EventAggregator
     {
         var configuration = base

@@ -25,6 +25,7 @@ final class CheckoutPlanTests: XCTestCase {
         let console = LockedValue<[MeasurementEvent]>([])
         let center = NotificationCenter()
         var configuration = EventAggregator.Configuration()
+        configuration.identityStore = .inMemory  // a test never shares the app's identity file
         configuration.delivery = .synchronous
         let aggregator = try EventAggregator(
             plan: plan,

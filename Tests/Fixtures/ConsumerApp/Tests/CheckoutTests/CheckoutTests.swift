@@ -25,6 +25,7 @@ final class CheckoutTests: XCTestCase {
         let center = NotificationCenter()
         let received = LockedValue<[MeasurementEvent]>([])
         var configuration = EventAggregator.Configuration()
+        configuration.identityStore = .inMemory  // a test never shares the app's identity file
         configuration.catalogs = [CheckoutEvents.catalog, OnboardingEvents.catalog]
         let aggregator = EventAggregator(
             center: center, filter: EventFilter(allow: ["checkout/*"]),
