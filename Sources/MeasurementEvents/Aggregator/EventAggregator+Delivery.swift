@@ -244,7 +244,7 @@ extension EventAggregator {
         if let hashing = personalDataHashing, hashing.treatsArgs(of: event) {
             return forwardHashingPersonalData(event, with: hashing, to: trackers, violations: violations)
         }
-        if inbox.trail != nil { return forwardRecording(event, event, to: trackers, violations: violations) }
+        if inbox.recordsTrail { return forwardRecording(event, event, to: trackers, violations: violations) }
         didReceive(event)
         // No closure: capturing the event in one copied it (a retain and a release per field)
         // per event and tracker.

@@ -21,7 +21,7 @@ extension EventAggregator {
         onDeliveryContext {
             let (trackers, discarded) = self.state.withLock { state -> ([any EventTracker], [Held]) in
                 state.diagnostics.discarded += state.held.count
-                let discarded = self.inbox.trail != nil ? state.held : []
+                let discarded = self.inbox.recordsTrail ? state.held : []
                 state.held.removeAll()
                 state.diagnostics.held = 0
                 return (state.trackers, discarded)

@@ -141,7 +141,7 @@ extension EventAggregator {
                 var discarded: [Held] = []
                 if consent.discards {
                     state.diagnostics.discarded += state.held.count
-                    if self.inbox.trail != nil { discarded = state.held }
+                    if self.inbox.recordsTrail { discarded = state.held }
                     state.held.removeAll()
                     state.diagnostics.held = 0
                 }

@@ -29,7 +29,7 @@ extension EventAggregator {
                 personalArgsByEvent: hashing.personalArgsByEvent, treatment: .hash(salt: attribution.personalDataSalt))
         // A hashing processor never discards.
         let hashed = hashing.process(clear) ?? clear
-        if inbox.trail != nil { return forwardRecording(clear, hashed, to: trackers, violations: violations) }
+        if inbox.recordsTrail { return forwardRecording(clear, hashed, to: trackers, violations: violations) }
         didReceive(hashed)
         for tracker in trackers {
             let event = tracker is PersonalDataInClearTracker ? clear : hashed

@@ -112,7 +112,7 @@ extension Inbox {
         if configuration.recordsFilteredOutNames {
             posting.withLock { $0.filteredOutNames[name, default: 0] += 1 }
         }
-        if trail != nil { recordFilteredOut(name) }
+        if recordsTrail { recordFilteredOut(name) }
     }
 
     /// The trail of a post the filter did not keep, with the filter's reason.
@@ -150,7 +150,7 @@ extension Inbox {
             if posting.recentMalformed.count > 20 { posting.recentMalformed.removeFirst() }
         }
         configuration.problemHandler?(.malformedNotification(error))
-        if trail != nil { recordMalformed(error, name: name) }
+        if recordsTrail { recordMalformed(error, name: name) }
     }
 
     /// The trail of a malformed notification that carried a name (a readable one, or the

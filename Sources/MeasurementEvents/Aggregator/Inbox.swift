@@ -97,6 +97,9 @@ final class Inbox: Sendable {
     let configuration: EventAggregator.Configuration
     /// ``EventAggregator/Configuration/trail``, checked once wherever an event's fate is known.
     let trail: (any EventTrailObserver)?
+    /// Whether there is a trail: the one check on every path, a flag since comparing the
+    /// optional existential with `nil` copied it (a retain and a release per post).
+    let recordsTrail: Bool
     let posting: LockedValue<Posting>
     private let roundWaiting: @Sendable () -> Void
     private let deliverNow: @Sendable (inout Round) -> Void
@@ -139,6 +142,7 @@ final class Inbox: Sendable {
         consentCode = AtomicCounter(consent.code)
         self.configuration = configuration
         trail = configuration.trail
+        recordsTrail = configuration.trail != nil
         self.roundWaiting = roundWaiting
         self.deliverNow = deliverNow
         usesSystemClock = configuration.clock == nil
@@ -219,7 +223,7 @@ final class Inbox: Sendable {
         }
         guard !consent.discards else {
             discardedAtPost.add(1)
-            if trail != nil { record(name, .discardedWithoutConsent) }
+            if recordsTrail { record(name, .discardedWithoutConsent) }
             return nil
         }
         return slot
@@ -232,7 +236,7 @@ final class Inbox: Sendable {
         switch configuration.delivery {
         case .asynchronous:
             guard admitInFlight() else {
-                if trail != nil {
+                if recordsTrail {
                     self.record(
                         name, .dropped(reason: "more than \(configuration.maximumInFlightEvents) events in flight"))
                 }
