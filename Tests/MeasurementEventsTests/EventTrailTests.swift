@@ -44,7 +44,7 @@ final class EventTrailTests: XCTestCase {
     ) -> (EventAggregator, TrailRecorder, NotificationCenter) {
         let center = NotificationCenter()
         let trail = TrailRecorder()
-        var configuration = EventAggregator.Configuration()
+        var configuration = EventAggregator.Configuration.testing
         configuration.trail = trail
         configuration.problemHandler = nil
         configure(&configuration)

@@ -197,9 +197,14 @@ public struct AmplitudeEncoder: BatchEncoder {
             guard case .array(let indices) = node.value else { return }
             for index in indices {
                 // An index beyond Int does not parse and is ignored; one the request did not
-                // have is returned out of the batch's range, for the tracker to report.
+                // have is returned as it is, outside the batch's positions, for the tracker to
+                // report (shifted past them in the rare case it would name one).
                 guard case .number(let text) = index.value, let index = Int(text) else { continue }  // checked: nil
-                refused.insert(positions.indices.contains(index) ? positions[index] : max(index, events.count))
+                if positions.indices.contains(index) {
+                    refused.insert(positions[index])
+                } else {
+                    refused.insert(events.indices.contains(index) ? events.count + index : index)
+                }
             }
         }
         for member in members {
