@@ -190,7 +190,7 @@ package final class InspectorServer: @unchecked Sendable {
 
         static func json(_ status: Int, _ value: some Encodable) -> Reply {
             let encoder = JSONEncoder()
-            encoder.outputFormatting = [.sortedKeys]
+            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
             return Reply(status: status, body: Array((try? encoder.encode(value)) ?? Data("{}".utf8)))
         }
 

@@ -36,7 +36,7 @@ package enum VendorRequestReader {
         case let number as NSNumber: return number.stringValue
         case let other?:
             guard JSONSerialization.isValidJSONObject(other),
-                let data = try? JSONSerialization.data(withJSONObject: other, options: [.sortedKeys])
+                let data = try? JSONSerialization.data(withJSONObject: other, options: [.sortedKeys, .withoutEscapingSlashes])
             else { return "\(other)" }
             return String(decoding: data, as: UTF8.self)
         }
@@ -51,7 +51,7 @@ package enum VendorRequestReader {
 
     static func pretty(_ value: Any) -> String {
         guard JSONSerialization.isValidJSONObject(value),
-            let data = try? JSONSerialization.data(withJSONObject: value, options: [.prettyPrinted, .sortedKeys])
+            let data = try? JSONSerialization.data(withJSONObject: value, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
         else { return "\(value)" }
         return String(decoding: data, as: UTF8.self)
     }
