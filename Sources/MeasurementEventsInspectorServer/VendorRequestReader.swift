@@ -202,8 +202,9 @@ package enum VendorRequestReader {
                         var args: [String: String] = [:]
                         for attribute in record["attributes"] as? [[String: Any]] ?? [] {
                             guard let key = text(attribute["key"]) else { continue }
-                            let value = attribute["value"] as? [String: Any]
-                            args[key] = value.flatMap { $0.values.first }.flatMap(text) ?? "null"
+                            // AnyValue: one of stringValue, intValue, boolValue, doubleValue, arrayValue, kvlistValue.
+                            let value = (attribute["value"] as? [String: Any])?.first?.value
+                            args[key] = text(value) ?? "null"
                         }
                         var findings: [String] = []
                         if text(record["timeUnixNano"]) == nil { findings.append("no \"timeUnixNano\"") }
