@@ -187,6 +187,7 @@ let demoTargets: [Target] = [
             "MeasurementEventsHTTP",
             "ImpressionTracking",
             "MeasurementEventsStandard",
+            "MeasurementEventsInspector",
         ],
         path: "Sources/MeasurementDemo",
         resources: [.copy("tracking-plan.json")]
