@@ -5,6 +5,7 @@ import Testing
 
 @testable import MeasurementEventsInspector
 @testable import MeasurementEventsInspectorServer
+import MeasurementEventsTesting
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
@@ -291,5 +292,41 @@ final class ProblemLog: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         return stored
+    }
+}
+
+/// The test kit's assertions, against the same events in-process and from a running inspector.
+@Suite struct InspectedTrailSourceTests {
+    @Test func theSameAssertionsServeInProcessAndARunningInspector() throws {
+        var configuration = InspectorServer.Configuration()
+        configuration.port = 0
+        let server = InspectorServer(configuration: configuration)
+        try server.start()
+        defer { server.stop() }
+        var connectionConfiguration = InspectorConnection.Configuration(baseURL: server.baseURL)
+        connectionConfiguration.batchDelay = 0
+        let connection = InspectorConnection(configuration: connectionConfiguration)
+        let recorder = TrailRecorder()
+        let entries = [
+            EventTrailEntry(event: MeasurementEvent("feed/item_tapped", args: ["item_id": "42"]), fate: .forwarded),
+            EventTrailEntry(event: MeasurementEvent("debug/x"), fate: .filteredOut(reason: "not on the allow-list")),
+        ]
+        for entry in entries {
+            recorder.record(entry)
+            connection.record(entry)
+        }
+        #expect(connection.flush(timeout: 30))
+        let client = InspectorClient(baseURL: server.baseURL)
+        for source in [recorder, client] as [any InspectedTrailSource] {
+            try source.expectEvent(named: "feed/item_tapped", args: ["item_id": "42"])
+            let filtered = try source.expectEvent(named: "debug/x", status: "filtered_out")
+            #expect(filtered.reason == "not on the allow-list")
+            #expect(throws: InspectedTrailMismatch.self) { try source.expectEvent(named: "feed/item_tapped", args: ["item_id": "7"]) }
+            #expect(try source.events(status: "forwarded").map(\.name) == ["feed/item_tapped"])
+        }
+        let mismatch = try? recorder.expectEvent(named: "debug/x")
+        #expect(mismatch == nil)
+        try client.reset()
+        #expect(try client.inspectedEvents().isEmpty)
     }
 }
