@@ -51,6 +51,7 @@ def free_port():
 # A package whose catalog describes an event with markup in its description.
 package = tempfile.mkdtemp()
 os.mkdir(os.path.join(package, "Events"))
+os.makedirs(os.path.join(package, "Sources", "DemoFeed"))
 with open("Events/DemoFeed.json") as file:
     catalog = json.load(file)
 for event in catalog["events"]:
@@ -64,7 +65,10 @@ base = "http://127.0.0.1:%d" % port
 server = subprocess.Popen(
     ["swift", "run", "--skip-build", "measurement-events", "inspect", "--port", str(port), "--package-path", package],
     stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-line = server.stdout.readline()
+line = ""
+while server.poll() is None and "inspector:" not in line:
+    line = server.stdout.readline()
+    print("  " + line.rstrip())
 check("the inspector prints its address", base in line, line.strip())
 
 
@@ -168,7 +172,7 @@ try:
           and not driver.find_elements(By.CSS_SELECTOR, "a[href^='javascript']"))
     search.clear()
     search.send_keys("item_tapped")
-    rows()[0].click()
+    next(row for row in rows() if row.find_element(By.CSS_SELECTOR, ".name").text == "feed/item_tapped").click()
     detail = driver.find_element(By.CSS_SELECTOR, "[data-testid=detail]").text
     check("the catalog's description is shown beside the event, as text", "onerror=window.__xss='catalog'" in detail)
     search.clear()

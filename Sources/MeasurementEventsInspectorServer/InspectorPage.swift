@@ -41,8 +41,9 @@ package enum InspectorPage {
         #spacer { position:relative; }
         .row { position:absolute; left:0; right:0; height:24px; line-height:24px; display:flex; gap:8px; padding:0 8px; white-space:nowrap; overflow:hidden; cursor:pointer; border-bottom:1px solid var(--line); }
         .row:hover { background:var(--sel); } .row.selected { background:var(--sel); font-weight:600; }
-        .row .time { color:var(--muted); width:90px; flex:none; } .row .name { width:38%; overflow:hidden; text-overflow:ellipsis; }
-        .row .status { width:130px; flex:none; } .row .args { color:var(--muted); overflow:hidden; text-overflow:ellipsis; }
+        .row span { overflow:hidden; text-overflow:ellipsis; } .row .time { color:var(--muted); flex:0 0 100px; }
+        .row .name { flex:0 0 30%; } .row .source { flex:0 0 76px; color:var(--muted); } .row .status { flex:0 0 150px; }
+        .row .args { flex:1 1 auto; min-width:0; color:var(--muted); }
         .s-forwarded, .s-received { color:var(--ok); } .s-filtered_out, .s-held { color:var(--warn); }
         .s-dropped, .s-malformed, .s-discarded_by_processor, .s-discarded_without_consent { color:var(--bad); }
         #right { flex:1; display:flex; flex-direction:column; min-width:260px; overflow:auto; }
@@ -111,7 +112,7 @@ package enum InspectorPage {
           for (let i = first; i < last; i++) {
             const e = visible[i], r = el("div", undefined, "row" + (selected && selected.seq === e.seq ? " selected" : ""));
             r.style.top = (i * ROW) + "px"; r.dataset.seq = String(e.seq); r.setAttribute("data-testid", "row");
-            r.append(el("span", time(e), "time"), el("span", e.name, "name"), el("span", e.status.replace(/_/g, " "), "status s-" + e.status), el("span", argsText(e), "args"));
+            r.append(el("span", time(e), "time"), el("span", e.name, "name"), el("span", e.source, "source"), el("span", e.status.replace(/_/g, " "), "status s-" + e.status), el("span", argsText(e), "args"));
             rows.push(r);
           }
           spacer.replaceChildren(...rows);

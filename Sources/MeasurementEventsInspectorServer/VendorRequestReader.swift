@@ -139,7 +139,9 @@ package enum VendorRequestReader {
                 let name = text(call["event"]) ?? text(call["name"]).map { "\(type): \($0)" } ?? type
                 var args = texts(call["properties"])
                 for (key, value) in texts(call["traits"]) { args["traits." + key] = value }
-                events.append(make(name.isEmpty ? "(no name)" : name, args, call, findings + requestFindings))
+                var event = make(name.isEmpty ? "(no name)" : name, args, call, findings + requestFindings)
+                event.type = type.isEmpty ? nil : type
+                events.append(event)
             }
         case "amplitude":
             // Amplitude HTTP V2 API (amplitude.com/docs/apis/analytics/http-v2): "api_key" and
@@ -188,7 +190,9 @@ package enum VendorRequestReader {
                         findings.append("param \"\(key)\" is \(string.count) characters; GA4 cuts values at \(GA4Encoder.maximumStringValueLength)")
                     }
                 }
-                events.append(make(name.isEmpty ? "(no name)" : name, texts(params), item, findings + requestFindings))
+                var event = make(name.isEmpty ? "(no name)" : name, texts(params), item, findings + requestFindings)
+                event.type = event.args["event_type"]  // GA4Encoder sends the event type as a param
+                events.append(event)
             }
         default:
             // OTLP/HTTP JSON (opentelemetry.io/docs/specs/otlp/#otlphttp-request and the logs data
