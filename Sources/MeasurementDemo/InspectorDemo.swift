@@ -39,12 +39,14 @@ func runInspectorDemo() throws {
 
     MeasurementEvent.post("account/signed_up", args: ["email": "jane@example.com", "plan": "pro"], to: center)
     for index in 0..<20 {
-        MeasurementEvent.post("feed/item_tapped", type: .click, args: ["item_id": "\(index)", "position": index], to: center)
+        MeasurementEvent.post(
+            "feed/item_tapped", type: .click, args: ["item_id": "\(index)", "position": index], to: center)
     }
     MeasurementEvent.post("feed/item_shown", type: .impression, args: ["item_id": "43", "ratio": 0.75], to: center)
     MeasurementEvent.post("search/query_entered", args: ["query": "<script>window.__xss=1</script>"], to: center)
     MeasurementEvent.post(
-        "feed/<img src=x onerror=window.__xss=2>", type: .click, args: ["title": "\"><img src=x onerror=window.__xss=3>"],
+        "feed/<img src=x onerror=window.__xss=2>", type: .click,
+        args: ["title": "\"><img src=x onerror=window.__xss=3>"],
         to: center)
     MeasurementEvent.post("feed/link_opened", args: ["url": "javascript:window.__xss=4"], to: center)
     MeasurementEvent.post("debug/cache_cleared", args: ["bytes": 1_024], to: center)  // not allowed: filtered out

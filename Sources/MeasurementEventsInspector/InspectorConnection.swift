@@ -182,9 +182,11 @@ public final class InspectorConnection: EventTrailObserver, @unchecked Sendable 
         let task = session!.dataTask(with: request) { [self] _, response, error in
             let status = (response as? HTTPURLResponse)?.statusCode ?? 0
             let failure: String? =
-                if let error { "the inspector at \(configuration.baseURL.absoluteString) cannot be reached (\(error.localizedDescription)); events are not shown until it runs (`measurement-events inspect`)" }
-                else if !(200..<300).contains(status) { "the inspector at \(configuration.baseURL.absoluteString) refused a batch of \(batch.count) entries (HTTP \(status))" }
-                else { nil }
+                if let error {
+                    "the inspector at \(configuration.baseURL.absoluteString) cannot be reached (\(error.localizedDescription)); events are not shown until it runs (`measurement-events inspect`)"
+                } else if !(200..<300).contains(status) {
+                    "the inspector at \(configuration.baseURL.absoluteString) refused a batch of \(batch.count) entries (HTTP \(status))"
+                } else { nil }
             queue.async { [self] in finished(batch.count, failure: failure) }
         }
         task.resume()

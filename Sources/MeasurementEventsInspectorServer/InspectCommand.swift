@@ -49,7 +49,9 @@ package struct InspectCommand: Sendable {
             case "--allow-host": command.configuration.allowedHostNames.append(try value(argument))
             case "--capacity":
                 let text = try value(argument)
-                guard let capacity = Int(text), capacity > 0 else { throw UsageError(description: "--capacity \(text): expected a positive number") }
+                guard let capacity = Int(text), capacity > 0 else {
+                    throw UsageError(description: "--capacity \(text): expected a positive number")
+                }
                 command.configuration.capacity = capacity
             case "--package-path": command.packagePath = try value(argument)
             default: throw UsageError(description: "unknown option '\(argument)' for 'inspect'")
@@ -70,7 +72,8 @@ package struct InspectCommand: Sendable {
         var catalog: InspectorCatalog?
         if let packagePath {
             do {
-                let loaded = try InspectorCatalog.load(packageRoot: URL(fileURLWithPath: packagePath, isDirectory: true))
+                let loaded = try InspectorCatalog.load(
+                    packageRoot: URL(fileURLWithPath: packagePath, isDirectory: true))
                 catalog = loaded.catalog
                 for diagnostic in loaded.diagnostics { errorOutput("catalog: \(diagnostic)") }
             } catch {

@@ -31,7 +31,8 @@ package struct InspectorCatalog: Sendable {
                     rules.append(rule)
                 }
                 if event.deprecation != nil { rules.append("deprecated") }
-                let info = InspectedEvent.CatalogInfo(module: catalog.module, description: event.description, rules: rules)
+                let info = InspectedEvent.CatalogInfo(
+                    module: catalog.module, description: event.description, rules: rules)
                 events[event.name] = info
                 // As GA4 receives it (GA4Encoder: every character but letters, digits and `_` becomes `_`).
                 let adapted = String(event.name.map { $0.isASCII && ($0.isLetter || $0.isNumber) ? $0 : "_" })

@@ -87,23 +87,31 @@ package final class InspectorServer: @unchecked Sendable {
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = configuration.port.bigEndian
         guard inet_pton(AF_INET, configuration.host, &address.sin_addr) == 1 else {
-            throw StartError(description: "--host \(configuration.host) is not an IPv4 address (such as 127.0.0.1 or 0.0.0.0)")
+            throw StartError(
+                description: "--host \(configuration.host) is not an IPv4 address (such as 127.0.0.1 or 0.0.0.0)")
         }
         #if canImport(Darwin)
             let socketFD = socket(AF_INET, SOCK_STREAM, 0)
         #else
             let socketFD = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)  // fits: a socket type constant
         #endif
-        guard socketFD >= 0 else { throw StartError(description: "socket() failed: \(String(cString: strerror(errno)))") }
+        guard socketFD >= 0 else {
+            throw StartError(description: "socket() failed: \(String(cString: strerror(errno)))")
+        }
         var yes: Int32 = 1
         setsockopt(socketFD, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
         let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socketFD, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(socketFD, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
         }
         guard bound == 0, listen(socketFD, 64) == 0 else {
             let message = String(cString: strerror(errno))
             close(socketFD)
-            throw StartError(description: "cannot listen on \(configuration.host):\(configuration.port): \(message) (another inspector running? try --port)")
+            throw StartError(
+                description:
+                    "cannot listen on \(configuration.host):\(configuration.port): \(message) (another inspector running? try --port)"
+            )
         }
         var actual = sockaddr_in()
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
@@ -239,13 +247,20 @@ package final class InspectorServer: @unchecked Sendable {
             headerEnd = Self.find(separator, in: buffer)
             if headerEnd != nil { break }
             if buffer.count > configuration.maximumHeaderBytes {
-                return .refused(.error(431, "the request head is over \(configuration.maximumHeaderBytes) bytes", closes: true), reason: "head too large")
+                return .refused(
+                    .error(431, "the request head is over \(configuration.maximumHeaderBytes) bytes", closes: true),
+                    reason: "head too large")
             }
             switch receive(client, into: &buffer, deadline: deadline) {
             case .some(true): continue
             case .some(false): return .closed
             case nil:
-                return buffer.isEmpty ? .closed : .refused(.error(408, "the request took longer than \(Int(configuration.requestDeadline)) s", closes: true), reason: "slow client")
+                return buffer.isEmpty
+                    ? .closed
+                    : .refused(
+                        .error(
+                            408, "the request took longer than \(Int(configuration.requestDeadline)) s", closes: true),
+                        reason: "slow client")
             }
         }
         let end = headerEnd!
@@ -259,31 +274,45 @@ package final class InspectorServer: @unchecked Sendable {
         var headers: [String: String] = [:]
         for line in lines {
             guard let colon = line.firstIndex(of: ":") else { continue }
-            headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+            headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(
+                in: .whitespaces)
         }
         if headers["transfer-encoding"] != nil {
-            return .refused(.error(411, "send a Content-Length (chunked bodies are not taken)", closes: true), reason: "chunked body")
+            return .refused(
+                .error(411, "send a Content-Length (chunked bodies are not taken)", closes: true),
+                reason: "chunked body")
         }
         let lengthField = headers["content-length"] ?? "0"
         guard let length = Int(lengthField), length >= 0 else {
-            return .refused(.error(400, "Content-Length \"\(lengthField)\" is not a number", closes: true), reason: "malformed request")
+            return .refused(
+                .error(400, "Content-Length \"\(lengthField)\" is not a number", closes: true),
+                reason: "malformed request")
         }
         guard length <= configuration.maximumBodyBytes else {
-            return .refused(.error(413, "the body is \(length) bytes; the inspector takes at most \(configuration.maximumBodyBytes)", closes: true), reason: "body too large")
+            return .refused(
+                .error(
+                    413, "the body is \(length) bytes; the inspector takes at most \(configuration.maximumBodyBytes)",
+                    closes: true), reason: "body too large")
         }
         while buffer.count < length {
             switch receive(client, into: &buffer, deadline: deadline) {
             case .some(true): continue
             case .some(false): return .closed
             case nil:
-                return .refused(.error(408, "the body took longer than \(Int(configuration.requestDeadline)) s", closes: true), reason: "slow client")
+                return .refused(
+                    .error(408, "the body took longer than \(Int(configuration.requestDeadline)) s", closes: true),
+                    reason: "slow client")
             }
         }
         var body = Array(buffer[..<length])
         buffer.removeSubrange(..<length)
         if headers["content-encoding"]?.lowercased() == "gzip" {
             guard let inflated = Self.gunzip(body, limit: configuration.maximumBodyBytes) else {
-                return .refused(.error(400, "the body says gzip and is not a whole gzip stream (truncated, corrupt, or over \(configuration.maximumBodyBytes) bytes inflated)"), reason: "bad gzip")
+                return .refused(
+                    .error(
+                        400,
+                        "the body says gzip and is not a whole gzip stream (truncated, corrupt, or over \(configuration.maximumBodyBytes) bytes inflated)"
+                    ), reason: "bad gzip")
             }
             body = inflated
         }
@@ -298,7 +327,8 @@ package final class InspectorServer: @unchecked Sendable {
                 query[key] = value.removingPercentEncoding ?? value
             }
         }
-        return .request(Request(method: String(requestLine[0]), path: String(parts[0]), query: query, headers: headers, body: body))
+        return .request(
+            Request(method: String(requestLine[0]), path: String(parts[0]), query: query, headers: headers, body: body))
     }
 
     // MARK: Routing
@@ -327,7 +357,10 @@ package final class InspectorServer: @unchecked Sendable {
     package func handle(_ request: Request) -> Reply {
         guard acceptsHost(request.headers["host"]) else {
             store.refuse("wrong Host")
-            return .error(421, "Host \"\(request.headers["host"] ?? "")\" is not this inspector's address (DNS rebinding is refused); to reach it from a device, start it with --host 0.0.0.0 --allow-host <this machine's name or address>", closes: true)
+            return .error(
+                421,
+                "Host \"\(request.headers["host"] ?? "")\" is not this inspector's address (DNS rebinding is refused); to reach it from a device, start it with --host 0.0.0.0 --allow-host <this machine's name or address>",
+                closes: true)
         }
         if let origin = request.headers["origin"], !acceptsHost(Self.hostOfOrigin(origin)) {
             store.refuse("cross-site Origin")
@@ -337,7 +370,8 @@ package final class InspectorServer: @unchecked Sendable {
         case ("GET", "/"), ("GET", "/index.html"):
             let nonce = UUID().uuidString.replacingOccurrences(of: "-", with: "")
             return Reply(
-                status: 200, contentType: "text/html; charset=utf-8", body: Array(InspectorPage.html(nonce: nonce).utf8),
+                status: 200, contentType: "text/html; charset=utf-8",
+                body: Array(InspectorPage.html(nonce: nonce).utf8),
                 extraHeaders: [
                     "Content-Security-Policy": InspectorPage.contentSecurityPolicy(nonce: nonce),
                     "X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer", "Cache-Control": "no-store",
@@ -357,7 +391,9 @@ package final class InspectorServer: @unchecked Sendable {
             return .json(200, ["reset": true])
         case ("POST", "/inspector/v1/entries"):
             if let refusal = requireJSON(request) { return refusal }
-            return ingest(request) { (body) throws(VendorRequestReader.Refusal) in try VendorRequestReader.appEntries(body) }
+            return ingest(request) { (body) throws(VendorRequestReader.Refusal) in
+                try VendorRequestReader.appEntries(body)
+            }
         case ("POST", let path) where VendorRequestReader.vendorPaths[path] != nil:
             if let refusal = requireJSON(request) { return refusal }
             return ingest(request) { (body) throws(VendorRequestReader.Refusal) in
@@ -387,7 +423,9 @@ package final class InspectorServer: @unchecked Sendable {
         return nil
     }
 
-    private func ingest(_ request: Request, read: ([UInt8]) throws(VendorRequestReader.Refusal) -> [InspectedEvent]) -> Reply {
+    private func ingest(_ request: Request, read: ([UInt8]) throws(VendorRequestReader.Refusal) -> [InspectedEvent])
+        -> Reply
+    {
         do {
             var events = try read(request.body)
             if let catalog {
@@ -397,7 +435,9 @@ package final class InspectorServer: @unchecked Sendable {
             if request.path == "/debug/mp/collect" {
                 // GA4's validation server answers {"validationMessages": [...]} (developers.google.com/
                 // analytics/devguides/collection/protocol/ga4/validating-events).
-                let messages = events.flatMap { event in event.findings.map { ["description": $0, "validationCode": "VALUE_INVALID"] } }
+                let messages = events.flatMap { event in
+                    event.findings.map { ["description": $0, "validationCode": "VALUE_INVALID"] }
+                }
                 return .json(200, ["validationMessages": messages])
             }
             return .json(200, ["accepted": events.count])

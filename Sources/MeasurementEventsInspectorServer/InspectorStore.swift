@@ -77,7 +77,9 @@ package final class InspectorStore: @unchecked Sendable {
 
     /// Events newer than `since`, oldest first, matching `name` and `status` when given; at most
     /// `limit`, the newest ones when more match.
-    package func events(since: Int = 0, name: String? = nil, status: String? = nil, limit: Int = .max) -> [InspectedEvent] {
+    package func events(since: Int = 0, name: String? = nil, status: String? = nil, limit: Int = .max)
+        -> [InspectedEvent]
+    {
         lock.lock()
         defer { lock.unlock() }
         var result: [InspectedEvent] = []

@@ -36,7 +36,8 @@ package enum VendorRequestReader {
         case let number as NSNumber: return number.stringValue
         case let other?:
             guard JSONSerialization.isValidJSONObject(other),
-                let data = try? JSONSerialization.data(withJSONObject: other, options: [.sortedKeys, .withoutEscapingSlashes])
+                let data = try? JSONSerialization.data(
+                    withJSONObject: other, options: [.sortedKeys, .withoutEscapingSlashes])
             else { return "\(other)" }
             return String(decoding: data, as: UTF8.self)
         }
@@ -51,7 +52,8 @@ package enum VendorRequestReader {
 
     static func pretty(_ value: Any) -> String {
         guard JSONSerialization.isValidJSONObject(value),
-            let data = try? JSONSerialization.data(withJSONObject: value, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
+            let data = try? JSONSerialization.data(
+                withJSONObject: value, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
         else { return "\(value)" }
         return String(decoding: data, as: UTF8.self)
     }
@@ -116,10 +118,12 @@ package enum VendorRequestReader {
             // Segment HTTP Tracking API (segment.com/docs/connections/sources/catalog/libraries/server/http-api/,
             // "Max request size"): 32 KB per call, 500 KB per batch request.
             guard let batch = object["batch"] as? [[String: Any]] else {
-                throw Refusal(reason: "unexpected JSON shape", detail: "expected {\"batch\": [calls]} (Segment /v1/batch)")
+                throw Refusal(
+                    reason: "unexpected JSON shape", detail: "expected {\"batch\": [calls]} (Segment /v1/batch)")
             }
             if body.count > 500_000 {
-                requestFindings.append("the batch is \(body.count) bytes; Segment takes at most 500 KB per batch request")
+                requestFindings.append(
+                    "the batch is \(body.count) bytes; Segment takes at most 500 KB per batch request")
             }
             for call in batch {
                 var findings: [String] = []
@@ -149,17 +153,25 @@ package enum VendorRequestReader {
             // each event needs "event_type" and a "user_id" or "device_id", a user_id of at least
             // 5 characters ("Keys for the event argument", min_id_length default 5).
             guard let list = object["events"] as? [[String: Any]] else {
-                throw Refusal(reason: "unexpected JSON shape", detail: "expected {\"api_key\", \"events\": [events]} (Amplitude /2/httpapi)")
+                throw Refusal(
+                    reason: "unexpected JSON shape",
+                    detail: "expected {\"api_key\", \"events\": [events]} (Amplitude /2/httpapi)")
             }
             if text(object["api_key"]) == nil { requestFindings.append("no \"api_key\": Amplitude answers 400") }
-            if body.count > 1_000_000 { requestFindings.append("the request is \(body.count) bytes; Amplitude takes under 1 MB") }
-            if list.count >= 2_000 { requestFindings.append("\(list.count) events; Amplitude takes fewer than 2,000 per request") }
+            if body.count > 1_000_000 {
+                requestFindings.append("the request is \(body.count) bytes; Amplitude takes under 1 MB")
+            }
+            if list.count >= 2_000 {
+                requestFindings.append("\(list.count) events; Amplitude takes fewer than 2,000 per request")
+            }
             for item in list {
                 var findings: [String] = []
                 let name = text(item["event_type"]) ?? ""
                 if name.isEmpty { findings.append("no \"event_type\"") }
                 let user = text(item["user_id"])
-                if user == nil && text(item["device_id"]) == nil { findings.append("neither \"user_id\" nor \"device_id\"") }
+                if user == nil && text(item["device_id"]) == nil {
+                    findings.append("neither \"user_id\" nor \"device_id\"")
+                }
                 if let user, user.count < 5 { findings.append("user_id \"\(user)\" is shorter than 5 characters") }
                 var args = texts(item["event_properties"])
                 for (key, value) in texts(item["user_properties"]) { args["user." + key] = value }
@@ -170,24 +182,33 @@ package enum VendorRequestReader {
             // protocol/ga4/reference, "Request limitations" and "Reserved names"); the limits are
             // GA4Encoder's, which cites the same page.
             guard let list = object["events"] as? [[String: Any]] else {
-                throw Refusal(reason: "unexpected JSON shape", detail: "expected {\"client_id\", \"events\": [events]} (GA4 /mp/collect)")
+                throw Refusal(
+                    reason: "unexpected JSON shape",
+                    detail: "expected {\"client_id\", \"events\": [events]} (GA4 /mp/collect)")
             }
             if text(object["client_id"]) == nil && text(object["app_instance_id"]) == nil {
                 requestFindings.append("no \"client_id\" (or \"app_instance_id\")")
             }
             if list.count > 25 { requestFindings.append("\(list.count) events; GA4 takes at most 25 per request") }
-            if body.count > 130_000 { requestFindings.append("the body is \(body.count) bytes; GA4 takes at most 130 KB") }
+            if body.count > 130_000 {
+                requestFindings.append("the body is \(body.count) bytes; GA4 takes at most 130 KB")
+            }
             for item in list {
                 let name = text(item["name"]) ?? ""
-                var findings = ga4NameFindings(name, what: "event name", reserved: GA4Encoder.reservedEventNames, prefixes: GA4Encoder.reservedEventPrefixes)
+                var findings = ga4NameFindings(
+                    name, what: "event name", reserved: GA4Encoder.reservedEventNames,
+                    prefixes: GA4Encoder.reservedEventPrefixes)
                 let params = item["params"] as? [String: Any] ?? [:]
                 if params.count > GA4Encoder.maximumParams {
                     findings.append("\(params.count) params; GA4 takes at most \(GA4Encoder.maximumParams)")
                 }
                 for (key, value) in params.sorted(by: { $0.key < $1.key }) {
-                    findings += ga4NameFindings(key, what: "param name", reserved: [], prefixes: GA4Encoder.reservedParamPrefixes)
+                    findings += ga4NameFindings(
+                        key, what: "param name", reserved: [], prefixes: GA4Encoder.reservedParamPrefixes)
                     if let string = value as? String, string.count > GA4Encoder.maximumStringValueLength {
-                        findings.append("param \"\(key)\" is \(string.count) characters; GA4 cuts values at \(GA4Encoder.maximumStringValueLength)")
+                        findings.append(
+                            "param \"\(key)\" is \(string.count) characters; GA4 cuts values at \(GA4Encoder.maximumStringValueLength)"
+                        )
                     }
                 }
                 var event = make(name.isEmpty ? "(no name)" : name, texts(params), item, findings + requestFindings)
@@ -198,7 +219,8 @@ package enum VendorRequestReader {
             // OTLP/HTTP JSON (opentelemetry.io/docs/specs/otlp/#otlphttp-request and the logs data
             // model): resourceLogs[].scopeLogs[].logRecords[]; the spec sets no size limits.
             guard let resources = object["resourceLogs"] as? [[String: Any]] else {
-                throw Refusal(reason: "unexpected JSON shape", detail: "expected {\"resourceLogs\": [...]} (OTLP /v1/logs)")
+                throw Refusal(
+                    reason: "unexpected JSON shape", detail: "expected {\"resourceLogs\": [...]} (OTLP /v1/logs)")
             }
             for resource in resources {
                 for scope in resource["scopeLogs"] as? [[String: Any]] ?? [] {
@@ -230,11 +252,15 @@ package enum VendorRequestReader {
     static func ga4NameFindings(_ name: String, what: String, reserved: Set<String>, prefixes: [String]) -> [String] {
         var findings: [String] = []
         if name.count > GA4Encoder.maximumNameLength {
-            findings.append("\(what) \"\(name)\" is \(name.count) characters; GA4 takes at most \(GA4Encoder.maximumNameLength)")
+            findings.append(
+                "\(what) \"\(name)\" is \(name.count) characters; GA4 takes at most \(GA4Encoder.maximumNameLength)")
         }
-        let valid = name.first.map { $0.isASCII && $0.isLetter } == true
+        let valid =
+            name.first.map { $0.isASCII && $0.isLetter } == true
             && name.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") }
-        if !valid { findings.append("\(what) \"\(name)\" must be letters, digits and underscores, starting with a letter") }
+        if !valid {
+            findings.append("\(what) \"\(name)\" must be letters, digits and underscores, starting with a letter")
+        }
         if reserved.contains(name) { findings.append("\(what) \"\(name)\" is reserved by GA4") }
         if let prefix = prefixes.first(where: { name.hasPrefix($0) }) {
             findings.append("\(what) \"\(name)\" starts with the reserved prefix \"\(prefix)\"")

@@ -102,7 +102,8 @@ extension InspectedTrailSource {
             event.name == name && event.status == status && args.allSatisfy { event.args[$0.key] == $0.value }
         }
         guard let match else {
-            throw InspectedTrailMismatch(expected: name, status: status, args: args, seen: all.filter { $0.name == name })
+            throw InspectedTrailMismatch(
+                expected: name, status: status, args: args, seen: all.filter { $0.name == name })
         }
         return match
     }

@@ -1,11 +1,11 @@
 import Foundation
 import MeasurementEvents
 import MeasurementEventsHTTP
+import MeasurementEventsTesting
 import Testing
 
 @testable import MeasurementEventsInspector
 @testable import MeasurementEventsInspectorServer
-import MeasurementEventsTesting
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
@@ -44,7 +44,9 @@ import MeasurementEventsTesting
         address.sin_port = server.port.bigEndian
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socketFD, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(socketFD, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
         }
         try #require(connected == 0)
         _ = raw.withUnsafeBytes { send(socketFD, $0.baseAddress, $0.count, 0) }
@@ -70,7 +72,8 @@ import MeasurementEventsTesting
         #expect(!server.acceptsHost("127.0.0.1.attacker.example:\(port)"))
         #expect(!server.acceptsHost("127.0.0.1:\(port &+ 1)"))
         #expect(!server.acceptsHost(nil))
-        let answer = try exchange(server, Array("GET /api/events HTTP/1.1\r\nHost: attacker.example:\(port)\r\n\r\n".utf8))
+        let answer = try exchange(
+            server, Array("GET /api/events HTTP/1.1\r\nHost: attacker.example:\(port)\r\n\r\n".utf8))
         #expect(answer.hasPrefix("HTTP/1.1 421"))
         #expect(!answer.lowercased().contains("access-control-allow-origin"))
         #expect(server.store.currentCounts.refusedRequests["wrong Host"] == 1)
@@ -85,11 +88,26 @@ import MeasurementEventsTesting
         defer { server.stop() }
         let host = "127.0.0.1:\(server.port)"
         let cases: [(String, String)] = [
-            ("POST /v1/batch HTTP/1.1\r\nHost: \(host)\r\nContent-Type: application/json\r\nContent-Length: 4\r\n\r\n{bad", "400"),
-            ("POST /v1/batch HTTP/1.1\r\nHost: \(host)\r\nContent-Type: text/plain\r\nContent-Length: 2\r\n\r\n{}", "415"),
-            ("POST /v1/batch HTTP/1.1\r\nHost: \(host)\r\nContent-Type: application/json\r\nContent-Length: 999999999\r\n\r\n", "413"),
-            ("POST /mp/collect HTTP/1.1\r\nHost: \(host)\r\nContent-Type: application/json\r\nContent-Encoding: gzip\r\nContent-Length: 4\r\n\r\n\u{1f}\u{8b}\u{8}\u{0}", "400"),
-            ("POST /v1/batch HTTP/1.1\r\nHost: \(host)\r\nContent-Type: application/json\r\nContent-Length: 9\r\n\r\n[1, 2, 3]", "400"),
+            (
+                "POST /v1/batch HTTP/1.1\r\nHost: \(host)\r\nContent-Type: application/json\r\nContent-Length: 4\r\n\r\n{bad",
+                "400"
+            ),
+            (
+                "POST /v1/batch HTTP/1.1\r\nHost: \(host)\r\nContent-Type: text/plain\r\nContent-Length: 2\r\n\r\n{}",
+                "415"
+            ),
+            (
+                "POST /v1/batch HTTP/1.1\r\nHost: \(host)\r\nContent-Type: application/json\r\nContent-Length: 999999999\r\n\r\n",
+                "413"
+            ),
+            (
+                "POST /mp/collect HTTP/1.1\r\nHost: \(host)\r\nContent-Type: application/json\r\nContent-Encoding: gzip\r\nContent-Length: 4\r\n\r\n\u{1f}\u{8b}\u{8}\u{0}",
+                "400"
+            ),
+            (
+                "POST /v1/batch HTTP/1.1\r\nHost: \(host)\r\nContent-Type: application/json\r\nContent-Length: 9\r\n\r\n[1, 2, 3]",
+                "400"
+            ),
             ("GET /nowhere HTTP/1.1\r\nHost: \(host)\r\n\r\n", "404"),
         ]
         for (raw, status) in cases {
@@ -103,7 +121,8 @@ import MeasurementEventsTesting
         #expect(refused["bad gzip"] == 1)
         #expect(refused["unexpected JSON shape"] == 1)
         #expect(refused["unknown path"] == 1)
-        let healthy = try exchange(server, Array("GET /api/counts HTTP/1.1\r\nHost: \(host)\r\nConnection: close\r\n\r\n".utf8))
+        let healthy = try exchange(
+            server, Array("GET /api/counts HTTP/1.1\r\nHost: \(host)\r\nConnection: close\r\n\r\n".utf8))
         #expect(healthy.hasPrefix("HTTP/1.1 200"))
     }
 
@@ -125,7 +144,9 @@ import MeasurementEventsTesting
         address.sin_port = server.port.bigEndian
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         _ = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socketFD, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(socketFD, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
         }
         let partial = Array("POST /v1/batch HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 10\r\n\r\n{".utf8)
         _ = partial.withUnsafeBytes { send(socketFD, $0.baseAddress, $0.count, 0) }
@@ -147,12 +168,18 @@ import MeasurementEventsTesting
                 body: #"{"client_id":"c","events":[{"name":"session_start","params":{"p":"\#(long)"}}]}"#))
         #expect(ga4.status == 200)
         #expect(String(decoding: ga4.body, as: UTF8.self).contains("validationMessages"))
-        _ = server.handle(request("POST", "/v1/batch", host: host, headers: json, body: #"{"batch":[{"type":"track","event":"x"}]}"#))
-        _ = server.handle(request("POST", "/2/httpapi", host: host, headers: json, body: #"{"events":[{"event_type":"x","user_id":"abc"}]}"#))
+        _ = server.handle(
+            request("POST", "/v1/batch", host: host, headers: json, body: #"{"batch":[{"type":"track","event":"x"}]}"#))
+        _ = server.handle(
+            request(
+                "POST", "/2/httpapi", host: host, headers: json,
+                body: #"{"events":[{"event_type":"x","user_id":"abc"}]}"#))
         _ = server.handle(
             request(
                 "POST", "/v1/logs", host: host, headers: json,
-                body: #"{"resourceLogs":[{"scopeLogs":[{"logRecords":[{"timeUnixNano":"1","eventName":"feed/open","attributes":[{"key":"item","value":{"stringValue":"42"}}]}]}]}]}"#))
+                body:
+                    #"{"resourceLogs":[{"scopeLogs":[{"logRecords":[{"timeUnixNano":"1","eventName":"feed/open","attributes":[{"key":"item","value":{"stringValue":"42"}}]}]}]}]}"#
+            ))
         let events = server.store.events()
         #expect(events.map(\.source) == ["ga4", "segment", "amplitude", "otlp"])
         #expect(events[0].findings.contains("event name \"session_start\" is reserved by GA4"))
@@ -166,12 +193,17 @@ import MeasurementEventsTesting
     }
 
     @Test func theAPIListsCountsAndResets() throws {
-        let catalog = InspectorCatalog(events: ["feed/open": .init(module: "DemoFeed", description: "Opened.", rules: ["type: click"])])
+        let catalog = InspectorCatalog(events: [
+            "feed/open": .init(module: "DemoFeed", description: "Opened.", rules: ["type: click"])
+        ])
         let server = try server(capacity: 2, catalog: catalog)
         defer { server.stop() }
         let host = "127.0.0.1:\(server.port)"
-        let body = #"{"entries":[{"name":"feed/open","fate":"forwarded","args":{"item":"1"}},{"name":"feed/debug","fate":"filtered_out","reason":"denied by \"feed/debug\""},{"name":"feed/open","fate":"forwarded"}]}"#
-        let posted = server.handle(request("POST", "/inspector/v1/entries", host: host, headers: ["content-type": "application/json"], body: body))
+        let body =
+            #"{"entries":[{"name":"feed/open","fate":"forwarded","args":{"item":"1"}},{"name":"feed/debug","fate":"filtered_out","reason":"denied by \"feed/debug\""},{"name":"feed/open","fate":"forwarded"}]}"#
+        let posted = server.handle(
+            request(
+                "POST", "/inspector/v1/entries", host: host, headers: ["content-type": "application/json"], body: body))
         #expect(posted.status == 200)
         var list = request("GET", "/api/events", host: host)
         list.query = ["status": "filtered_out"]
@@ -184,7 +216,9 @@ import MeasurementEventsTesting
         let counts = server.store.currentCounts
         #expect(counts.byName == ["feed/open": 2, "feed/debug": 1])
         #expect(server.handle(request("POST", "/api/reset", host: host)).status == 415)  // a plain form cannot reset
-        #expect(server.handle(request("POST", "/api/reset", host: host, headers: ["content-type": "application/json"])).status == 200)
+        #expect(
+            server.handle(request("POST", "/api/reset", host: host, headers: ["content-type": "application/json"]))
+                .status == 200)
         #expect(server.store.events().isEmpty)
     }
 
@@ -217,8 +251,11 @@ import MeasurementEventsTesting
         configuration.batchDelay = 0
         let connection = InspectorConnection(configuration: configuration)
         let event = MeasurementEvent("feed/item/open", args: ["title": "<script>alert(1)</script>"])
-        connection.record(EventTrailEntry(event: event, fate: .forwarded, trackers: [.init(tracker: "HTTPTracker", body: "{}")]))
-        connection.record(EventTrailEntry(event: MeasurementEvent("feed/debug/x"), fate: .filteredOut(reason: "denied by \"feed/debug/*\"")))
+        connection.record(
+            EventTrailEntry(event: event, fate: .forwarded, trackers: [.init(tracker: "HTTPTracker", body: "{}")]))
+        connection.record(
+            EventTrailEntry(
+                event: MeasurementEvent("feed/debug/x"), fate: .filteredOut(reason: "denied by \"feed/debug/*\"")))
         #expect(connection.flush(timeout: 30))
         #expect(connection.diagnostics.sent == 2)
         let events = server.store.events()
@@ -241,7 +278,9 @@ import MeasurementEventsTesting
         configuration.maximumBatchSize = 1
         configuration.problemHandler = { problems.append($0) }
         let connection = InspectorConnection(configuration: configuration)
-        for index in 0..<3 { connection.record(EventTrailEntry(event: MeasurementEvent(EventName("a/\(index)")), fate: .forwarded)) }
+        for index in 0..<3 {
+            connection.record(EventTrailEntry(event: MeasurementEvent(EventName("a/\(index)")), fate: .forwarded))
+        }
         #expect(connection.flush(timeout: 30))
         #expect(connection.diagnostics.failedRequests == 3)
         #expect(connection.diagnostics.lostInFailedRequests == 3)
@@ -254,7 +293,9 @@ import MeasurementEventsTesting
         configuration.maximumPendingEntries = 2
         configuration.batchDelay = 3_600  // nothing leaves during the test
         let connection = InspectorConnection(configuration: configuration)
-        for index in 0..<5 { connection.record(EventTrailEntry(event: MeasurementEvent(EventName("a/\(index)")), fate: .forwarded)) }
+        for index in 0..<5 {
+            connection.record(EventTrailEntry(event: MeasurementEvent(EventName("a/\(index)")), fate: .forwarded))
+        }
         #expect(connection.diagnostics.recorded == 5)
         #expect(connection.diagnostics.droppedAtCap == 3)
     }
@@ -321,7 +362,9 @@ final class ProblemLog: @unchecked Sendable {
             try source.expectEvent(named: "feed/item_tapped", args: ["item_id": "42"])
             let filtered = try source.expectEvent(named: "debug/x", status: "filtered_out")
             #expect(filtered.reason == "not on the allow-list")
-            #expect(throws: InspectedTrailMismatch.self) { try source.expectEvent(named: "feed/item_tapped", args: ["item_id": "7"]) }
+            #expect(throws: InspectedTrailMismatch.self) {
+                try source.expectEvent(named: "feed/item_tapped", args: ["item_id": "7"])
+            }
             #expect(try source.events(status: "forwarded").map(\.name) == ["feed/item_tapped"])
         }
         let mismatch = try? recorder.expectEvent(named: "debug/x")
