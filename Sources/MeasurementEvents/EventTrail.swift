@@ -4,7 +4,10 @@ import Foundation
 /// debugging tool (``EventAggregator/Configuration/trail``).
 ///
 /// One entry per posted notification that carried an event name: the event as the last step
-/// left it, where it ended (``fate``), the plan's findings and what each tracker did.
+/// left it, where it ended (``fate``), the plan's findings and what each tracker did. A held
+/// event has two entries: ``Fate/held``, then its end. Entries come in posting order per
+/// posting thread, except that the events the plan blocks in a round of delivery are recorded
+/// when the plan checks that round, before its other events are forwarded.
 ///
 /// ```swift
 /// configuration.trail = MyTrailPrinter()  // receives every entry, never under a lock

@@ -4,9 +4,18 @@ extension EventAggregator {
     /// Checks the events of `range`, omitting args in place as the policy says. Returns `nil`
     /// when the range is to be delivered as it is; otherwise the events to deliver instead
     /// (blocked ones left out, `plan/violation` events added after the event they describe).
+    ///
+    /// With a trail, `violationsByPlace` receives the violations of each delivered event, by its
+    /// place among the events to deliver, and blocked events are recorded with theirs.
     func checkingPlan(
-        _ batch: inout [MeasurementEvent], _ range: Range<Int>, with checker: PlanChecker
+        _ batch: inout [MeasurementEvent], _ range: Range<Int>, with checker: PlanChecker,
+        violationsByPlace: inout [Int: [PlanViolation]]
     ) -> [MeasurementEvent]? {
+        var blockedEvents: [(MeasurementEvent, [PlanViolation])] = []
+        let trail = inbox.trail
+        // The place of the next delivered event: in `replaced` once it exists (its events so
+        // far are those of the range before it, in the same places), in the range until then.
+        var place = 0
         var replaced: [MeasurementEvent]?
         var violations: [PlanViolation] = []
         var blocked = 0
@@ -23,9 +32,18 @@ extension EventAggregator {
                 replaced = Array(batch[range.lowerBound..<index])
             }
             if deliver { replaced?.append(batch[index]) }
+            if trail != nil, found {
+                if deliver {
+                    violationsByPlace[place] = Array(violations[first...])
+                } else {
+                    blockedEvents.append((batch[index], Array(violations[first...])))
+                }
+            }
+            if deliver { place += 1 }
             if forwards, found {
                 for violation in violations[first...] {
                     replaced?.append(Self.violationEvent(violation, at: batch[index]))
+                    place += 1
                 }
             }
         }
@@ -37,6 +55,10 @@ extension EventAggregator {
         // Outside the lock: the handler is user code.
         if let handler = configuration.problemHandler {
             for violation in violations { handler(.planViolation(violation)) }
+        }
+        for (event, found) in blockedEvents {
+            trail?.record(
+                EventTrailEntry(event: event, fate: .dropped(reason: "blocked by the plan"), violations: found))
         }
         return replaced
     }

@@ -99,23 +99,34 @@ extension EventAggregator {
         guard !range.isEmpty else { return }
         // The tracking plan, before the processors (see EventAggregator+Conformance.swift).
         if let checker = planChecker {
-            if var replaced = checkingPlan(&batch, range, with: checker) {
-                return deliverChecked(&replaced, 0..<replaced.count)
+            // For the trail: the violations of the delivered events, by their place in the range.
+            var found: [Int: [PlanViolation]] = [:]
+            if var replaced = checkingPlan(&batch, range, with: checker, violationsByPlace: &found) {
+                return deliverChecked(&replaced, 0..<replaced.count, violations: found)
             }
+            return deliverChecked(&batch, range, violations: found)
         } else if PostSites.checkingAggregators.value > 0 {
             removingPostSites(&batch, range)
         }
-        deliverChecked(&batch, range)
+        deliverChecked(&batch, range, violations: [:])
     }
 
-    private func deliverChecked(_ batch: inout [MeasurementEvent], _ range: Range<Int>) {
+    private func deliverChecked(
+        _ batch: inout [MeasurementEvent], _ range: Range<Int>, violations: [Int: [PlanViolation]]
+    ) {
         guard !range.isEmpty else { return }
         if let trackers = admitWhole(&batch, range) {
             // Passed `inout`: reading `batch[index]` (or through a buffer pointer) copied every
             // field and destroyed the copy, per event; exclusive access needs no copy.
-            for index in range { forward(&batch[index], to: trackers) }
+            if violations.isEmpty {
+                for index in range { forward(&batch[index], to: trackers) }
+            } else {
+                for index in range {
+                    forward(&batch[index], to: trackers, violations: violations[index - range.lowerBound] ?? [])
+                }
+            }
         } else {
-            for index in range { deliver(batch[index]) }
+            for index in range { deliver(batch[index], violations: violations[index - range.lowerBound] ?? []) }
         }
     }
 
@@ -136,7 +147,7 @@ extension EventAggregator {
         }
     }
 
-    private func deliver(_ event: MeasurementEvent) {
+    private func deliver(_ event: MeasurementEvent, violations: [PlanViolation]) {
         let (processors, assignedID) = state.withLock { state -> ([any EventProcessor], UUID?) in
             (state.processors, event.id == MeasurementEvent.placeholderID ? state.ids.next() : nil)
         }
@@ -145,25 +156,34 @@ extension EventAggregator {
         for processor in processors {
             guard let processed = processor.process(event) else {
                 state.withLock { $0.diagnostics.discarded += 1 }
+                inbox.trail?.record(EventTrailEntry(event: event, fate: .discardedByProcessor, violations: violations))
                 return
             }
             event = processed
         }
-        if let trackers = admitOrHold(.event(event)) {
-            forward(event, to: trackers)
+        if let trackers = admitOrHold(.event(event), violations: violations) {
+            forward(&event, to: trackers, violations: violations)
         }
     }
 
     /// The trackers when `item` may go to them now; otherwise discards it (no consent now, or
     /// none when it was posted) or holds it (not ready, consent pending) and returns nil.
     /// (Events posted without consent never get here: the inbox discards them.)
-    func admitOrHold(_ item: Held, postedWithoutConsent: Bool = false) -> [any EventTracker]? {
-        var dropped: EventName?
+    ///
+    /// - Parameter violations: the plan's findings on the event, for the trail.
+    func admitOrHold(
+        _ item: Held, postedWithoutConsent: Bool = false, violations: [PlanViolation] = []
+    ) -> [any EventTracker]? {
+        var dropped: Held?
+        var fate: EventTrailEntry.Fate?
         let isEvent: Bool
         if case .event = item { isEvent = true } else { isEvent = false }
         let trackers = state.withLock { state -> [any EventTracker]? in
             if postedWithoutConsent || inbox.consent.discards {
-                if isEvent { state.diagnostics.discarded += 1 }
+                if isEvent {
+                    state.diagnostics.discarded += 1
+                    fate = .discardedWithoutConsent
+                }
                 return nil
             }
             // While held events wait for release, newer ones queue behind them to keep order.
@@ -172,11 +192,32 @@ extension EventAggregator {
                 return state.trackers
             }
             dropped = hold(item, in: &state)
+            if isEvent { fate = .held }
             return nil
         }
-        // Outside the lock: the handler may read diagnostics or post.
-        if let dropped { configuration.problemHandler?(.heldEventDropped(dropped)) }
+        // Outside the lock: the handler and the observer may read diagnostics or post.
+        if let dropped {
+            switch dropped {
+            case .event(let event):
+                configuration.problemHandler?(.heldEventDropped(event.name))
+                inbox.trail?.record(EventTrailEntry(event: event, fate: .dropped(reason: Self.heldLimitReason)))
+            case .identity:
+                configuration.problemHandler?(.heldEventDropped("(identity)"))
+            }
+        }
+        if let fate, let trail = inbox.trail, case .event(let event) = item {
+            trail.record(EventTrailEntry(event: event, fate: fate, violations: violations))
+        }
         return trackers
+    }
+
+    /// The trail's reason for a held event dropped by ``Configuration/heldEventLimit``.
+    static let heldLimitReason = "more than the held-event limit were waiting"
+
+    /// Records, for the trail, the end of held events discarded with `fate`.
+    func recordDiscarded(_ items: [Held], _ fate: EventTrailEntry.Fate) {
+        guard let trail = inbox.trail else { return }
+        for case .event(let event) in items { trail.record(EventTrailEntry(event: event, fate: fate)) }
     }
 
     func forward(_ event: borrowing MeasurementEvent, to trackers: [any EventTracker]) {
@@ -185,10 +226,13 @@ extension EventAggregator {
     }
 
     /// ``forward(_:to:)`` for an event the caller has exclusive access to: not copied.
-    func forward(_ event: inout MeasurementEvent, to trackers: [any EventTracker]) {
+    ///
+    /// - Parameter violations: the plan's findings on the event, for the trail.
+    func forward(_ event: inout MeasurementEvent, to trackers: [any EventTracker], violations: [PlanViolation] = []) {
         if let hashing = personalDataHashing, hashing.treatsArgs(of: event) {
-            return forwardHashingPersonalData(event, with: hashing, to: trackers)
+            return forwardHashingPersonalData(event, with: hashing, to: trackers, violations: violations)
         }
+        if inbox.trail != nil { return forwardRecording(event, event, to: trackers, violations: violations) }
         didReceive(event)
         // No closure: capturing the event in one copied it (a retain and a release per field)
         // per event and tracker.
@@ -210,16 +254,41 @@ extension EventAggregator {
         }
     }
 
-    /// Holds `item`; returns the name of the oldest held event when the limit made it go.
-    private func hold(_ item: Held, in state: inout State) -> EventName? {
+    /// ``forward(_:to:)`` with a trail: each tracker's outcome (and body, when it can show it)
+    /// recorded with the event. `clear` goes to the trackers that take personal data in clear.
+    @inline(never)
+    func forwardRecording(
+        _ clear: MeasurementEvent, _ hashed: MeasurementEvent, to trackers: [any EventTracker],
+        violations: [PlanViolation]
+    ) {
+        didReceive(hashed)
+        var outcomes: [EventTrailEntry.TrackerOutcome] = []
+        outcomes.reserveCapacity(trackers.count)
+        for tracker in trackers {
+            let event = tracker is PersonalDataInClearTracker ? clear : hashed
+            var outcome = EventTrailEntry.TrackerOutcome(tracker: String(describing: type(of: tracker)))
+            do {
+                try tracker.track(event)
+            } catch {
+                trackerFailed(tracker, on: event.name, error)
+                outcome.error = "\(error)"
+            }
+            if let describing = tracker as? any EventBodyDescribing {
+                outcome.body = describing.describeBody(for: event)
+            }
+            outcomes.append(outcome)
+        }
+        inbox.trail?.record(
+            EventTrailEntry(event: hashed, fate: .forwarded, violations: violations, trackers: outcomes))
+    }
+
+    /// Holds `item`; returns the oldest held item when the limit made it go.
+    private func hold(_ item: Held, in state: inout State) -> Held? {
         state.held.append(item)
         defer { state.diagnostics.held = state.held.count }
         guard state.held.count > max(configuration.heldEventLimit, 0) else { return nil }
         state.diagnostics.dropped += 1
-        switch state.held.removeFirst() {
-        case .event(let event): return event.name
-        case .identity: return "(identity)"
-        }
+        return state.held.removeFirst()
     }
 
     func releaseHeldEvents() {

@@ -19,12 +19,14 @@ extension EventAggregator {
     public func forgetUser() {
         waitUntilDelivered()
         onDeliveryContext {
-            let trackers = self.state.withLock { state -> [any EventTracker] in
+            let (trackers, discarded) = self.state.withLock { state -> ([any EventTracker], [Held]) in
                 state.diagnostics.discarded += state.held.count
+                let discarded = self.inbox.trail != nil ? state.held : []
                 state.held.removeAll()
                 state.diagnostics.held = 0
-                return state.trackers
+                return (state.trackers, discarded)
             }
+            self.recordDiscarded(discarded, .dropped(reason: "discarded by forgetUser()"))
             if let problem = self.attribution.forgetUser() { self.reportStoreProblem(problem) }
             for tracker in trackers { self.call(tracker, on: nil) { try $0.discardPending() } }
         }

@@ -135,14 +135,18 @@ extension EventAggregator {
         onDeliveryContext {
             // The one record of the consent in force, changed in the delivery context only.
             self.inbox.setConsent(consent)
-            let (trackers, discards) = self.state.withLock { state -> ([any EventTracker], Bool) in
+            let (trackers, discards, discarded) = self.state.withLock {
+                state -> ([any EventTracker], Bool, [Held]) in
+                var discarded: [Held] = []
                 if consent.discards {
                     state.diagnostics.discarded += state.held.count
+                    if self.inbox.trail != nil { discarded = state.held }
                     state.held.removeAll()
                     state.diagnostics.held = 0
                 }
-                return (state.trackers, consent == .denied)
+                return (state.trackers, consent == .denied, discarded)
             }
+            self.recordDiscarded(discarded, .discardedWithoutConsent)
             if let problem = self.attribution.setConsent(consent) { self.reportStoreProblem(problem) }
             self.tell(trackers, consent: consent, discarding: discards)
         }

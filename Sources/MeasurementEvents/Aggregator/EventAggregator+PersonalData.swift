@@ -17,10 +17,12 @@ extension EventAggregator {
 
     /// Forwards `clear` hashed, except to the trackers that asked for personal data in clear.
     func forwardHashingPersonalData(
-        _ clear: MeasurementEvent, with hashing: PersonalDataProcessor, to trackers: [any EventTracker]
+        _ clear: MeasurementEvent, with hashing: PersonalDataProcessor, to trackers: [any EventTracker],
+        violations: [PlanViolation] = []
     ) {
         // A hashing processor never discards.
         let hashed = hashing.process(clear) ?? clear
+        if inbox.trail != nil { return forwardRecording(clear, hashed, to: trackers, violations: violations) }
         didReceive(hashed)
         for tracker in trackers {
             let event = tracker is PersonalDataInClearTracker ? clear : hashed

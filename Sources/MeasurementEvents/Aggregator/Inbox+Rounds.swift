@@ -40,9 +40,9 @@ extension Inbox {
     /// `roundWaiting` asked for, which lets the next post ask again.
     func nextRound(asRequested: Bool) -> Round {
         if asRequested { drainRequested.exchange(0) }
-        var rejected: [MalformedEventError] = []
+        var rejected: [(MalformedEventError, EventName)] = []
         let round = buffers.nextRound(rejected: &rejected)
-        for error in rejected { reject(error, alreadyCounted: true) }
+        for (error, name) in rejected { reject(error, alreadyCounted: true, name: name) }
         return round
     }
 
@@ -112,6 +112,23 @@ extension Inbox {
         if configuration.recordsFilteredOutNames {
             posting.withLock { $0.filteredOutNames[name, default: 0] += 1 }
         }
+        if trail != nil { recordFilteredOut(name) }
+    }
+
+    /// The trail of a post the filter did not keep, with the filter's reason.
+    @inline(never)
+    private func recordFilteredOut(_ name: EventName) {
+        let filter = posting.withLock { $0.filter }
+        // Outside the lock: the observer is user code.
+        record(name, .filteredOut(reason: filter?.reasonForDropping(name.rawValue) ?? "no filter is set"))
+    }
+
+    /// Records the trail of a post that ended on the posting side, known by its name only.
+    @inline(never)
+    func record(_ name: EventName, _ fate: EventTrailEntry.Fate) {
+        trail?.record(
+            EventTrailEntry(
+                event: MeasurementEvent(name, id: MeasurementEvent.placeholderID, timestamp: now()), fate: fate))
     }
 
     @inline(never)
@@ -120,11 +137,12 @@ extension Inbox {
         reject(
             MalformedEventError(
                 .invalidName(name: name.rawValue, problem: problem), notificationName: notificationName),
-            alreadyCounted: true)
+            alreadyCounted: true, name: name)
     }
 
-    /// Counts and reports a notification that is not an event.
-    func reject(_ error: MalformedEventError, alreadyCounted: Bool = false) {
+    /// Counts and reports a notification that is not an event; `name`, when it carried one, for
+    /// the trail.
+    func reject(_ error: MalformedEventError, alreadyCounted: Bool = false, name: EventName? = nil) {
         if !alreadyCounted { received.add(1) }
         posting.withLock { posting in
             posting.malformed += 1
@@ -132,6 +150,16 @@ extension Inbox {
             if posting.recentMalformed.count > 20 { posting.recentMalformed.removeFirst() }
         }
         configuration.problemHandler?(.malformedNotification(error))
+        if trail != nil { recordMalformed(error, name: name) }
+    }
+
+    /// The trail of a malformed notification that carried a name (a readable one, or the
+    /// invalid name it was rejected for).
+    @inline(never)
+    private func recordMalformed(_ error: MalformedEventError, name: EventName?) {
+        var name = name
+        if name == nil, case .invalidName(let invalid, _) = error.reason { name = EventName(invalid) }
+        if let name { record(name, .malformed(reason: error.description)) }
     }
 
     /// The counters of the posting path, added to the ones kept in delivery.

@@ -79,6 +79,8 @@ final class Inbox: Sendable {
     private static let serials = AtomicCounter()
 
     let configuration: EventAggregator.Configuration
+    /// ``EventAggregator/Configuration/trail``, checked once wherever an event's fate is known.
+    let trail: (any EventTrailObserver)?
     let posting: LockedValue<Posting>
     private let roundWaiting: @Sendable () -> Void
     private let deliverNow: @Sendable (inout Round) -> Void
@@ -120,6 +122,7 @@ final class Inbox: Sendable {
         posting = LockedValue(Posting(filter: filter))
         consentCode = AtomicCounter(consent.code)
         self.configuration = configuration
+        trail = configuration.trail
         self.roundWaiting = roundWaiting
         self.deliverNow = deliverNow
         usesSystemClock = configuration.clock == nil
@@ -135,7 +138,7 @@ final class Inbox: Sendable {
         if keys.isStandard, let record = thread.publishedRecord(carrying: notification) {
             // Read in place: the record is copied only when it is kept.
             guard let slot = admit(record.pointee.name, isLegacyAQS: false, on: thread) else { return }
-            return enqueue(in: slot) { record.pointee }
+            return enqueue(in: slot, record.pointee.name) { record.pointee }
         }
         // Any other notification: its name is read and filtered first, then the rest decoded.
         let name: EventName
@@ -148,9 +151,9 @@ final class Inbox: Sendable {
         guard let slot = admit(name, isLegacyAQS: !keys.isStandard, on: thread) else { return }
         do {
             let record = try PostedEvent(name: name, rest: rest, keys: keys, notificationName: notification.name)
-            enqueue(in: slot) { record }
+            enqueue(in: slot, name) { record }
         } catch {
-            reject(error, alreadyCounted: true)
+            reject(error, alreadyCounted: true, name: name)
         }
     }
 
@@ -200,6 +203,7 @@ final class Inbox: Sendable {
         }
         guard !consent.discards else {
             discardedAtPost.add(1)
+            if trail != nil { record(name, .discardedWithoutConsent) }
             return nil
         }
         return slot
@@ -208,10 +212,16 @@ final class Inbox: Sendable {
     /// The one place an admitted record is queued (or delivered at once), stamped with the
     /// time it was received unless it carries one.
     @inline(__always)
-    private func enqueue(in slot: PostingThread.Slot, _ record: () -> PostedEvent) {
+    private func enqueue(in slot: PostingThread.Slot, _ name: EventName, _ record: () -> PostedEvent) {
         switch configuration.delivery {
         case .asynchronous:
-            guard admitInFlight() else { return }
+            guard admitInFlight() else {
+                if trail != nil {
+                    self.record(
+                        name, .dropped(reason: "more than \(configuration.maximumInFlightEvents) events in flight"))
+                }
+                return
+            }
             // Read before the buffer's lock: a configured clock is the app's code.
             let time = now()
             followUp(slot.buffer.append(numberedBy: buffers.sequence, receivedAt: time, record), in: slot.buffer)
@@ -222,7 +232,7 @@ final class Inbox: Sendable {
                 var round = Round(events: [try record.makeEvent()])
                 deliverNow(&round)
             } catch {
-                reject(error, alreadyCounted: true)
+                reject(error, alreadyCounted: true, name: name)
             }
         }
     }

@@ -44,7 +44,7 @@ final class PostingBufferRegistry: @unchecked Sendable {
     /// The next round: the events posted so far in sequence order, made from their records, and
     /// the controls with their positions among them; empty when nothing is waiting. Records
     /// whose args are not valid are left out, and their errors added to `rejected`.
-    func nextRound(rejected: inout [MalformedEventError]) -> Inbox.Round {
+    func nextRound(rejected: inout [(MalformedEventError, EventName)]) -> Inbox.Round {
         let buffers = self.buffers.withLock { $0 }
         gaveBack = false
         var sources = spareSources
@@ -99,7 +99,7 @@ final class PostingBufferRegistry: @unchecked Sendable {
                 // Through `inout`: reading `sources[source].records[index]` copied the record.
                 round.events.append(try Self.event(of: &sources[source].records[index]))
             } catch {
-                rejected.append(error)
+                rejected.append((error, sources[source].records[index].name))
             }
         }
         if sources.count == 1 {
