@@ -208,7 +208,7 @@ let inspectorTargets: [Target] = [
         name: "MeasurementEventsInspectorTests",
         dependencies: [
             "MeasurementEventsInspector", "MeasurementEventsInspectorServer", "MeasurementEvents",
-            "MeasurementEventsHTTP", "MeasurementEventsTesting",
+            "MeasurementEventsHTTP", "MeasurementEventsTesting", "LoopbackCollector",
         ]
     ),
 ]
