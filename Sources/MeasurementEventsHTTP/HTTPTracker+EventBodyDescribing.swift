@@ -3,7 +3,7 @@ import MeasurementEvents
 
 extension HTTPTracker: EventBodyDescribing {
     /// The body the tracker's encoder makes of `event` alone, as the vendor would receive it
-    /// (uncompressed): what an inspector shows beside the event (``EventTrailEntry/TrackerOutcome/body``).
+    /// (uncompressed): what an inspector shows beside the event (`EventTrailEntry.TrackerOutcome.body`).
     ///
     /// When the encoder leaves the event out, the text says why; when it changes the event, the
     /// changes follow the body.

@@ -5,7 +5,7 @@ import MeasurementEvents
     import FoundationNetworking
 #endif
 
-/// Sends every event's trail (``EventTrailEntry``) to a running `measurement-events inspect`,
+/// Sends every event's trail (`EventTrailEntry`) to a running `measurement-events inspect`,
 /// so that the developer sees, live, what the app posted, what the aggregator decided and the
 /// body each vendor would receive.
 ///
