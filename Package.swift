@@ -31,7 +31,7 @@ let coreProducts: [Product] = [
 let generatorTargets: [Target] = [
     // Parses, validates and writes; everything the CLI and the plugin do, testable in-process.
     .target(name: "MeasurementEventsGenerator", dependencies: ["MeasurementEvents", "MeasurementEventsJSON"]),
-    .executableTarget(name: "measurement-events", dependencies: ["MeasurementEventsGenerator"]),
+    .executableTarget(name: "measurement-events", dependencies: ["MeasurementEventsGenerator", "MeasurementEventsInspectorServer"]),
     .plugin(
         name: "GenerateMeasurementEvents",
         capability: .command(
@@ -187,16 +187,41 @@ let demoTargets: [Target] = [
             "MeasurementEventsHTTP",
             "ImpressionTracking",
             "MeasurementEventsStandard",
+            "MeasurementEventsInspector",
         ],
         path: "Sources/MeasurementDemo",
         resources: [.copy("tracking-plan.json")]
     ),
 ]
 
+// MARK: Event inspector
+let inspectorTargets: [Target] = [
+    // App side: sends each event's trail to `measurement-events inspect`.
+    .target(name: "MeasurementEventsInspector", dependencies: ["MeasurementEvents"]),
+    // The inspector itself (POSIX sockets, the page, the vendor checks), testable in-process;
+    // the CLI runs it. Not a product.
+    .target(
+        name: "MeasurementEventsInspectorServer",
+        dependencies: ["MeasurementEvents", "MeasurementEventsHTTP", "MeasurementEventsGenerator", "CZlib"]
+    ),
+    .testTarget(
+        name: "MeasurementEventsInspectorTests",
+        dependencies: [
+            "MeasurementEventsInspector", "MeasurementEventsInspectorServer", "MeasurementEvents",
+            "MeasurementEventsHTTP", "MeasurementEventsTesting", "LoopbackCollector",
+        ]
+    ),
+]
+let inspectorProducts: [Product] = [
+    .library(name: "MeasurementEventsInspector", targets: ["MeasurementEventsInspector"]),
+]
+
 let package = Package(
     name: "MeasurementEvents",
     platforms: [.iOS(.v13), .macOS(.v10_15), .tvOS(.v13), .watchOS(.v6), .visionOS(.v1)],
-    products: coreProducts + generatorProducts + planProducts + impressionProducts + triggerProducts + httpProducts + lifecycleProducts + standardProducts,
-    targets: coreTargets + generatorTargets + planTargets + impressionTargets + triggerTargets + httpTargets + lifecycleTargets + standardTargets + demoTargets,
+    products: coreProducts + generatorProducts + planProducts + impressionProducts + triggerProducts + httpProducts + lifecycleProducts + standardProducts
+        + inspectorProducts,
+    targets: coreTargets + generatorTargets + planTargets + impressionTargets + triggerTargets + httpTargets + lifecycleTargets + standardTargets + demoTargets
+        + inspectorTargets,
     swiftLanguageModes: [.v6]
 )

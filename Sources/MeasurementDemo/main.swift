@@ -9,13 +9,15 @@ let sections: KeyValuePairs<String, () throws -> Void> = [
     "standard": runStandardCallsDemo,
     "plan": runPlanConformanceDemo,
 ]
+// Needs a running `measurement-events inspect`, so only when named.
+let onRequest: KeyValuePairs<String, () throws -> Void> = ["inspect": runInspectorDemo]
 
 let requested = Array(CommandLine.arguments.dropFirst())
 let names = requested.isEmpty || requested == ["all"] ? sections.map(\.key) : requested
 do {
     for name in names {
-        guard let run = sections.first(where: { $0.key == name })?.value else {
-            let known = sections.map(\.key).joined(separator: "|")
+        guard let run = (sections.first { $0.key == name } ?? onRequest.first { $0.key == name })?.value else {
+            let known = (sections.map(\.key) + onRequest.map(\.key)).joined(separator: "|")
             FileHandle.standardError.write(
                 Data("error: unknown section '\(name)'\nusage: measurement-demo [all|\(known)]…\n".utf8))
             exit(64)

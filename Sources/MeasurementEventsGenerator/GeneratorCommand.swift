@@ -63,13 +63,15 @@ package struct GeneratorCommand: Hashable, Sendable {
                                           exit 1 below the minimum
           lint                            exit 1 and list, with file and line, the MeasurementEvent.post("…") calls in Sources/
                                           whose name no catalog declares
+          inspect [--port <n>] [--host <address>] [--allow-host <name>]… [--capacity <n>]
+                                          serve the local event inspector (see `inspect --help`)
 
         options:
           --package-path <root>           the package holding Events/ and Sources/ (default: the current directory)
           -h, --help                      show this help
         """
 
-    static let subcommandNames = ["generate", "check", "plan", "coverage", "lint", "help"]
+    static let subcommandNames = ["generate", "check", "plan", "coverage", "lint", "inspect", "help"]
 
     /// Reads the arguments after the program name.
     ///

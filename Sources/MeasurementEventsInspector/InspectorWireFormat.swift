@@ -1,0 +1,63 @@
+import Foundation
+import MeasurementEvents
+
+/// The JSON an ``InspectorConnection`` posts to `POST /inspector/v1/entries`, documented in the
+/// Inspecting Events article:
+///
+/// ```json
+/// {"entries": [{"id": "…", "name": "feed/item/open", "type": "click", "category": null,
+///   "label": null, "timestamp": 1764190000.25, "args": {"item": "42"},
+///   "fate": "forwarded", "reason": null,
+///   "violations": [{"kind": "…", "message": "…", "file": "Feed.swift", "line": 12}],
+///   "trackers": [{"tracker": "HTTPTracker", "error": null, "body": "POST …"}]}]}
+/// ```
+///
+/// `fate` is one of `forwarded`, `filtered_out`, `malformed`, `discarded_without_consent`,
+/// `discarded_by_processor`, `held`, `dropped`; `reason` says why for the ones that carry it.
+enum InspectorWireFormat {
+    static func encode(_ entries: [EventTrailEntry]) -> Data {
+        let objects = entries.map(object(for:))
+        return (try? JSONSerialization.data(withJSONObject: ["entries": objects], options: [])) ?? Data()
+    }
+
+    static func object(for entry: EventTrailEntry) -> [String: Any] {
+        let event = entry.event
+        var args: [String: Any] = [:]
+        for (key, value) in event.args { args[key] = value.description }
+        let (fate, reason) = fateFields(entry.fate)
+        return [
+            "id": event.id.uuidString,
+            "name": event.name.rawValue,
+            "type": event.type.name,
+            "category": event.category ?? NSNull(),
+            "label": event.label ?? NSNull(),
+            "timestamp": event.timestamp.timeIntervalSince1970,
+            "args": args,
+            "fate": fate,
+            "reason": reason ?? NSNull(),
+            "violations": entry.violations.map { violation -> [String: Any] in
+                [
+                    "kind": "\(violation.kind)",
+                    "message": violation.description,
+                    "file": violation.file ?? NSNull(),
+                    "line": violation.line ?? NSNull(),
+                ]
+            },
+            "trackers": entry.trackers.map { outcome -> [String: Any] in
+                ["tracker": outcome.tracker, "error": outcome.error ?? NSNull(), "body": outcome.body ?? NSNull()]
+            },
+        ]
+    }
+
+    static func fateFields(_ fate: EventTrailEntry.Fate) -> (String, String?) {
+        switch fate {
+        case .forwarded: return ("forwarded", nil)
+        case .filteredOut(let reason): return ("filtered_out", reason)
+        case .malformed(let reason): return ("malformed", reason)
+        case .discardedWithoutConsent: return ("discarded_without_consent", nil)
+        case .discardedByProcessor: return ("discarded_by_processor", nil)
+        case .held: return ("held", nil)
+        case .dropped(let reason): return ("dropped", reason)
+        }
+    }
+}

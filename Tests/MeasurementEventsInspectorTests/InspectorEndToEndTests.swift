@@ -1,0 +1,51 @@
+import Foundation
+import LoopbackCollector
+import MeasurementEvents
+import MeasurementEventsHTTP
+import MeasurementEventsTesting
+import Testing
+
+@testable import MeasurementEventsInspector
+@testable import MeasurementEventsInspectorServer
+
+/// The aggregator's trail, through an `InspectorConnection`, into a running inspector.
+@Suite struct InspectorEndToEndTests {
+    @Test func theInspectorShowsWhatTheAggregatorDecidedAndTheVendorBody() throws {
+        var serverConfiguration = InspectorServer.Configuration()
+        serverConfiguration.port = 0
+        let server = InspectorServer(configuration: serverConfiguration)
+        try server.start()
+        defer { server.stop() }
+        var connectionConfiguration = InspectorConnection.Configuration(baseURL: server.baseURL)
+        connectionConfiguration.batchDelay = 0
+        let connection = InspectorConnection(configuration: connectionConfiguration)
+
+        let collector = LoopbackCollector()
+        try collector.start()
+        defer { collector.stop() }
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("inspector-e2e-\(UUID())")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let tracker = try HTTPTracker(
+            encoder: SegmentEncoder(writeKey: "key", baseURL: collector.baseURL), directory: directory)
+
+        var configuration = EventAggregator.Configuration()
+        configuration.trail = connection
+        let center = NotificationCenter()
+        let aggregator = EventAggregator(
+            center: center, filter: EventFilter(allow: ["feed/*"]), trackers: [tracker], configuration: configuration)
+        aggregator.start()
+        MeasurementEvent.post("feed/item_tapped", type: .click, args: ["item_id": "42"], to: center)
+        MeasurementEvent.post("debug/cache_cleared", to: center)
+        aggregator.flush()
+        #expect(connection.flush(timeout: 30))
+
+        let client = InspectorClient(baseURL: server.baseURL)
+        try client.expectEvent(named: "feed/item_tapped", args: ["item_id": "42"])
+        let filtered = try client.expectEvent(named: "debug/cache_cleared", status: "filtered_out")
+        #expect(filtered.reason?.isEmpty == false)
+        let forwarded = try #require(server.store.events(name: "feed/item_tapped").first)
+        #expect(forwarded.type == "click")
+        let body = try #require(forwarded.trackers.first?.body)
+        #expect(body.contains("\"event\":\"feed/item_tapped\""))
+    }
+}
