@@ -28,7 +28,7 @@ import Testing
         let tracker = try HTTPTracker(
             encoder: SegmentEncoder(writeKey: "key", baseURL: collector.baseURL), directory: directory)
 
-        var configuration = EventAggregator.Configuration()
+        var configuration = EventAggregator.Configuration.testing
         configuration.trail = connection
         let center = NotificationCenter()
         let aggregator = EventAggregator(
