@@ -11,9 +11,10 @@
 # says little). Measured with the generator of issue 35 (debug, this catalog, about 100 lines
 # per event): 100 events 15 s of CPU and 294 MB peak, 1,000 events 170 s and 1.8 GB, so about
 # 3.5 GB for 2,000; with one literal holding every spec, 1,000 events took more than 3 GB per
-# compiler process within two minutes and were killed after 10. The package's dependencies (MeasurementEvents) are built first, without
-# the limit, in --scratch-path (default .build/catalog-scale, kept between runs). The last line
-# printed is a summary: events, configuration, seconds, peak resident memory of the compiler.
+# compiler process within two minutes and were killed after 10. The package's dependencies
+# (MeasurementEvents) are built first, without the limit, in --scratch-path (default
+# .build/catalog-scale, kept between runs). The last line printed is a summary: events,
+# configuration, wall and CPU time, peak resident memory of the compiler.
 set -euo pipefail
 repo="$(cd "$(dirname "$0")/.." && pwd)"
 
