@@ -5,6 +5,6 @@
 /// changes public API in an incompatible way has a new major version; see the README's
 /// installation section for what counts as public API.
 public enum PackageVersion {
-    /// The version of this release: `"2.0.0"`.
-    public static let current = "2.0.0"
+    /// The version of this release: `"3.0.0"`.
+    public static let current = "3.0.0"
 }

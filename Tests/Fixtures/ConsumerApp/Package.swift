@@ -9,7 +9,7 @@ let package = Package(
     name: "ConsumerApp",
     platforms: [.iOS(.v13), .macOS(.v10_15), .tvOS(.v13), .watchOS(.v6)],
     dependencies: [
-        // In an app: .package(url: "https://github.com/MeasurementEvents/MeasurementEvents.git", from: "2.0.0")
+        // In an app: .package(url: "https://github.com/MeasurementEvents/MeasurementEvents.git", from: "3.0.0")
         .package(name: "MeasurementEvents", path: "../../..")
     ],
     targets: [
