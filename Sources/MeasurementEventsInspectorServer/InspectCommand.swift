@@ -49,7 +49,7 @@ package struct InspectCommand: Sendable {
             case "--allow-host": command.configuration.allowedHostNames.append(try value(argument))
             case "--capacity":
                 let text = try value(argument)
-                guard let capacity = Int(text), capacity > 0 else {
+                guard let capacity = Int(text), capacity > 0 else {  // checked: nil
                     throw UsageError(description: "--capacity \(text): expected a positive number")
                 }
                 command.configuration.capacity = capacity

@@ -259,7 +259,7 @@ package final class InspectorServer: @unchecked Sendable {
                     ? .closed
                     : .refused(
                         .error(
-                            408, "the request took longer than \(Int(configuration.requestDeadline)) s", closes: true),
+                            408, "the request took longer than \(configuration.requestDeadline) s", closes: true),
                         reason: "slow client")
             }
         }
@@ -283,7 +283,7 @@ package final class InspectorServer: @unchecked Sendable {
                 reason: "chunked body")
         }
         let lengthField = headers["content-length"] ?? "0"
-        guard let length = Int(lengthField), length >= 0 else {
+        guard let length = Int(lengthField), length >= 0 else {  // checked: nil
             return .refused(
                 .error(400, "Content-Length \"\(lengthField)\" is not a number", closes: true),
                 reason: "malformed request")
@@ -300,7 +300,7 @@ package final class InspectorServer: @unchecked Sendable {
             case .some(false): return .closed
             case nil:
                 return .refused(
-                    .error(408, "the body took longer than \(Int(configuration.requestDeadline)) s", closes: true),
+                    .error(408, "the body took longer than \(configuration.requestDeadline) s", closes: true),
                     reason: "slow client")
             }
         }
@@ -377,8 +377,8 @@ package final class InspectorServer: @unchecked Sendable {
                     "X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer", "Cache-Control": "no-store",
                 ])
         case ("GET", "/api/events"):
-            let since = Int(request.query["since"] ?? "0") ?? 0
-            let limit = Int(request.query["limit"] ?? "") ?? configuration.capacity
+            let since = Int(request.query["since"] ?? "0") ?? 0  // checked: nil
+            let limit = Int(request.query["limit"] ?? "") ?? configuration.capacity  // checked: nil
             let events = store.events(
                 since: since, name: request.query["name"], status: request.query["status"], limit: max(1, limit))
             let counts = store.currentCounts

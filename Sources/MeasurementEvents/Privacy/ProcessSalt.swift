@@ -9,8 +9,8 @@ extension PersonalDataProcessor {
         hex.reserveCapacity(64)
         for _ in 0..<32 {
             let byte = UInt8.random(in: 0...255, using: &generator)
-            hex.append(digits[Int(byte >> 4)])
-            hex.append(digits[Int(byte & 0x0f)])
+            hex.append(digits[Int(byte >> 4)])  // fits: 0...15
+            hex.append(digits[Int(byte & 0x0f)])  // fits: 0...15
         }
         return String(decoding: hex, as: UTF8.self)
     }

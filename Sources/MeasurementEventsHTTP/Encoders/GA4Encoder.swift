@@ -245,7 +245,8 @@ public struct GA4Encoder: BatchEncoder {
         let oldestTaken = context.sentAt.addingTimeInterval(-Self.backdatingWindow)
         for queued in events where queued.kind == .track {
             if queued.event.timestamp < oldestTaken {
-                let hours = Int(context.sentAt.timeIntervalSince(queued.event.timestamp) / 3600)
+                let age = min(context.sentAt.timeIntervalSince(queued.event.timestamp) / 3600, 1_000_000)
+                let hours = Int(age)  // fits: positive here, at most a million
                 expired.append(
                     .init(
                         event: queued.event.name,

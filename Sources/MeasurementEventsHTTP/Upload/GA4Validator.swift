@@ -95,7 +95,7 @@ final class GA4Validator: Sendable {
     /// `N` of a field path that starts `events[N]`.
     static func eventIndex(in fieldPath: String) -> Int? {
         guard fieldPath.hasPrefix("events["), let close = fieldPath.firstIndex(of: "]") else { return nil }
-        return Int(fieldPath[fieldPath.index(fieldPath.startIndex, offsetBy: 7)..<close])
+        return Int(fieldPath[fieldPath.index(fieldPath.startIndex, offsetBy: 7)..<close])  // checked: nil
     }
 
     /// The names of the events of a request body, in order.
