@@ -6,7 +6,7 @@ let tracker = RecordingTracker()
 
 // snippet.show
 let clock = ManualEventClock()
-var configuration = EventAggregator.Configuration()
+var configuration = EventAggregator.Configuration.testing  // identity in memory: no file shared between runs
 configuration.clock = clock
 let aggregator = EventAggregator(
     filter: EventFilter(allow: ["*"]), trackers: [tracker], configuration: configuration)
