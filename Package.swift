@@ -117,7 +117,7 @@ let httpTargets: [Target] = [
     ),
     // A tiny HTTP/1.1 server on loopback with scripted replies: for the tests and the demo.
     // Not a product: no package that depends on this one sees it.
-    .target(name: "LoopbackCollector", dependencies: ["CZlib"]),
+    .target(name: "LoopbackCollector", dependencies: ["MeasurementEventsHTTP"]),
     .executableTarget(
         name: "http-crash-child",
         dependencies: ["MeasurementEventsHTTP"],
@@ -202,7 +202,7 @@ let inspectorTargets: [Target] = [
     // the CLI runs it. Not a product.
     .target(
         name: "MeasurementEventsInspectorServer",
-        dependencies: ["MeasurementEvents", "MeasurementEventsHTTP", "MeasurementEventsGenerator", "CZlib"]
+        dependencies: ["MeasurementEvents", "MeasurementEventsHTTP", "MeasurementEventsGenerator"]
     ),
     .testTarget(
         name: "MeasurementEventsInspectorTests",

@@ -1,5 +1,5 @@
-import CZlib
 import Foundation
+import MeasurementEventsHTTP
 
 #if canImport(Darwin)
     import Darwin
@@ -324,28 +324,7 @@ public final class LoopbackCollector: @unchecked Sendable {
 
     /// `bytes` decompressed from gzip, or `nil` when they are not a whole gzip stream (or grow past 64 MB).
     public static func gunzip(_ bytes: [UInt8]) -> [UInt8]? {
-        var stream = z_stream()
-        let streamSize = Int32(MemoryLayout<z_stream>.size)  // fits: a struct size
-        guard inflateInit2_(&stream, 15 + 16, zlibVersion(), streamSize) == Z_OK else { return nil }
-        defer { inflateEnd(&stream) }
-        var output: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 65_536)
-        var input = bytes
-        return input.withUnsafeMutableBufferPointer { source -> [UInt8]? in
-            stream.next_in = source.baseAddress
-            stream.avail_in = uInt(source.count)
-            while true {
-                let status = chunk.withUnsafeMutableBufferPointer { out -> Int32 in
-                    stream.next_out = out.baseAddress
-                    stream.avail_out = uInt(out.count)
-                    return inflate(&stream, Z_NO_FLUSH)
-                }
-                let unused = Int(stream.avail_out)  // fits: avail_out <= chunk.count
-                output.append(contentsOf: chunk[..<(chunk.count - unused)])
-                if status == Z_STREAM_END { return stream.avail_in == 0 ? output : nil }
-                guard status == Z_OK, output.count <= 64 * 1024 * 1024 else { return nil }
-            }
-        }
+        GzipBody.decompress(bytes, limit: 64 * 1024 * 1024)
     }
 
     private func receive(_ client: Int32, into buffer: inout [UInt8]) -> Bool {

@@ -1,5 +1,5 @@
-import CZlib
 import Foundation
+import MeasurementEventsHTTP
 
 #if canImport(Darwin)
     import Darwin
@@ -307,7 +307,7 @@ package final class InspectorServer: @unchecked Sendable {
         var body = Array(buffer[..<length])
         buffer.removeSubrange(..<length)
         if headers["content-encoding"]?.lowercased() == "gzip" {
-            guard let inflated = Self.gunzip(body, limit: configuration.maximumBodyBytes) else {
+            guard let inflated = GzipBody.decompress(body, limit: configuration.maximumBodyBytes) else {
                 return .refused(
                     .error(
                         400,
@@ -500,32 +500,6 @@ package final class InspectorServer: @unchecked Sendable {
             if haystack[start..<start + needle.count].elementsEqual(needle) { return start }
         }
         return nil
-    }
-
-    /// `bytes` inflated from gzip, or `nil` when they are not one whole gzip stream or grow past `limit`.
-    package static func gunzip(_ bytes: [UInt8], limit: Int) -> [UInt8]? {
-        var stream = z_stream()
-        let streamSize = Int32(MemoryLayout<z_stream>.size)  // fits: a struct size
-        guard inflateInit2_(&stream, 15 + 16, zlibVersion(), streamSize) == Z_OK else { return nil }
-        defer { inflateEnd(&stream) }
-        var output: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 65_536)
-        var input = bytes
-        return input.withUnsafeMutableBufferPointer { source -> [UInt8]? in
-            stream.next_in = source.baseAddress
-            stream.avail_in = uInt(source.count)
-            while true {
-                let status = chunk.withUnsafeMutableBufferPointer { out -> Int32 in
-                    stream.next_out = out.baseAddress
-                    stream.avail_out = uInt(out.count)
-                    return inflate(&stream, Z_NO_FLUSH)
-                }
-                let unused = Int(stream.avail_out)  // fits: avail_out <= chunk.count
-                output.append(contentsOf: chunk[..<(chunk.count - unused)])
-                if status == Z_STREAM_END { return stream.avail_in == 0 ? output : nil }
-                guard status == Z_OK, output.count <= limit else { return nil }
-            }
-        }
     }
 
     private static func reason(_ status: Int) -> String {

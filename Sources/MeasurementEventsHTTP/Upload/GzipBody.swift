@@ -4,7 +4,7 @@ import CZlib
 /// Debian's `zlib1g-dev` on Linux. No package dependency, and the same code on every platform
 /// (Apple's Compression framework writes raw deflate only, and would need a gzip wrapper of our
 /// own and a second code path).
-enum GzipBody {
+package enum GzipBody {
     /// `bytes` compressed in one call, or `nil` when zlib fails (the body is then sent as it is).
     static func compress(_ bytes: [UInt8]) -> [UInt8]? {
         var stream = z_stream()
@@ -33,5 +33,33 @@ enum GzipBody {
         else { return nil }
         output.removeSubrange(written...)
         return output
+    }
+
+    /// `bytes` inflated from gzip, or `nil` when they are not one whole gzip stream or grow past
+    /// `limit`: for the servers of this package that read gzip bodies (the inspector, the
+    /// loopback collector of the tests).
+    package static func decompress(_ bytes: [UInt8], limit: Int) -> [UInt8]? {
+        var stream = z_stream()
+        let streamSize = Int32(MemoryLayout<z_stream>.size)  // fits: a struct size
+        guard inflateInit2_(&stream, 15 + 16, zlibVersion(), streamSize) == Z_OK else { return nil }
+        defer { inflateEnd(&stream) }
+        var output: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65_536)
+        var input = bytes
+        return input.withUnsafeMutableBufferPointer { source -> [UInt8]? in
+            stream.next_in = source.baseAddress
+            stream.avail_in = uInt(source.count)
+            while true {
+                let status = chunk.withUnsafeMutableBufferPointer { out -> Int32 in
+                    stream.next_out = out.baseAddress
+                    stream.avail_out = uInt(out.count)
+                    return inflate(&stream, Z_NO_FLUSH)
+                }
+                let unused = Int(stream.avail_out)  // fits: avail_out <= chunk.count
+                output.append(contentsOf: chunk[..<(chunk.count - unused)])
+                if status == Z_STREAM_END { return stream.avail_in == 0 ? output : nil }
+                guard status == Z_OK, output.count <= limit else { return nil }
+            }
+        }
     }
 }
