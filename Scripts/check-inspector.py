@@ -21,15 +21,7 @@ import tempfile
 import time
 import urllib.request
 
-if not (shutil.which("chromium") and shutil.which("chromedriver")):
-    subprocess.check_call(["apt-get", "update", "-qq"])
-    subprocess.check_call(["apt-get", "install", "-y", "-qq", "chromium", "chromium-driver"])
-try:
-    from selenium import webdriver
-except ImportError:
-    subprocess.check_call([sys.executable, "-m", "pip", "install", "--quiet", "selenium"])
-    from selenium import webdriver
-from selenium.webdriver.chrome.service import Service
+import headless_chromium  # installs Chromium, its driver and Selenium when missing
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
@@ -116,12 +108,7 @@ try:
     status, _ = post("/v1/batch", {"batch": payloads}, gzipped=True)
     check("markup payloads accepted by /v1/batch (gzip)", status == 200, status)
 
-    options = webdriver.ChromeOptions()
-    options.binary_location = shutil.which("chromium")
-    for argument in ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                     "--window-size=1400,900"]:
-        options.add_argument(argument)
-    driver = webdriver.Chrome(service=Service(shutil.which("chromedriver")), options=options)
+    driver = headless_chromium.start(1400, 900)
     driver.get(base + "/")
 
     def rows():

@@ -13,16 +13,7 @@ import subprocess
 import sys
 import tempfile
 
-if not (shutil.which("chromium") and shutil.which("chromedriver")):
-    # A fresh machine has no package lists yet: without them the install finds nothing.
-    subprocess.check_call(["apt-get", "update", "-qq"])
-    subprocess.check_call(["apt-get", "install", "-y", "-qq", "chromium", "chromium-driver"])
-try:
-    from selenium import webdriver
-except ImportError:
-    subprocess.check_call([sys.executable, "-m", "pip", "install", "--quiet", "selenium"])
-    from selenium import webdriver
-from selenium.webdriver.chrome.service import Service
+import headless_chromium  # installs Chromium, its driver and Selenium when missing
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select
 
@@ -37,12 +28,7 @@ with open(page, "w") as file:
         ["swift", "run", "--skip-build", "measurement-events", "plan", "--format", "html",
          "--coverage", coverage, "--package-path", GOLDEN], stdout=file)
 
-options = webdriver.ChromeOptions()
-options.binary_location = shutil.which("chromium")
-for argument in ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                 "--window-size=1400,1000"]:
-    options.add_argument(argument)
-driver = webdriver.Chrome(service=Service(shutil.which("chromedriver")), options=options)
+driver = headless_chromium.start(1400, 1000)
 failures = []
 
 
