@@ -180,19 +180,18 @@ open class EventAggregator: @unchecked Sendable {
         let filter = inbox.setFilter(builtFilter, onlyIfNone: true) ?? .denyAll
         let started = state.withLock { state -> Bool in
             guard state.observers.isEmpty else { return false }
-            // No `queue:`: on Linux it makes the poster wait for that queue to drain. The
-            // observers hold the inbox, which does not keep the aggregator alive.
+            // The observers hold the inbox, which does not keep the aggregator alive.
             state.observers.append(
-                center.addObserver(forName: .measurementEvent, object: nil, queue: nil) { [inbox] in
+                center.addObserverHandingOff(forName: .measurementEvent) { [inbox] in
                     inbox.receive($0, keys: .standard)
                 })
             state.observers.append(
-                center.addObserver(forName: .measurementIdentity, object: nil, queue: nil) { [inbox] in
+                center.addObserverHandingOff(forName: .measurementIdentity) { [inbox] in
                     inbox.receiveIdentity($0)
                 })
             if configuration.acceptsLegacyAQSNotifications {
                 state.observers.append(
-                    center.addObserver(forName: .legacyAQSEvent, object: nil, queue: nil) { [inbox] in
+                    center.addObserverHandingOff(forName: .legacyAQSEvent) { [inbox] in
                         inbox.receive($0, keys: .legacyAQS)
                     })
             }

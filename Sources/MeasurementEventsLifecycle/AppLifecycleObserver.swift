@@ -108,10 +108,9 @@ public final class AppLifecycleObserver: @unchecked Sendable {
         var added: [any NSObjectProtocol] = []
         for signal in AppLifecycleSignal.allCases {
             for name in signal.notificationNames {
-                // `object: nil` and no `queue:`: on Linux a queue makes the poster wait for it to
-                // drain, and the moves must happen before the platform suspends the app.
+                // No queue: the moves must happen before the platform suspends the app.
                 added.append(
-                    center.addObserver(forName: name, object: nil, queue: nil) { _ in
+                    center.addObserverHandingOff(forName: name) { _ in
                         self.handle(signal)
                     })
             }

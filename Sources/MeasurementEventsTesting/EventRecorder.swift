@@ -48,10 +48,10 @@ public final class EventRecorder: @unchecked Sendable {
     /// - Parameter center: the center to observe; `.default`, or a test's own center to isolate it.
     public init(center: NotificationCenter = .default) {
         self.center = center
-        let events = center.addObserver(forName: .measurementEvent, object: nil, queue: nil) { [weak self] note in
+        let events = center.addObserverHandingOff(forName: .measurementEvent) { [weak self] note in
             self?.record(note)
         }
-        let identity = center.addObserver(forName: .measurementIdentity, object: nil, queue: nil) { [weak self] note in
+        let identity = center.addObserverHandingOff(forName: .measurementIdentity) { [weak self] note in
             self?.recordIdentity(note)
         }
         observers = [events, identity]

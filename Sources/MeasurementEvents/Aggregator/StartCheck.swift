@@ -19,7 +19,7 @@ final class StartCheck: Sendable {
     init(center: NotificationCenter) {
         self.center = center
         let posted = self.posted
-        let observer = center.addObserver(forName: .measurementEvent, object: nil, queue: nil) { _ in
+        let observer = center.addObserverHandingOff(forName: .measurementEvent) { _ in
             posted.withLock { $0 += 1 }
         }
         state.withLock { $0.observer = observer }
