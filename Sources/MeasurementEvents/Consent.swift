@@ -31,3 +31,24 @@ extension EventAggregator {
     @available(*, deprecated, renamed: "MeasurementEvents.Consent")
     public typealias Consent = MeasurementEvents.Consent
 }
+
+extension Consent {
+    /// The consent's number in an atomic.
+    var code: Int64 {
+        switch self {
+        case .granted: return 0
+        case .pendingHolding: return 1
+        case .pendingDiscarding: return 2
+        case .denied: return 3
+        }
+    }
+
+    init(code: Int64) {
+        switch code {
+        case 0: self = .granted
+        case 1: self = .pendingHolding
+        case 2: self = .pendingDiscarding
+        default: self = .denied
+        }
+    }
+}

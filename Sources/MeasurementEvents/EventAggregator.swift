@@ -47,6 +47,10 @@ open class EventAggregator: @unchecked Sendable {
     let personalDataHashing: PersonalDataProcessor?
     /// Checks events against the registered catalogs; `nil` without catalogs (nothing to pay).
     let planChecker: PlanChecker?
+    /// ``Configuration/processorsAfter``, and whether there are any (one check per batch and
+    /// per event forwarded when there are none).
+    let processorsAfter: [DeliveryStep: [any EventProcessor]]
+    let insertsProcessors: Bool
     /// Counts posts on ``center`` until ``start()``, to report an aggregator never started.
     let startCheck: StartCheck
     let consentDecision = ConsentDecisionCheck()
@@ -108,6 +112,8 @@ open class EventAggregator: @unchecked Sendable {
         self.configuration = configuration
         (registeredCatalogs, personalDataHashing) = Self.registering(configuration)
         planChecker = PlanChecker(registeredCatalogs, policy: configuration.planConformance)
+        processorsAfter = configuration.processorsAfter
+        insertsProcessors = configuration.processorsAfter.values.contains { !$0.isEmpty }
         if planChecker?.policy.recordsPostSites == true { PostSites.register(center) }
         startCheck = StartCheck(center: center)
         queue = DispatchQueue(label: "MeasurementEvents.EventAggregator")

@@ -106,3 +106,30 @@ extension MeasurementEvent: Codable {
         try container.encodeIfPresent(attribution, forKey: .attribution)
     }
 }
+
+extension MeasurementEvent {
+    /// Reads a received notification back into an event, strictly; never crashes.
+    ///
+    /// Events without an id or timestamp in their userInfo (the usual case) get a new id and
+    /// the current time.
+    ///
+    /// - Parameter notification: a notification on the event name.
+    /// - Throws: ``MalformedEventError`` saying what was wrong.
+    public init(notification: Notification) throws(MalformedEventError) {
+        var record = try PostedEvent(decoding: notification, keys: .standard)
+        record.postSite = nil  // for the aggregators only: not an arg
+        var event = try record.makeEvent()
+        if event.id == Self.placeholderID { event.id = EventIDGenerator.makeID() }
+        self = event
+    }
+}
+
+extension MeasurementEvent {
+    /// The timestamps a notification may carry, in seconds since 1970: years 1 to 9999. Larger
+    /// values are garbage, and would overflow the integer milliseconds and microseconds of
+    /// the wire formats.
+    static let timestampRange: ClosedRange<TimeInterval> = UnixTime.earliestSeconds...UnixTime.latestSeconds
+
+    /// The all-zero UUID, never produced by ``EventIDGenerator``.
+    static let placeholderID = UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
+}

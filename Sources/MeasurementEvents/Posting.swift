@@ -89,12 +89,14 @@ extension MeasurementEvent {
         }
     }
 
-    /// The userInfo of a post. Not inlined: in the caller, the literal's array of pairs was
-    /// allocated on the heap instead of the stack (one more allocation a post).
+    /// The userInfo of every post: the name, the args as given (a dictionary an observer reads
+    /// with `as? [String: Any]`), and the type and category when they are not the defaults.
+    /// Not inlined: in the caller, the literal's array of pairs was allocated on the heap
+    /// instead of the stack (one more allocation a post).
     @inline(never)
-    private static func postedUserInfo(
-        name: EventName, type: EventType, category: String?, args: [String: any EventValueConvertible]
-    ) -> [AnyHashable: Any] {
+    private static func postedUserInfo(name: EventName, type: EventType, category: String?, args: Any)
+        -> [AnyHashable: Any]
+    {
         var info: [AnyHashable: Any] = [UserInfoKey.name: name.rawValue, UserInfoKey.args: args]
         if type != .default { info[UserInfoKey.type] = type.rawValue }
         if let category { info[UserInfoKey.category] = category }
@@ -132,109 +134,6 @@ extension MeasurementEvent {
     public static func userInfo(
         name: EventName, type: EventType = .default, category: String? = nil, args: EventArgs = [:]
     ) -> [AnyHashable: Any] {
-        var info: [AnyHashable: Any] = [
-            UserInfoKey.name: name.rawValue, UserInfoKey.args: args.mapValues(\.plainValue),
-        ]
-        if type != .default { info[UserInfoKey.type] = type.rawValue }
-        if let category { info[UserInfoKey.category] = category }
-        return info
-    }
-}
-
-/// The one record of a posted event inside an aggregator, from the observer to the drain.
-///
-/// It is made in one of two ways: by ``MeasurementEvent/post(_:type:category:args:to:file:line:)``,
-/// which publishes it on its thread for the duration of the post (below), so that the observer
-/// need not decode the userInfo it just built; or by decoding any other notification (in
-/// `NotificationDecoding.swift`: the name first, the rest once the filter keeps it). Either way
-/// the inbox counts, filters, admits and queues it in one place (its `admit` and `enqueue`), and
-/// the drain makes the public ``MeasurementEvent`` of it (`makeEvent()`, in
-/// `PostingBufferRegistry.swift`), which is where the args are checked, once.
-struct PostedEvent {
-    /// The args as the poster gave them: checked by `makeEvent()`, off the posting thread.
-    enum Args {
-        /// From `MeasurementEvent.post`: already scalars, but a `Double` may be NaN and an
-        /// integer may not fit in `Int` (Apple Watch).
-        case typed([String: any EventValueConvertible])
-        /// From a userInfo, the usual shape: values not checked yet.
-        case plain([String: Any])
-        /// From a userInfo: an object (an `NSDictionary` Swift did not unwrap, or garbage).
-        case object(AnyObject)
-        /// From a userInfo: any other value (garbage, most likely).
-        case untyped(Untyped)
-    }
-
-    /// A userInfo's args, boxed: a record is then copied with one retain, never through an
-    /// existential's witnesses (which cost more than the rest of the copy).
-    final class Untyped {
-        let value: Any
-        init(_ value: Any) { self.value = value }
-    }
-
-    var name: EventName
-    var type: EventType
-    var category: String?
-    var args: Args
-    /// The id a re-posted complete event carries; `nil`: the delivery side assigns one.
-    var id: UUID?
-    /// When it was posted: carried by a re-posted complete event, otherwise stamped by the
-    /// inbox when it admits the record.
-    var timestamp: Date?
-    /// Whether it came under the Objective-C AQSEvent library's notification name (for errors).
-    var isLegacyAQS = false
-    /// Where it was posted (`File.swift:42`), while an aggregator checks a plan: beside the args,
-    /// so that no observer sees it as one (see `PostSites`).
-    var postSite: String?
-    /// The place in the aggregator's sequence (asynchronous delivery), set by its buffer.
-    var sequence: Int64 = 0
-
-    var notificationName: Notification.Name { isLegacyAQS ? .legacyAQSEvent : .measurementEvent }
-}
-
-extension PostingThread {
-    /// Publishes `record` to the observers that run on this thread until ``restore(_:)``, so
-    /// that they need not decode the userInfo they receive; returns what an outer post had
-    /// published (nested posts work).
-    ///
-    /// By pointer, into the poster's frame: keeping a copy of the record in the thread object
-    /// cost about 1,000 instructions a post (10% of a filtered-out post) in copies and releases.
-    /// Invariant: the poster calls ``restore(_:)`` before `record` goes out of scope (in the
-    /// `withUnsafePointer` block that made it), so the pointer is valid while it is published.
-    @inline(__always)
-    func publish(_ record: UnsafePointer<PostedEvent>, userInfo: UInt) -> Published {
-        defer { published = Published(record: record, userInfo: userInfo) }
-        return published
-    }
-
-    /// Publishes again what ``publish(_:userInfo:)`` returned.
-    @inline(__always)
-    func restore(_ outer: Published) {
-        published = outer
-    }
-
-    /// The record published by the post in progress on this thread, if `notification` carries
-    /// the very userInfo that post is posting; otherwise nil, and the caller decodes the
-    /// notification, which gives the same record. Valid only while the observer runs; read in
-    /// place (a copy retains and releases every field).
-    ///
-    /// Invariant: the poster holds its userInfo until `post` returns, so while it is published
-    /// no other dictionary storage can have its identity; a dictionary with the same identity
-    /// shares its storage, hence its contents. A copy of the userInfo (same storage) matches; one
-    /// bridged to or from `NSDictionary`, or rebuilt, does not, and is decoded.
-    @inline(__always)
-    func publishedRecord(carrying notification: borrowing Notification) -> UnsafePointer<PostedEvent>? {
-        guard let record = published.record else { return nil }
-        // The identity without binding a copy of the dictionary (a retain and a release).
-        guard notification.userInfo.map({ Self.identity(of: $0) }) == published.userInfo else { return nil }
-        return record
-    }
-
-    /// The identity of a dictionary's storage (its one word), or nil on a platform
-    /// where a Dictionary is not one word: then nothing is published and every post is decoded.
-    /// Only compared, never read through.
-    @inline(__always)
-    static func identity(of userInfo: [AnyHashable: Any]) -> UInt? {
-        guard MemoryLayout<[AnyHashable: Any]>.size == MemoryLayout<UInt>.size else { return nil }
-        return unsafeBitCast(userInfo, to: UInt.self)
+        postedUserInfo(name: name, type: type, category: category, args: args.mapValues(\.plainValue))
     }
 }

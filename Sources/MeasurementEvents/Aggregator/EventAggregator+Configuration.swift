@@ -108,7 +108,13 @@ extension EventAggregator {
         /// inspector or a debugging tool. `nil`, the default: nothing of it runs or allocates.
         public var trail: (any EventTrailObserver)?
 
-        /// The defaults: asynchronous delivery, consent granted, an in-memory identity store, 30-minute sessions.
+        /// Processors run after a built-in step of the delivery pipeline, to see (or change) each
+        /// event as that step left it; for the package's tests. Empty by default, and then the
+        /// pipeline pays nothing for it.
+        package var processorsAfter: [DeliveryStep: [any EventProcessor]] = [:]
+
+        /// The defaults: asynchronous delivery, consent granted, identity persisted in
+        /// ``FileIdentityStore/standard``, 30-minute sessions.
         public init() {}
 
         /// The app's context (``context``), or the one collected from Foundation.

@@ -1,8 +1,42 @@
 import Dispatch
 import Foundation
 
-/// Delivery: everything here runs in the delivery context (the aggregator's queue, or the
-/// posting thread under the synchronous-delivery lock).
+// The delivery pipeline: what happens to a round of posted events, in this order, every step
+// in this file. Everything here runs in the delivery context (the aggregator's queue, or the
+// posting thread under the synchronous-delivery lock).
+//
+//   drain / deliverNow     a round from the inbox: events in posting order, controls (identity
+//                          changes, moves to the background) at their places among them
+//   1. attribution         `deliverSegment`: identity, session and context stamped; session
+//                          events added where sessions start or end
+//   2. the tracking plan   `checkPlanThenDeliver` / `checkingPlan`: args omitted, events
+//                          blocked, violations counted, reported and (by policy) forwarded
+//   3. the app's processors  `deliver(_:violations:)`, in order; with none (the usual case)
+//                          `admitWhole` admits the whole batch under one lock instead
+//   4. consent, readiness, holding  `admitOrHold`, built on `State.forwardsNow(consent:)`, the
+//                          one decision; held events come back here (`releaseHeldEvents`)
+//   5. personal data       `forward` / `forwardHashingPersonalData`: `pii` args hashed, except
+//                          for trackers that take them in clear
+//   6. the trackers        `forward`, each in order, then the trail's entry (`forwardRecording`,
+//                          only with a trail); `didReceive(_:)` just before them
+//
+// Every step that ends an event (blocked, discarded, held and dropped, forwarded) records its
+// `EventTrailEntry` when a trail is set. Processors can be inserted after steps 1, 2, 3 and 5
+// (`Configuration.processorsAfter`), which is how the tests see an event as each step left it.
+
+/// A built-in step of the delivery pipeline after which processors can be inserted
+/// (``EventAggregator/Configuration/processorsAfter``).
+package enum DeliveryStep: Hashable, Sendable, CaseIterable {
+    /// Identity, session and context stamped.
+    case attribution
+    /// The tracking plan checked: args omitted, blocked events gone.
+    case plan
+    /// The app's processors run.
+    case processors
+    /// Personal data hashed: the event the trackers get (except those taking it in clear).
+    case personalData
+}
+
 extension EventAggregator {
     /// Runs `body` where trackers are called, between two deliveries and never during one, and
     /// waits for it: on the queue (directly when already on it), or under the
@@ -71,6 +105,8 @@ extension EventAggregator {
         deliverSegment(&round.events, start..<round.events.count)
     }
 
+    // MARK: 1. Attribution
+
     /// Stamps the events of `range` with identity, session and context, adds session events
     /// where sessions start or end (when configured), and delivers them.
     func deliverSegment(_ batch: inout [MeasurementEvent], _ range: Range<Int>) {
@@ -95,21 +131,21 @@ extension EventAggregator {
         }
     }
 
-    /// The delivery pipeline after stamping, in the order each event goes through it:
-    ///
-    /// 1. attribution: identity, session and context stamped (``deliverSegment(_:_:)``);
-    /// 2. the tracking plan (`checkingPlan`): args omitted, events blocked, violations reported;
-    /// 3. the app's processors, in order (`deliver(_:violations:)`); none: the fast path,
-    ///    `admitWhole`, admits the batch under one lock;
-    /// 4. consent, readiness and holding: `State.forwardsNow(consent:)`, the one decision
-    ///    (`admitOrHold`); held events resume here (`releaseHeldEvents`);
-    /// 5. personal data hashed, except for trackers that take it in clear (`forward`);
-    /// 6. each tracker, then the trail's entry (`forwardRecording`, only with a trail).
-    ///
-    /// Every step that ends an event records its ``EventTrailEntry`` when a trail is set.
+    /// Steps 2 to 6 of the pipeline (see the head of this file) for events already stamped:
+    /// the plan, then the processors, consent and holding, personal data and the trackers.
     func deliverAll(_ batch: inout [MeasurementEvent], _ range: Range<Int>) {
         guard !range.isEmpty else { return }
-        // The tracking plan, before the processors (see EventAggregator+Conformance.swift).
+        if insertsProcessors {
+            var stamped = processed(batch[range], after: .attribution)
+            return checkPlanThenDeliver(&stamped, stamped.indices)
+        }
+        checkPlanThenDeliver(&batch, range)
+    }
+
+    // MARK: 2. The tracking plan
+
+    private func checkPlanThenDeliver(_ batch: inout [MeasurementEvent], _ range: Range<Int>) {
+        guard !range.isEmpty else { return }
         if let checker = planChecker {
             // For the trail: the violations of the delivered events, by their place in the range.
             var found: [Int: [PlanViolation]] = [:]
@@ -123,11 +159,98 @@ extension EventAggregator {
         deliverChecked(&batch, range, violations: [:])
     }
 
+    /// Checks the events of `range`, omitting args in place as the policy says. Returns `nil`
+    /// when the range is to be delivered as it is; otherwise the events to deliver instead
+    /// (blocked ones left out, `plan/violation` events added after the event they describe).
+    ///
+    /// With a trail, `violationsByPlace` receives the violations of each delivered event, by its
+    /// place among the events to deliver, and blocked events are recorded with theirs.
+    func checkingPlan(
+        _ batch: inout [MeasurementEvent], _ range: Range<Int>, with checker: PlanChecker,
+        violationsByPlace: inout [Int: [PlanViolation]]
+    ) -> [MeasurementEvent]? {
+        var blockedEvents: [(MeasurementEvent, [PlanViolation])] = []
+        let trail = inbox.trail
+        // The place of the next delivered event: in `replaced` once it exists (its events so
+        // far are those of the range before it, in the same places), in the range until then.
+        var place = 0
+        var replaced: [MeasurementEvent]?
+        var violations: [PlanViolation] = []
+        var blocked = 0
+        let forwards = checker.policy.forwardsViolationEvents
+        // Sites travel only while an aggregator records them (see PostSites).
+        let sitesTravel = PostSites.checkingAggregators.value > 0
+        for index in range {
+            let first = violations.count
+            let site = sitesTravel ? PostSites.take(from: &batch[index]) : nil
+            let deliver = checker.check(&batch[index], file: site?.file, line: site?.line, into: &violations)
+            let found = violations.count > first
+            if !deliver { blocked += 1 }
+            if replaced == nil, !deliver || (forwards && found) {
+                replaced = Array(batch[range.lowerBound..<index])
+            }
+            if deliver { replaced?.append(batch[index]) }
+            if trail != nil, found {
+                if deliver {
+                    violationsByPlace[place] = Array(violations[first...])
+                } else {
+                    blockedEvents.append((batch[index], Array(violations[first...])))
+                }
+            }
+            if deliver { place += 1 }
+            if forwards, found {
+                for violation in violations[first...] {
+                    replaced?.append(Self.violationEvent(violation, at: batch[index]))
+                    place += 1
+                }
+            }
+        }
+        guard !violations.isEmpty else { return nil }
+        state.withLock { state in
+            for violation in violations { state.diagnostics.planViolations[violation.kind, default: 0] += 1 }
+            state.diagnostics.blockedByPlan += blocked
+        }
+        // Outside the lock: the handler is user code.
+        if let handler = configuration.problemHandler {
+            for violation in violations { handler(.planViolation(violation)) }
+        }
+        for (event, found) in blockedEvents {
+            trail?.record(
+                EventTrailEntry(event: event, fate: .dropped(reason: "blocked by the plan"), violations: found))
+        }
+        return replaced
+    }
+
+    /// An aggregator without a plan on a center where another one checks a plan: the posts
+    /// carry their site, which is not an arg of the event.
+    func removingPostSites(_ batch: inout [MeasurementEvent], _ range: Range<Int>) {
+        for index in range { _ = PostSites.take(from: &batch[index]) }
+    }
+
+    /// The `plan/violation` event that reports `violation` to trackers; never the value.
+    static func violationEvent(_ violation: PlanViolation, at event: MeasurementEvent) -> MeasurementEvent {
+        var args: EventArgs = [
+            "violated_event": .string(violation.event.rawValue), "kind": .string(violation.kind.rawValue),
+            "rule": .string(violation.rule), "action": .string(violation.action.rawValue),
+        ]
+        if let arg = violation.arg { args["arg"] = .string(arg) }
+        if let type = violation.valueType { args["value_type"] = .string(type) }
+        if let file = violation.file { args["file"] = .string(file) }
+        if let line = violation.line { args["line"] = .int(line) }
+        var report = MeasurementEvent(
+            PlanConformancePolicy.violationEventName, type: .activity, args: args, id: MeasurementEvent.placeholderID,
+            timestamp: event.timestamp)
+        report.attributionStorage = event.attributionStorage
+        return report
+    }
+
+    // MARK: 3. The app's processors, 4. consent, readiness and holding
+
     private func deliverChecked(
         _ batch: inout [MeasurementEvent], _ range: Range<Int>, violations: [Int: [PlanViolation]]
     ) {
         guard !range.isEmpty else { return }
-        if let trackers = admitWhole(&batch, range) {
+        if !insertsProcessors, let trackers = admitWhole(&batch, range) {
             // Passed `inout`: reading `batch[index]` (or through a buffer pointer) copied every
             // field and destroyed the copy, per event; exclusive access needs no copy.
             if violations.isEmpty {
@@ -165,17 +288,50 @@ extension EventAggregator {
         }
         var event = event
         if let assignedID { event.id = assignedID }
-        for processor in processors {
-            guard let processed = processor.process(event) else {
-                state.withLock { $0.diagnostics.discarded += 1 }
-                inbox.trail?.record(EventTrailEntry(event: event, fate: .discardedByProcessor, violations: violations))
+        if insertsProcessors {
+            guard let processed = process(event, with: processorsAfter[.plan] ?? [], violations: violations) else {
                 return
             }
+            event = processed
+        }
+        guard var event = process(event, with: processors, violations: violations) else { return }
+        if insertsProcessors {
+            guard let processed = process(event, with: processorsAfter[.processors] ?? [], violations: violations)
+            else { return }
             event = processed
         }
         if let trackers = admitOrHold(.event(event), violations: violations) {
             forward(&event, to: trackers, violations: violations)
         }
+    }
+
+    /// `event` through `processors` in order; nil when one discards it (counted, and recorded
+    /// in the trail).
+    private func process(
+        _ event: MeasurementEvent, with processors: [any EventProcessor], violations: [PlanViolation]
+    ) -> MeasurementEvent? {
+        var event = event
+        for processor in processors {
+            guard let processed = processor.process(event) else {
+                state.withLock { $0.diagnostics.discarded += 1 }
+                inbox.trail?.record(EventTrailEntry(event: event, fate: .discardedByProcessor, violations: violations))
+                return nil
+            }
+            event = processed
+        }
+        return event
+    }
+
+    /// The events of `events` through the processors inserted after `step`, those discarded left
+    /// out (see ``Configuration/processorsAfter``).
+    func processed(_ events: ArraySlice<MeasurementEvent>, after step: DeliveryStep) -> [MeasurementEvent] {
+        let processors = processorsAfter[step] ?? []
+        return events.compactMap { process($0, with: processors, violations: []) }
+    }
+
+    /// `event` through the processors inserted after `step`.
+    func processed(_ event: MeasurementEvent, after step: DeliveryStep) -> MeasurementEvent? {
+        process(event, with: processorsAfter[step] ?? [], violations: [])
     }
 
     /// The trackers when `item` may go to them now; otherwise discards it (no consent now, or
@@ -232,6 +388,83 @@ extension EventAggregator {
         for case .event(let event) in items { trail.record(EventTrailEntry(event: event, fate: fate)) }
     }
 
+    /// Holds `item`; returns the oldest held item when the limit made it go.
+    private func hold(_ item: Held, in state: inout State) -> Held? {
+        state.held.append(item)
+        defer { state.diagnostics.held = state.held.count }
+        guard state.held.count > max(configuration.heldEventLimit, 0) else { return nil }
+        state.diagnostics.dropped += 1
+        return state.held.removeFirst()
+    }
+
+    func releaseHeldEvents() {
+        onDeliveryContext {
+            // Deliveries also run in this context, so nothing is added to `held` meanwhile.
+            let (items, trackers) = self.state.withLock { state -> ([Held], [any EventTracker]) in
+                guard state.isOpen(consent: self.inbox.consent) else { return ([], []) }
+                defer {
+                    state.diagnostics.forwarded +=
+                        state.held.filter { if case .event = $0 { true } else { false } }.count
+                    state.held.removeAll()
+                    state.diagnostics.held = 0
+                }
+                return (state.held, state.trackers)
+            }
+            for item in items {
+                switch item {
+                case .event(let event): self.forward(event, to: trackers)
+                case .identity(let event): self.forward(event, to: trackers)
+                }
+            }
+        }
+    }
+
+    // MARK: 5. Personal data, 6. the trackers
+
+    /// The merged catalogs of `configuration` and the processor that hashes their personal
+    /// args (minus those sent in clear); no processor when nothing is left to hash.
+    static func registering(_ configuration: Configuration) -> (RegisteredCatalogs, PersonalDataProcessor?) {
+        let registered = RegisteredCatalogs(configuration.catalogs)
+        var args = registered.personalDataArgs
+        for (name, inClear) in configuration.personalDataSentInClear {
+            args[name]?.subtract(inClear)
+            if args[name]?.isEmpty == true { args[name] = nil }
+        }
+        guard !args.isEmpty else { return (registered, nil) }
+        // Without an app-wide salt, the install's salt is used at delivery (see below).
+        let salt = configuration.personalDataSalt ?? ""
+        return (registered, PersonalDataProcessor(personalArgsByEvent: args, treatment: .hash(salt: salt)))
+    }
+
+    /// Forwards `clear` hashed, except to the trackers that asked for personal data in clear.
+    func forwardHashingPersonalData(
+        _ clear: MeasurementEvent, with hashing: PersonalDataProcessor, to trackers: [any EventTracker],
+        violations: [PlanViolation] = []
+    ) {
+        // Without an app-wide salt, the install's (delivery context: the attribution's own).
+        let hashing =
+            configuration.personalDataSalt != nil
+            ? hashing
+            : PersonalDataProcessor(
+                personalArgsByEvent: hashing.personalArgsByEvent, treatment: .hash(salt: attribution.personalDataSalt))
+        // A hashing processor never discards.
+        var hashed = hashing.process(clear) ?? clear
+        if insertsProcessors {
+            guard let processed = processed(hashed, after: .personalData) else { return }
+            hashed = processed
+        }
+        if inbox.recordsTrail { return forwardRecording(clear, hashed, to: trackers, violations: violations) }
+        didReceive(hashed)
+        for tracker in trackers {
+            let event = tracker is PersonalDataInClearTracker ? clear : hashed
+            do {
+                try tracker.track(event)
+            } catch {
+                trackerFailed(tracker, on: event.name, error)
+            }
+        }
+    }
+
     func forward(_ event: borrowing MeasurementEvent, to trackers: [any EventTracker]) {
         var event = copy event
         forward(&event, to: trackers)
@@ -243,6 +476,10 @@ extension EventAggregator {
     func forward(_ event: inout MeasurementEvent, to trackers: [any EventTracker], violations: [PlanViolation] = []) {
         if let hashing = personalDataHashing, hashing.treatsArgs(of: event) {
             return forwardHashingPersonalData(event, with: hashing, to: trackers, violations: violations)
+        }
+        if insertsProcessors {
+            guard let processed = processed(event, after: .personalData) else { return }
+            event = processed
         }
         if inbox.recordsTrail { return forwardRecording(event, event, to: trackers, violations: violations) }
         didReceive(event)
@@ -292,37 +529,6 @@ extension EventAggregator {
         }
         inbox.trail?.record(
             EventTrailEntry(event: hashed, fate: .forwarded, violations: violations, trackers: outcomes))
-    }
-
-    /// Holds `item`; returns the oldest held item when the limit made it go.
-    private func hold(_ item: Held, in state: inout State) -> Held? {
-        state.held.append(item)
-        defer { state.diagnostics.held = state.held.count }
-        guard state.held.count > max(configuration.heldEventLimit, 0) else { return nil }
-        state.diagnostics.dropped += 1
-        return state.held.removeFirst()
-    }
-
-    func releaseHeldEvents() {
-        onDeliveryContext {
-            // Deliveries also run in this context, so nothing is added to `held` meanwhile.
-            let (items, trackers) = self.state.withLock { state -> ([Held], [any EventTracker]) in
-                guard state.isOpen(consent: self.inbox.consent) else { return ([], []) }
-                defer {
-                    state.diagnostics.forwarded +=
-                        state.held.filter { if case .event = $0 { true } else { false } }.count
-                    state.held.removeAll()
-                    state.diagnostics.held = 0
-                }
-                return (state.held, state.trackers)
-            }
-            for item in items {
-                switch item {
-                case .event(let event): self.forward(event, to: trackers)
-                case .identity(let event): self.forward(event, to: trackers)
-                }
-            }
-        }
     }
 
     func call(_ tracker: any EventTracker, on name: EventName?, _ body: (any EventTracker) throws -> Void) {

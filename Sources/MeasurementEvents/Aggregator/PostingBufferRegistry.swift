@@ -97,7 +97,7 @@ final class PostingBufferRegistry: @unchecked Sendable {
             }
             do throws(MalformedEventError) {
                 // Through `inout`: reading `sources[source].records[index]` copied the record.
-                round.events.append(try Self.event(of: &sources[source].records[index]))
+                round.events.append(try sources[source].records[index].makeEvent())
             } catch {
                 rejected.append((error, sources[source].records[index].name))
             }
@@ -124,10 +124,6 @@ final class PostingBufferRegistry: @unchecked Sendable {
         round.handedOut = ends.reduce(0, +)
         for index in sources.indices { giveBack(&sources[index]) }
         return round
-    }
-
-    private static func event(of record: inout PostedEvent) throws(MalformedEventError) -> MeasurementEvent {
-        try record.makeEvent()
     }
 
     /// After a round: the source's records go back to their posting thread, which releases the
@@ -192,28 +188,5 @@ final class PostingBufferRegistry: @unchecked Sendable {
             }
             recycle(&contents.records)
         }
-    }
-}
-
-extension PostedEvent {
-    /// The public event: the args checked and converted, the id left as
-    /// ``MeasurementEvent/placeholderID`` when the record carries none (the delivery side
-    /// assigns ids in order, under one lock per batch).
-    func makeEvent() throws(MalformedEventError) -> MeasurementEvent {
-        let checked: EventArgs
-        switch args {
-        case .typed(let typed): checked = try NotificationKeys.readPostedArgs(typed, notificationName: notificationName)
-        case .plain(let plain): checked = try NotificationKeys.readPlainArgs(plain, notificationName: notificationName)
-        case .object(let object):
-            checked = try NotificationKeys.readOtherArgs(object, notificationName: notificationName)
-        case .untyped(let raw):
-            checked = try NotificationKeys.readOtherArgs(raw.value, notificationName: notificationName)
-        }
-        var args = checked
-        // Inside the aggregator only, until the plan check takes it (`PostSites.take(from:)`).
-        if let postSite { args[PostSites.key] = .string(postSite) }
-        return MeasurementEvent(
-            id: id ?? MeasurementEvent.placeholderID, name: name, args: args, type: type, category: category,
-            label: nil, timestamp: timestamp ?? Date(), attributionStorage: nil)
     }
 }

@@ -1,19 +1,75 @@
 import Foundation
 
-extension MeasurementEvent {
-    /// Reads a received notification back into an event, strictly; never crashes.
-    ///
-    /// Events without an id or timestamp in their userInfo (the usual case) get a new id and
-    /// the current time.
-    ///
-    /// - Parameter notification: a notification on the event name.
-    /// - Throws: ``MalformedEventError`` saying what was wrong.
-    public init(notification: Notification) throws(MalformedEventError) {
-        var record = try PostedEvent(decoding: notification, keys: .standard)
-        record.postSite = nil  // for the aggregators only: not an arg
-        var event = try record.makeEvent()
-        if event.id == Self.placeholderID { event.id = EventIDGenerator.makeID() }
-        self = event
+/// The one record of a posted event inside an aggregator, from the observer to the drain.
+///
+/// It is made in one of two ways: by ``MeasurementEvent/post(_:type:category:args:to:file:line:)``,
+/// which publishes it on its thread for the duration of the post (`PostingThread.publish`), so
+/// that the observer need not decode the userInfo it just built; or by decoding any other
+/// notification (below: the name first, the rest once the filter keeps it). Either way the inbox
+/// counts, filters, admits and queues it in one place (its `admit` and `enqueue`), and the drain
+/// makes the public ``MeasurementEvent`` of it (`makeEvent()`, below), which is where the args
+/// are checked, once. ``MeasurementEvent/init(notification:)`` is the same decoding for anyone.
+struct PostedEvent {
+    /// The args as the poster gave them: checked by `makeEvent()`, off the posting thread.
+    enum Args {
+        /// From `MeasurementEvent.post`: already scalars, but a `Double` may be NaN and an
+        /// integer may not fit in `Int` (Apple Watch).
+        case typed([String: any EventValueConvertible])
+        /// From a userInfo, the usual shape: values not checked yet.
+        case plain([String: Any])
+        /// From a userInfo: an object (an `NSDictionary` Swift did not unwrap, or garbage).
+        case object(AnyObject)
+        /// From a userInfo: any other value (garbage, most likely).
+        case untyped(Untyped)
+    }
+
+    /// A userInfo's args, boxed: a record is then copied with one retain, never through an
+    /// existential's witnesses (which cost more than the rest of the copy).
+    final class Untyped {
+        let value: Any
+        init(_ value: Any) { self.value = value }
+    }
+
+    var name: EventName
+    var type: EventType
+    var category: String?
+    var args: Args
+    /// The id a re-posted complete event carries; `nil`: the delivery side assigns one.
+    var id: UUID?
+    /// When it was posted: carried by a re-posted complete event, otherwise stamped by the
+    /// inbox when it admits the record.
+    var timestamp: Date?
+    /// Whether it came under the Objective-C AQSEvent library's notification name (for errors).
+    var isLegacyAQS = false
+    /// Where it was posted (`File.swift:42`), while an aggregator checks a plan: beside the args,
+    /// so that no observer sees it as one (see `PostSites`).
+    var postSite: String?
+    /// The place in the aggregator's sequence (asynchronous delivery), set by its buffer.
+    var sequence: Int64 = 0
+
+    var notificationName: Notification.Name { isLegacyAQS ? .legacyAQSEvent : .measurementEvent }
+}
+
+extension PostedEvent {
+    /// The public event: the args checked and converted, the id left as
+    /// ``MeasurementEvent/placeholderID`` when the record carries none (the delivery side
+    /// assigns ids in order, under one lock per batch).
+    func makeEvent() throws(MalformedEventError) -> MeasurementEvent {
+        let checked: EventArgs
+        switch args {
+        case .typed(let typed): checked = try NotificationKeys.readPostedArgs(typed, notificationName: notificationName)
+        case .plain(let plain): checked = try NotificationKeys.readPlainArgs(plain, notificationName: notificationName)
+        case .object(let object):
+            checked = try NotificationKeys.readOtherArgs(object, notificationName: notificationName)
+        case .untyped(let raw):
+            checked = try NotificationKeys.readOtherArgs(raw.value, notificationName: notificationName)
+        }
+        var args = checked
+        // Inside the aggregator only, until the plan check takes it (`PostSites.take(from:)`).
+        if let postSite { args[PostSites.key] = .string(postSite) }
+        return MeasurementEvent(
+            id: id ?? MeasurementEvent.placeholderID, name: name, args: args, type: type, category: category,
+            label: nil, timestamp: timestamp ?? Date(), attributionStorage: nil)
     }
 }
 
@@ -112,16 +168,6 @@ extension PostedEvent.Args {
             self = .untyped(PostedEvent.Untyped(raw))
         }
     }
-}
-
-extension MeasurementEvent {
-    /// The timestamps a notification may carry, in seconds since 1970: years 1 to 9999. Larger
-    /// values are garbage, and would overflow the integer milliseconds and microseconds of
-    /// the wire formats.
-    static let timestampRange: ClosedRange<TimeInterval> = UnixTime.earliestSeconds...UnixTime.latestSeconds
-
-    /// The all-zero UUID, never produced by ``EventIDGenerator``.
-    static let placeholderID = UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
 }
 
 /// Where a notification format keeps the event name and args: the uniform format, or the
