@@ -6,11 +6,11 @@ import Foundation
 /// 3 µs on Linux: more than a whole notification post. This generator seeds a xoshiro256**
 /// state once from the system source and then needs a few nanoseconds per id. Ids only need
 /// to be unique, not unpredictable.
-public struct EventIDGenerator: Sendable {
+@usableFromInline package struct EventIDGenerator: Sendable {
     private var state: (UInt64, UInt64, UInt64, UInt64)
 
     /// A generator seeded from the system's random source.
-    public init() {
+    package init() {
         var system = SystemRandomNumberGenerator()
         state = (system.next(), system.next(), system.next(), system.next())
         if state == (0, 0, 0, 0) { state.0 = 0x9E37_79B9_7F4A_7C15 }
@@ -19,7 +19,7 @@ public struct EventIDGenerator: Sendable {
     /// A generator with a fixed seed, for reproducible tests.
     ///
     /// - Parameter seed: the seed; the same seed gives the same ids.
-    public init(seed: UInt64) {
+    package init(seed: UInt64) {
         var splitmix = seed
         func next() -> UInt64 {
             splitmix &+= 0x9E37_79B9_7F4A_7C15
@@ -46,7 +46,7 @@ public struct EventIDGenerator: Sendable {
     private func rotate(_ x: UInt64, _ k: UInt64) -> UInt64 { (x << k) | (x >> (64 - k)) }
 
     /// The next random (version 4) UUID.
-    public mutating func next() -> UUID {
+    package mutating func next() -> UUID {
         let high = nextWord()
         let low = nextWord()
         func byte(_ word: UInt64, _ index: UInt64) -> UInt8 { UInt8(truncatingIfNeeded: word >> (56 - 8 * index)) }
@@ -62,7 +62,7 @@ public struct EventIDGenerator: Sendable {
     private static let shared = LockedValue(EventIDGenerator())
 
     /// A new id from a process-wide generator.
-    public static func makeID() -> UUID {
+    @usableFromInline package static func makeID() -> UUID {
         shared.withLock { $0.next() }
     }
 }

@@ -15,7 +15,7 @@
 /// counters and flags, the aggregator's delivery queue, and the recursive lock that stands for
 /// that queue under synchronous delivery. Deliberately small and non-recursive. `os_unfair_lock` on Apple platforms, a pthread mutex
 /// elsewhere; `Synchronization.Mutex` would need iOS 18 / macOS 15.
-public final class LockedValue<Value>: @unchecked Sendable {
+@usableFromInline package final class LockedValue<Value>: @unchecked Sendable {
     // @unchecked: `value` is only read or written between lock() and unlock().
     private var value: Value
     #if canImport(Darwin)
@@ -27,7 +27,7 @@ public final class LockedValue<Value>: @unchecked Sendable {
     /// A lock around `value`.
     ///
     /// - Parameter value: the initial value.
-    public init(_ value: Value) {
+    package init(_ value: Value) {
         self.value = value
         #if canImport(Darwin)
             lockPointer = .allocate(capacity: 1)
@@ -53,7 +53,7 @@ public final class LockedValue<Value>: @unchecked Sendable {
     /// - Returns: what `body` returns.
     /// - Throws: what `body` throws.
     @inline(__always)
-    public func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+    @usableFromInline package func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
         #if canImport(Darwin)
             os_unfair_lock_lock(lockPointer)
             defer { os_unfair_lock_unlock(lockPointer) }

@@ -64,6 +64,10 @@ import Foundation
 //   `PostingBufferRegistry.sequence`: every item's number, taken inside its buffer's lock 4.
 //   `PostSites.checkingAggregators`: whether a post carries its site (one load per post).
 //   `Inbox.serials` (static): inbox numbers, never reused.
+//   `me_observer_handoff` (static, C): bumped (acquire-release) before each observer of ours is
+//     added, loaded (acquire) first thing in that observer: what `init` and `start()` wrote
+//     (this inbox's fields, the start check's state) happens before the observer reads it,
+//     visibly to ThreadSanitizer (`NotificationCenter.addObserverHandingOff`).
 //
 // Queues: `EventAggregator.queue` (serial): the delivery context of an asynchronous
 // aggregator; drains, tracker calls, identity and consent changes run there.

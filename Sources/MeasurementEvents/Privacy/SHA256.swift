@@ -7,7 +7,7 @@
 /// SHA256.hexDigest(of: Array("abc".utf8))
 /// // "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
 /// ```
-public struct SHA256: Sendable {
+package struct SHA256: Sendable {
     private var state: [UInt32] = [
         0x6a09_e667, 0xbb67_ae85, 0x3c6e_f372, 0xa54f_f53a,
         0x510e_527f, 0x9b05_688c, 0x1f83_d9ab, 0x5be0_cd19,
@@ -16,12 +16,12 @@ public struct SHA256: Sendable {
     private var totalLength: UInt64 = 0
 
     /// An empty hash.
-    public init() { pending.reserveCapacity(64) }
+    package init() { pending.reserveCapacity(64) }
 
     /// Feeds more bytes.
     ///
     /// - Parameter bytes: the bytes to add.
-    public mutating func update<Bytes: Sequence>(_ bytes: Bytes) where Bytes.Element == UInt8 {
+    package mutating func update<Bytes: Sequence>(_ bytes: Bytes) where Bytes.Element == UInt8 {
         for byte in bytes {
             pending.append(byte)
             totalLength &+= 1
@@ -33,7 +33,7 @@ public struct SHA256: Sendable {
     }
 
     /// The 32-byte digest of everything fed so far.
-    public func finalize() -> [UInt8] {
+    package func finalize() -> [UInt8] {
         var copy = self
         let bitLength = totalLength &* 8
         var tail = copy.pending
@@ -58,7 +58,7 @@ public struct SHA256: Sendable {
     ///
     /// - Parameter bytes: the message.
     /// - Returns: 32 bytes.
-    public static func digest<Bytes: Sequence>(of bytes: Bytes) -> [UInt8] where Bytes.Element == UInt8 {
+    package static func digest<Bytes: Sequence>(of bytes: Bytes) -> [UInt8] where Bytes.Element == UInt8 {
         var hasher = SHA256()
         hasher.update(bytes)
         return hasher.finalize()
@@ -68,7 +68,7 @@ public struct SHA256: Sendable {
     ///
     /// - Parameter bytes: the message.
     /// - Returns: the digest in hexadecimal.
-    public static func hexDigest<Bytes: Sequence>(of bytes: Bytes) -> String where Bytes.Element == UInt8 {
+    package static func hexDigest<Bytes: Sequence>(of bytes: Bytes) -> String where Bytes.Element == UInt8 {
         let digits = Array("0123456789abcdef".utf8)
         var hex: [UInt8] = []
         hex.reserveCapacity(64)

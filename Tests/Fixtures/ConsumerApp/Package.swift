@@ -19,6 +19,7 @@ let package = Package(
             name: "CheckoutTests",
             dependencies: [
                 "Checkout", "Onboarding", .product(name: "MeasurementEventsPlan", package: "MeasurementEvents"),
+                .product(name: "MeasurementEventsTesting", package: "MeasurementEvents"),
             ]
         ),
     ],

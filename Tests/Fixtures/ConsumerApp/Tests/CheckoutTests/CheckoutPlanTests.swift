@@ -2,6 +2,7 @@ import Checkout
 import Foundation
 import MeasurementEvents
 import MeasurementEventsPlan
+import MeasurementEventsTesting
 import XCTest
 
 /// The tracking plan is its own product: an app adds `MeasurementEventsPlan` and imports it next
@@ -21,8 +22,8 @@ final class CheckoutPlanTests: XCTestCase {
                 }
                 """#.utf8),
             file: "plan.json", catalog: TrackingPlan.Catalog(names: CheckoutEvents.allNames))
-        let analytics = LockedValue<[MeasurementEvent]>([])
-        let console = LockedValue<[MeasurementEvent]>([])
+        let analytics = RecordingTracker()
+        let console = RecordingTracker()
         let center = NotificationCenter()
         var configuration = EventAggregator.Configuration()
         configuration.identityStore = .inMemory  // a test never shares the app's identity file
@@ -30,16 +31,15 @@ final class CheckoutPlanTests: XCTestCase {
         let aggregator = try EventAggregator(
             plan: plan,
             destinations: [
-                "analytics": ClosureTracker { event in analytics.withLock { $0.append(event) } },
-                "console": ClosureTracker { event in console.withLock { $0.append(event) } },
+                "analytics": analytics, "console": console,
             ],
             center: center, configuration: configuration)
         aggregator.start()
         CheckoutScreen(center: center).pay(cartID: "c1", email: "a@example.com")
         aggregator.stop()
 
-        XCTAssertEqual(analytics.withLock { $0.map(\.name) }, CheckoutEvents.allNames)
-        XCTAssertEqual(analytics.withLock { $0.map(\.label) }, ["Checkout", "Paid"])
-        XCTAssertEqual(console.withLock { $0.map(\.name) }, ["checkout/started"])
+        XCTAssertEqual(analytics.events.map(\.name), CheckoutEvents.allNames)
+        XCTAssertEqual(analytics.events.map(\.label), ["Checkout", "Paid"])
+        XCTAssertEqual(console.events.map(\.name), ["checkout/started"])
     }
 }
