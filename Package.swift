@@ -37,10 +37,10 @@ let generatorTargets: [Target] = [
         capability: .command(
             intent: .custom(
                 verb: "generate-measurement-events",
-                description: "Writes Sources/<Module>/events_<Module>.swift from each catalog Events/<Module>.json"),
+                description: "Writes events_<Module>.swift into each module's folder (Sources/<Module>/ or the target's path:) from each catalog Events/<Module>.json"),
             permissions: [
                 .writeToPackageDirectory(
-                    reason: "Writes the generated events_<Module>.swift files, from the catalogs in Events/, into Sources/<Module>/ so that they are committed and compiled with the module")
+                    reason: "Writes the generated events_<Module>.swift files, from the catalogs in Events/, into each module's folder (Sources/<Module>/ or the target's path:) so that they are committed and compiled with the module")
             ]),
         dependencies: ["measurement-events"]
     ),
@@ -116,8 +116,8 @@ let httpTargets: [Target] = [
         resources: [.copy("PrivacyInfo.xcprivacy")]
     ),
     // A tiny HTTP/1.1 server on loopback with scripted replies: for the tests and the demo.
-    // Not a product: no package that depends on this one sees it.
-    .target(name: "LoopbackCollector", dependencies: ["MeasurementEventsHTTP"]),
+    // Not a product: no package that depends on this one sees it; a fixture, so not in Sources/.
+    .target(name: "LoopbackCollector", dependencies: ["MeasurementEventsHTTP"], path: "Tests/Fixtures/LoopbackCollector"),
     .executableTarget(
         name: "http-crash-child",
         dependencies: ["MeasurementEventsHTTP"],
@@ -170,8 +170,10 @@ let standardProducts: [Product] = [
 
 // MARK: Demo
 let demoTargets: [Target] = [
-    .target(name: "DemoFeed", dependencies: ["MeasurementEvents"]),
-    .target(name: "DemoSettings", dependencies: ["MeasurementEvents"]),
+    // The demo's feature modules: fixtures, so not in Sources/. Their catalogs are Events/DemoFeed.json
+    // and Events/DemoSettings.json; the generator reads these paths from the manifest.
+    .target(name: "DemoFeed", dependencies: ["MeasurementEvents"], path: "Tests/Fixtures/Demo/DemoFeed"),
+    .target(name: "DemoSettings", dependencies: ["MeasurementEvents"], path: "Tests/Fixtures/Demo/DemoSettings"),
     // Not a product: `swift run measurement-demo` runs it in this package (SwiftPM makes an
     // executable target of the root package runnable by its name), and no package that
     // depends on this one sees it.

@@ -6,10 +6,12 @@ cd "$(dirname "$0")/.."
 status=0
 
 # 1. Int is 32 bits on Apple Watch: every Int(...), Int32(...), UInt32(...) or numericCast in
-#    Sources/ is exact by construction (exactly:, truncatingIfNeeded:, clamping:, bitPattern:,
+#    Sources/ (and in the fixture modules the tests and the demo compile, Tests/Fixtures/LoopbackCollector
+#    and Tests/Fixtures/Demo) is exact by construction (exactly:, truncatingIfNeeded:, clamping:, bitPattern:,
 #    ascii:), goes through checkedInt, or says on its line why it fits ("// fits: ...") or how
 #    it is checked ("// checked: ...").
-unchecked=$(grep -rnE '\b(Int|Int32|UInt32)\(|numericCast' Sources --include='*.swift' \
+unchecked=$(grep -rnE '\b(Int|Int32|UInt32)\(|numericCast' Sources Tests/Fixtures/LoopbackCollector Tests/Fixtures/Demo \
+    --include='*.swift' \
     | grep -vE '(exactly|truncatingIfNeeded|clamping|bitPattern|ascii):|checkedInt|// (fits|checked):')
 if [ -n "$unchecked" ]; then
     echo "Int conversions without a range check (Int is 32 bits on Apple Watch):"
@@ -18,7 +20,7 @@ if [ -n "$unchecked" ]; then
 fi
 
 # 2. Test targets compile for iOS, tvOS and watchOS: child processes only under the macOS/Linux guard.
-for file in $(grep -rlE '\bProcess\(\)|\bkill\(|\bfork\(|posix_spawn' Tests --include='*.swift' | grep -v '^Tests/Fixtures/'); do
+for file in $(grep -rlE '\bProcess\(\)|\bkill\(|\bfork\(|posix_spawn' Tests --include='*.swift' | grep -v '^Tests/Fixtures/ConsumerApp/'); do
     case "$file" in Tests/HTTPCrashChild/*) continue ;; esac  # an executable, never built for iOS
     if ! grep -qE '^[[:space:]]*#if os\(macOS\) \|\| os\(Linux\)' "$file"; then
         echo "$file: Process/kill/fork outside '#if os(macOS) || os(Linux)' (does not compile for iOS)"

@@ -5,7 +5,9 @@ import PackagePlugin
 ///
 /// Runs `measurement-events generate` on the package the command is run in — this package or
 /// any package that depends on MeasurementEvents: it reads that package's `Events/*.json` and
-/// writes `Sources/<Module>/events_<Module>.swift`. The generated files are ordinary, committed
+/// writes `events_<Module>.swift` into each module's folder: `Sources/<Module>/`, or the folder the
+/// target names with `path:` (the plugin passes every target's folder as SwiftPM resolved it, with
+/// `--module-folder`, so the tool need not ask SwiftPM again). The generated files are ordinary, committed
 /// sources (so that code review sees them and builds need no plugin), which is why the plugin
 /// asks to write into the package directory.
 ///
@@ -19,11 +21,28 @@ struct GenerateMeasurementEvents: CommandPlugin {
         let tool = try context.tool(named: "measurement-events")
         let root = context.package.directoryURL
         let header =
-            "measurement-events: generating from \(root.path)/Events into \(root.path)/Sources/<Module>/ (the generated files are committed sources)"
+            "measurement-events: generating from \(root.path)/Events into each module's folder (Sources/<Module>/ or the target's path:) in \(root.path) (the generated files are committed sources)"
+        // Every source module's folder, relative to the package root, as SwiftPM resolved it.
+        var folders: [String] = []
+        // (`Target.directoryURL` needs tools 6.1; the concrete targets' has been there since 6.0.)
+        for target in context.package.targets {
+            let directory: URL
+            if let swift = target as? SwiftSourceModuleTarget {
+                directory = swift.directoryURL
+            } else if let clang = target as? ClangSourceModuleTarget {
+                directory = clang.directoryURL
+            } else {
+                continue
+            }
+            let folder = directory.standardizedFileURL.path
+            let prefix = root.standardizedFileURL.path + "/"
+            guard folder.hasPrefix(prefix) else { continue }
+            folders += ["--module-folder", "\(target.name)=\(folder.dropFirst(prefix.count))"]
+        }
         let pipe = Pipe()
         let process = Process()
         process.executableURL = tool.url
-        process.arguments = ["generate", "--package-path", root.path] + arguments
+        process.arguments = ["generate", "--package-path", root.path] + folders + arguments
         process.standardOutput = pipe
         process.standardError = pipe
         try process.run()

@@ -29,6 +29,9 @@ package struct GeneratorCommand: Hashable, Sendable {
     package var packagePath: String
     /// Coverage files for `plan --format html` (`--coverage <file>`, repeatable).
     package var coverageFiles: [String] = []
+    /// Each module's folder relative to the package root (`--module-folder <Module>=<folder>`,
+    /// repeatable, as the command plugin passes them); `nil` asks SwiftPM for the manifest.
+    package var moduleFolders: [String: String]?
 
     /// Makes a command without parsing.
     ///
@@ -68,6 +71,9 @@ package struct GeneratorCommand: Hashable, Sendable {
 
         options:
           --package-path <root>           the package holding Events/ and Sources/ (default: the current directory)
+          --module-folder <Module>=<folder>
+                                          where a module's sources are, relative to the root (repeatable);
+                                          without it, the targets' path: is read from Package.swift with SwiftPM
           -h, --help                      show this help
         """
 
@@ -84,6 +90,7 @@ package struct GeneratorCommand: Hashable, Sendable {
         var format: TrackingPlanWriter.Format?
         var coverageFiles: [String] = []
         var minimum: Double?
+        var moduleFolders: [String: String]?
         var positionals: [String] = []
         var remaining = arguments[...]
         while let argument = remaining.popFirst() {
@@ -104,6 +111,17 @@ package struct GeneratorCommand: Hashable, Sendable {
                 format = parsed
             case "--coverage":
                 coverageFiles.append(try value(inlineValue, &remaining, for: "--coverage <file>"))
+            case "--module-folder":
+                let option = "--module-folder <Module>=<folder>"
+                let text = try value(inlineValue, &remaining, for: option)
+                guard let equals = text.firstIndex(of: "="), equals != text.startIndex,
+                    let folder = ModuleFolders.relativeFolder(String(text[text.index(after: equals)...]))
+                else {
+                    throw UsageError(
+                        "the value '\(text)' is invalid for '\(option)', expected a module name, '=' and a folder inside the package"
+                    )
+                }
+                moduleFolders = (moduleFolders ?? [:]).merging([String(text[..<equals]): folder]) { _, new in new }
             case "--minimum":
                 let text = try value(inlineValue, &remaining, for: "--minimum <percent>")
                 guard let percent = Double(text), percent >= 0, percent <= 100 else {
@@ -118,7 +136,10 @@ package struct GeneratorCommand: Hashable, Sendable {
                     throw UsageError(
                         "unknown option '\(argument)'",
                         suggestion: closestMatch(
-                            to: option, among: ["--package-path", "--format", "--coverage", "--minimum", "--help"]))
+                            to: option,
+                            among: [
+                                "--package-path", "--format", "--coverage", "--minimum", "--module-folder", "--help",
+                            ]))
                 }
                 positionals.append(argument)
             }
@@ -157,6 +178,7 @@ package struct GeneratorCommand: Hashable, Sendable {
         }
         var command = GeneratorCommand(subcommand: subcommand, packagePath: packagePath)
         command.coverageFiles = coverageFiles
+        command.moduleFolders = moduleFolders
         return command
     }
 
@@ -193,7 +215,20 @@ package struct GeneratorCommand: Hashable, Sendable {
         output: (String) -> Void, errorOutput: (String) -> Void
     ) -> Int32 {
         let root = URL(fileURLWithPath: packagePath, relativeTo: currentDirectory).standardizedFileURL
-        let generator = PackageGenerator(packageRoot: root)
+        if case .help = subcommand {
+            output(Self.usage)
+            return Self.exitSuccess
+        }
+        let folders: ModuleFolders
+        if let moduleFolders {
+            folders = ModuleFolders(custom: moduleFolders.filter { $0.value != "Sources/\($0.key)" })
+        } else {
+            do { folders = try ModuleFolders.read(packageRoot: root) } catch {
+                errorOutput("error: \(error)")
+                return Self.exitFailure
+            }
+        }
+        let generator = PackageGenerator(packageRoot: root, moduleFolders: folders)
         do {
             switch subcommand {
             case .help:
@@ -240,11 +275,13 @@ package struct GeneratorCommand: Hashable, Sendable {
                 guard report.undeclared.isEmpty else {
                     let count = report.undeclared.count
                     errorOutput(
-                        "\(count) post\(count == 1 ? "" : "s") of undeclared names in \(report.scannedFiles) Swift files under Sources/"
+                        "\(count) post\(count == 1 ? "" : "s") of undeclared names in \(report.scannedFiles) Swift files under \(report.scannedFolders.joined(separator: " and "))"
                     )
                     return Self.exitFailure
                 }
-                output("\(report.scannedFiles) Swift files under Sources/ post only declared names")
+                output(
+                    "\(report.scannedFiles) Swift files under \(report.scannedFolders.joined(separator: " and ")) post only declared names"
+                )
             }
             return Self.exitSuccess
         } catch {

@@ -12,7 +12,8 @@ package struct InspectorCatalog: Sendable {
     /// - Throws: the generator's error when the catalogs cannot be read.
     /// - Returns: the catalog, and how many of its files had problems (they are still used where readable).
     package static func load(packageRoot: URL) throws -> (catalog: InspectorCatalog, diagnostics: [String]) {
-        let set = try CatalogSet.load(packageRoot: packageRoot)
+        // Only the catalogs are read: whether each module has a folder is the generator's concern.
+        let set = try CatalogSet.load(packageRoot: packageRoot, moduleFolders: nil)
         var events: [String: InspectedEvent.CatalogInfo] = [:]
         for catalog in set.catalogs {
             for event in catalog.events {

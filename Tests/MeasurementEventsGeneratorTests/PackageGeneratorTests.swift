@@ -111,9 +111,19 @@ final class PackageGeneratorTests: XCTestCase {
     }
 
     func testTheDemoPackageIsUpToDate() throws {
-        // The repository's own catalogs (Events/DemoFeed.json, …) against their committed files.
-        let report = try PackageGenerator(packageRoot: Repository.root).check()
+        // The repository's own catalogs (Events/DemoFeed.json, …) against their committed files, in
+        // the folders SwiftPM reads from Package.swift: the demo's feature modules are fixtures
+        // (`path: "Tests/Fixtures/Demo/DemoFeed"`), the shipped modules are in Sources/.
+        let folders = try ModuleFolders.read(packageRoot: Repository.root)
+        XCTAssertEqual(folders.folder(of: "DemoFeed"), "Tests/Fixtures/Demo/DemoFeed")
+        let report = try PackageGenerator(packageRoot: Repository.root, moduleFolders: folders).check()
         XCTAssertEqual(report.outdated, [])
-        XCTAssertTrue(report.upToDate.contains("Sources/DemoFeed/events_DemoFeed.swift"))
+        XCTAssertEqual(
+            report.upToDate.filter { !$0.hasPrefix("Sources/") },
+            [
+                "Tests/Fixtures/Demo/DemoFeed/events_DemoFeed.swift",
+                "Tests/Fixtures/Demo/DemoSettings/events_DemoSettings.swift",
+            ])
+        XCTAssertTrue(report.upToDate.contains("Sources/ImpressionTracking/events_ImpressionTracking.swift"))
     }
 }

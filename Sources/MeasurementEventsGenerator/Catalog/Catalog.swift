@@ -19,6 +19,9 @@ package struct Catalog: Hashable, Sendable {
     package var events: [CatalogEvent]
     /// Where `"module"`'s value is written, for messages about the module as a whole.
     var modulePosition: SourcePosition
+    /// The folder of the module's sources, relative to the package root: `Sources/<Module>`
+    /// unless the manifest gives the target a `path:` (``ModuleFolders``).
+    package var sourceFolder: String
 
     /// Makes a catalog, as ``CatalogReader`` does; for tests and tools that build catalogs in code.
     ///
@@ -37,6 +40,7 @@ package struct Catalog: Hashable, Sendable {
         self.description = description
         self.events = events
         self.modulePosition = modulePosition
+        self.sourceFolder = ModuleFolders().folder(of: module)
     }
 
     /// The catalog as the generated file's `<Module>Events.catalog` declares it: what an
@@ -65,8 +69,9 @@ package struct Catalog: Hashable, Sendable {
             })
     }
 
-    /// Where the generated file goes, relative to the package root: `Sources/DemoFeed/events_DemoFeed.swift`.
-    package var generatedFilePath: String { "Sources/\(module)/events_\(module).swift" }
+    /// Where the generated file goes, relative to the package root: `Sources/Checkout/events_Checkout.swift`,
+    /// or in the folder the manifest gives the target (`Tests/Fixtures/Demo/DemoFeed/events_DemoFeed.swift`).
+    package var generatedFilePath: String { "\(sourceFolder)/events_\(module).swift" }
 }
 
 /// One event of a catalog.

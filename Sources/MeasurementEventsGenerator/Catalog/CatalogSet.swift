@@ -4,7 +4,8 @@ import MeasurementEventsJSON
 
 /// All catalogs of a package, validated together: each file on its own (``CatalogReader``),
 /// then the rules that span files — event names unique across modules, no `<Module>Events` enum
-/// named like another module, and a `Sources/<Module>/` folder for every module.
+/// named like another module, and a folder for every module (`Sources/<Module>/`, or the target's
+/// `path:` in the manifest, see ``ModuleFolders``).
 ///
 /// ```swift
 /// let set = try CatalogSet.load(packageRoot: URL(fileURLWithPath: "."))
@@ -21,10 +22,15 @@ package struct CatalogSet: Sendable {
 
     /// Reads `Events/*.json` under `packageRoot` and validates them together.
     ///
-    /// - Parameter packageRoot: the folder holding `Events/` and `Sources/`.
+    /// - Parameters:
+    ///   - packageRoot: the folder holding `Events/` and the modules' folders.
+    ///   - moduleFolders: where each module's sources are; `nil` reads the catalogs without
+    ///     checking that each module has a folder (for readers that write nothing, like the inspector).
     /// - Returns: the catalogs and every problem found in them; invalid catalogs do not throw.
     /// - Throws: ``GeneratorError`` when the folder is missing or a file cannot be read.
-    package static func load(packageRoot: URL) throws(GeneratorError) -> CatalogSet {
+    package static func load(packageRoot: URL, moduleFolders: ModuleFolders? = ModuleFolders())
+        throws(GeneratorError) -> CatalogSet
+    {
         let folder = packageRoot.appendingPathComponent(catalogFolder, isDirectory: true)
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: folder.path, isDirectory: &isDirectory), isDirectory.boolValue
@@ -48,9 +54,10 @@ package struct CatalogSet: Sendable {
             }
             sources.append(("\(catalogFolder)/\(name)", Array(data)))
         }
-        return validate(sources: sources) { module in
+        guard let moduleFolders else { return validate(sources: sources, hasModuleFolder: { _ in true }) }
+        return validate(sources: sources, moduleFolders: moduleFolders) { module in
             var isDirectory: ObjCBool = false
-            let path = packageRoot.appendingPathComponent("Sources/\(module)", isDirectory: true).path
+            let path = packageRoot.appendingPathComponent(moduleFolders.folder(of: module), isDirectory: true).path
             return FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && isDirectory.boolValue
         }
     }
@@ -59,17 +66,22 @@ package struct CatalogSet: Sendable {
     ///
     /// - Parameters:
     ///   - sources: each catalog's path relative to the package root, and its bytes.
-    ///   - hasModuleFolder: whether `Sources/<Module>/` exists for a module name.
+    ///   - moduleFolders: where each module's sources are; sets each catalog's ``Catalog/sourceFolder``.
+    ///   - hasModuleFolder: whether the module's folder exists for a module name.
     /// - Returns: the catalogs and every problem found in them.
-    package static func validate(sources: [(path: String, bytes: [UInt8])], hasModuleFolder: (String) -> Bool)
-        -> CatalogSet
-    {
+    package static func validate(
+        sources: [(path: String, bytes: [UInt8])], moduleFolders: ModuleFolders = ModuleFolders(),
+        hasModuleFolder: (String) -> Bool
+    ) -> CatalogSet {
         var catalogs: [Catalog] = []
         var diagnostics: [CatalogDiagnostic] = []
         for source in sources.sorted(by: { $0.path < $1.path }) {
             let result = CatalogReader.read(path: source.path, bytes: source.bytes)
             diagnostics += result.diagnostics
-            if let catalog = result.catalog { catalogs.append(catalog) }
+            if var catalog = result.catalog {
+                catalog.sourceFolder = moduleFolders.folder(of: catalog.module)
+                catalogs.append(catalog)
+            }
         }
         var declared: [String: (file: String, event: CatalogEvent)] = [:]
         let catalogsByModule = Dictionary(catalogs.map { ($0.module, $0) }, uniquingKeysWith: { first, _ in first })
@@ -87,9 +99,9 @@ package struct CatalogSet: Sendable {
                 diagnostics.append(
                     CatalogDiagnostic(
                         file: catalog.path, position: catalog.modulePosition, path: "module",
-                        found: "\(quoted(catalog.module)), but the package has no folder Sources/\(catalog.module)/",
+                        found: "\(quoted(catalog.module)), but the package has no folder \(catalog.sourceFolder)/",
                         expected:
-                            "a module with a Sources/\(catalog.module)/ folder to write events_\(catalog.module).swift into"
+                            "a module with a \(catalog.sourceFolder)/ folder to write events_\(catalog.module).swift into (Sources/<Module>/, or the target's path: in Package.swift)"
                     ))
             }
             var seenInThisFile: Set<String> = []

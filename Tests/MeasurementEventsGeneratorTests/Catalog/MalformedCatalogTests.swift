@@ -210,7 +210,7 @@ final class MalformedCatalogTests: XCTestCase {
         try assertRejected(
             ["Events/Feed.json": #"{"module": "Feed", "events": []}"#],
             messages: [
-                #"Events/Feed.json:1:12: error: module: found "Feed", but the package has no folder Sources/Feed/, expected a module with a Sources/Feed/ folder to write events_Feed.swift into"#
+                #"Events/Feed.json:1:12: error: module: found "Feed", but the package has no folder Sources/Feed/, expected a module with a Sources/Feed/ folder to write events_Feed.swift into (Sources/<Module>/, or the target's path: in Package.swift)"#
             ])
     }
 

@@ -66,7 +66,7 @@ enum StandardCallSamples {
     enum OTLPSchemaCheck {
         static func run(_ file: URL, records: Int) throws -> (Int32, String) {
             let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-                .appendingPathComponent("Scripts/check_otlp_logs.py")
+                .deletingLastPathComponent().appendingPathComponent("Scripts/check_otlp_logs.py")
             let process = Process()
             process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
             process.arguments = ["python3", script.path, file.path, String(records)]

@@ -69,6 +69,6 @@ struct TemporaryPackage {
 /// The package this test file belongs to, and its golden fixture package.
 enum Repository {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent()
     static let golden = root.appendingPathComponent("Tests/MeasurementEventsGeneratorGolden")
 }
