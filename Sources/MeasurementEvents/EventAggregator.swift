@@ -186,21 +186,7 @@ open class EventAggregator: @unchecked Sendable {
         let filter = inbox.setFilter(builtFilter, onlyIfNone: true) ?? .denyAll
         let started = state.withLock { state -> Bool in
             guard state.observers.isEmpty else { return false }
-            // The observers hold the inbox, which does not keep the aggregator alive.
-            state.observers.append(
-                center.addObserverHandingOff(forName: .measurementEvent) { [inbox] in
-                    inbox.receive($0, keys: .standard)
-                })
-            state.observers.append(
-                center.addObserverHandingOff(forName: .measurementIdentity) { [inbox] in
-                    inbox.receiveIdentity($0)
-                })
-            if configuration.acceptsLegacyAQSNotifications {
-                state.observers.append(
-                    center.addObserverHandingOff(forName: .legacyAQSEvent) { [inbox] in
-                        inbox.receive($0, keys: .legacyAQS)
-                    })
-            }
+            state.observers = inbox.observe(center, legacyAQS: configuration.acceptsLegacyAQSNotifications)
             return true
         }
         guard started else { return }

@@ -158,6 +158,24 @@ final class Inbox: Sendable {
 
     // MARK: Posting side
 
+    /// Observes `center`: events (and, if `legacyAQS`, the Objective-C library's notifications)
+    /// and identity changes, each handed to ``receive(_:keys:)`` or ``receiveIdentity(_:)`` on
+    /// the posting thread. No queue: on Linux one makes the poster wait for it to drain. The
+    /// observers hold the inbox, which does not keep the aggregator alive.
+    ///
+    /// - Returns: the observers, for `removeObserver`.
+    func observe(_ center: NotificationCenter, legacyAQS: Bool) -> [any NSObjectProtocol] {
+        var observers = [
+            center.addObserverHandingOff(forName: .measurementEvent) { [self] in receive($0, keys: .standard) },
+            center.addObserverHandingOff(forName: .measurementIdentity) { [self] in receiveIdentity($0) },
+        ]
+        if legacyAQS {
+            observers.append(
+                center.addObserverHandingOff(forName: .legacyAQSEvent) { [self] in receive($0, keys: .legacyAQS) })
+        }
+        return observers
+    }
+
     /// Receives one notification: the record its poster published on this thread when it is
     /// that post (nothing to decode), otherwise the record decoded from its userInfo. Either
     /// way, `admit` and `enqueue` do the rest.
