@@ -641,7 +641,7 @@ final class PostingBufferRegistry: @unchecked Sendable {
             }
             do throws(MalformedEventError) {
                 // Through `inout`: reading `sources[source].records[index]` copied the record.
-                round.events.append(try sources[source].records[index].makeEvent())
+                round.events.append(try Self.event(of: &sources[source].records[index]))
             } catch {
                 rejected.append((error, sources[source].records[index].name))
             }
@@ -668,6 +668,13 @@ final class PostingBufferRegistry: @unchecked Sendable {
         round.handedOut = ends.reduce(0, +)
         for index in sources.indices { giveBack(&sources[index]) }
         return round
+    }
+
+    /// The record's event, the record reached through `inout`: read through the two nested array
+    /// subscripts instead, it was copied (a retain and a release per field) for each event.
+    @inline(__always)
+    private static func event(of record: inout PostedEvent) throws(MalformedEventError) -> MeasurementEvent {
+        try record.makeEvent()
     }
 
     /// After a round: the source's records go back to their posting thread, which releases the
