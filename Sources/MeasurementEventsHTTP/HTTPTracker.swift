@@ -249,7 +249,7 @@ public final class HTTPTracker: EventTracker, @unchecked Sendable {
     private let standaloneIdentity: EventAttribution
 
     private let queue: DiskQueue
-    /// Internal, not private: tests wait on its queue (``BatchUploader/isIdle``).
+    /// Internal, not private: tests wait on its queue (`isIdle`).
     let uploader: BatchUploader
     private let flushPolicy: CombinedFlushPolicy
     private let state: LockedValue<State>

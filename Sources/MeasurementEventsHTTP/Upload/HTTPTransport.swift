@@ -46,7 +46,7 @@ public final class URLSessionTransport: HTTPTransport, @unchecked Sendable {
     // @unchecked: URLSession is thread-safe (it is not marked Sendable on Linux); the session
     // is behind its lock until it is made.
     /// The session; `nil` until the first request for a transport made by
-    /// ``init(deferringSessionWithRequestTimeout:)``.
+    /// `init(deferringSessionWithRequestTimeout:)`.
     private let session: LockedValue<URLSession?>
     /// The timeout a deferred session is made with.
     private let requestTimeout: TimeInterval
