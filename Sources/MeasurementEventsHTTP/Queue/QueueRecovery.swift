@@ -23,7 +23,7 @@ struct QueueRecovery {
     /// What the directory holds: the sealed batches, oldest first, the next free sequence, and
     /// what was found wrong on the way.
     func run() -> (sealed: [DiskQueue.Batch], nextSequence: UInt64, counters: DiskQueue.Counters) {
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
+        let names = QueueFiles.names(in: directory.path)
         var sealed: [DiskQueue.Batch] = []
         var highest: UInt64 = 0
         var counters = DiskQueue.Counters()
