@@ -327,7 +327,7 @@ public final class HTTPTracker: EventTracker, @unchecked Sendable {
         uploader = BatchUploader(
             diskQueue: queue, encoder: encoder,
             transport: configuration.transport
-                ?? URLSessionTransport(deferringSessionWithRequestTimeout: configuration.requestTimeout),
+                ?? DeferredURLSessionTransport(requestTimeout: configuration.requestTimeout),
             clock: configuration.clock, policy: configuration.retryPolicy,
             timeout: URLSessionTransport.honouredTimeout(configuration.requestTimeout),
             compressesBodies: configuration.compressesBodies,

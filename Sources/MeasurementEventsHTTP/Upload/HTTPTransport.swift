@@ -43,13 +43,8 @@ public struct HTTPResponse: Sendable, Equatable {
 
 /// Sends requests with an ephemeral `URLSession` (no cookies, no cache).
 public final class URLSessionTransport: HTTPTransport, @unchecked Sendable {
-    // @unchecked: URLSession is thread-safe (it is not marked Sendable on Linux); the session
-    // is behind its lock until it is made.
-    /// The session; `nil` until the first request for a transport made by
-    /// `init(deferringSessionWithRequestTimeout:)`.
-    private let session: LockedValue<URLSession?>
-    /// The timeout a deferred session is made with.
-    private let requestTimeout: TimeInterval
+    // @unchecked: URLSession is thread-safe; it is not marked Sendable on Linux.
+    private let session: URLSession
 
     /// `requestTimeout` is also set on the session: swift-corelibs-foundation ignores a
     /// request's own `timeoutInterval`. It is rounded up by ``honouredTimeout(_:)``.
@@ -58,38 +53,13 @@ public final class URLSessionTransport: HTTPTransport, @unchecked Sendable {
     ///   - configuration: the session configuration; cookies and cache are turned off.
     ///   - requestTimeout: how long a request may take, in seconds.
     public init(configuration: URLSessionConfiguration = .ephemeral, requestTimeout: TimeInterval = 30) {
-        self.requestTimeout = requestTimeout
-        session = LockedValue(Self.makeSession(configuration, requestTimeout: requestTimeout))
-    }
-
-    /// A transport whose ephemeral session is made at its first request, not now: making one
-    /// (its configuration, and on Linux curl and its TLS library) is about 7 M instructions,
-    /// which a tracker's start-up does not pay for a session it may not use for a while.
-    init(deferringSessionWithRequestTimeout requestTimeout: TimeInterval) {
-        self.requestTimeout = requestTimeout
-        session = LockedValue(nil)
-    }
-
-    deinit { session.withLock { $0 }?.finishTasksAndInvalidate() }
-
-    private static func makeSession(_ configuration: URLSessionConfiguration, requestTimeout: TimeInterval)
-        -> URLSession
-    {
-        configuration.timeoutIntervalForRequest = honouredTimeout(requestTimeout)
+        configuration.timeoutIntervalForRequest = Self.honouredTimeout(requestTimeout)
         configuration.httpCookieStorage = nil
         configuration.urlCache = nil
-        return URLSession(configuration: configuration)
+        session = URLSession(configuration: configuration)
     }
 
-    /// The session, made now if it was deferred (once: under the lock).
-    private var readySession: URLSession {
-        session.withLock { session in
-            if let session { return session }
-            let made = Self.makeSession(.ephemeral, requestTimeout: requestTimeout)
-            session = made
-            return made
-        }
-    }
+    deinit { session.finishTasksAndInvalidate() }
 
     /// The timeout URL loading really applies for `timeout`: at least 1 second, and on Linux
     /// rounded up to whole seconds, because FoundationNetworking passes whole seconds to curl
@@ -134,7 +104,7 @@ public final class URLSessionTransport: HTTPTransport, @unchecked Sendable {
             urlRequest.setValue("close", forHTTPHeaderField: "Connection")
         #endif
         urlRequest.httpBody = Data(request.body)
-        readySession.dataTask(with: urlRequest) { data, response, error in
+        session.dataTask(with: urlRequest) { data, response, error in
             if let error { return completion(.failure(error)) }
             guard let http = response as? HTTPURLResponse else {
                 return completion(.failure(URLError(.badServerResponse)))
@@ -145,5 +115,33 @@ public final class URLSessionTransport: HTTPTransport, @unchecked Sendable {
             }
             completion(.success(HTTPResponse(status: http.statusCode, headers: headers, body: [UInt8](data ?? Data()))))
         }.resume()
+    }
+}
+
+/// A tracker's transport when the app gives none: a ``URLSessionTransport`` made at the first
+/// request, not with the tracker. Making one (an ephemeral configuration and its session, and on
+/// Linux curl and its TLS library) takes about 7 M instructions, which the app's launch does not
+/// pay for a session the tracker may not use for a while (issue 34).
+final class DeferredURLSessionTransport: HTTPTransport {
+    private let requestTimeout: TimeInterval
+    /// `nil` until the first request; made once, under the lock.
+    private let transport = LockedValue<URLSessionTransport?>(nil)
+
+    /// - Parameter requestTimeout: the timeout the session is made with.
+    init(requestTimeout: TimeInterval) {
+        self.requestTimeout = requestTimeout
+    }
+
+    func send(
+        _ request: HTTPRequest, timeout: TimeInterval,
+        completion: @escaping @Sendable (Result<HTTPResponse, any Error>) -> Void
+    ) {
+        let transport = self.transport.withLock { transport in
+            if let transport { return transport }
+            let made = URLSessionTransport(requestTimeout: requestTimeout)
+            transport = made
+            return made
+        }
+        transport.send(request, timeout: timeout, completion: completion)
     }
 }
