@@ -73,6 +73,8 @@ import MeasurementEvents
 ///   (``BatchLimits``).
 /// - ``discardPending()`` (called by the aggregator when consent is revoked) deletes everything
 ///   queued.
+/// - What a previous run left is not read at start: it goes with the first upload of this run,
+///   or 5 seconds after start, whichever comes first (the app's launch pays nothing for it).
 /// - Nothing is uploaded, not even what a previous run left, until consent is known:
 ///   ``consentDidChange(to:)`` with `.granted` (an aggregator announces it at `start()`), or the
 ///   first ``track(_:)`` when the tracker is used without an aggregator (tracking implies
@@ -247,7 +249,8 @@ public final class HTTPTracker: EventTracker, @unchecked Sendable {
     private let standaloneIdentity: EventAttribution
 
     private let queue: DiskQueue
-    private let uploader: BatchUploader
+    /// Internal, not private: tests wait on its queue (`isIdle`).
+    let uploader: BatchUploader
     private let flushPolicy: CombinedFlushPolicy
     private let state: LockedValue<State>
 
@@ -262,10 +265,18 @@ public final class HTTPTracker: EventTracker, @unchecked Sendable {
         /// What the policies said after the previous event: an upload starts when it turns true,
         /// not again for every event while an upload of the same events is under way.
         var policyWantedFlush = false
+        /// Sends what a previous run left, `backlogDelay` after start; cancelled at deinit.
+        var backlog: (any ScheduledWork)?
     }
 
+    /// Seconds from the tracker's start to the upload of what a previous run left, unless an
+    /// upload of this run (a policy, ``flush()``, ``didEnterBackground()``) sends it sooner: the
+    /// app's launch is over by then.
+    static let backlogDelay: TimeInterval = 5
+
     /// Makes a tracker that keeps its queue and identity in `directory`, and sends what a
-    /// previous process left there.
+    /// previous process left there (once consent is known, with the first upload of this run or
+    /// 5 seconds after start, whichever comes first: not during the app's launch).
     ///
     /// - Parameters:
     ///   - encoder: the vendor's encoder; its endpoint must be https (or http to loopback).
@@ -315,18 +326,25 @@ public final class HTTPTracker: EventTracker, @unchecked Sendable {
             log: log)
         uploader = BatchUploader(
             diskQueue: queue, encoder: encoder,
-            transport: configuration.transport ?? URLSessionTransport(requestTimeout: configuration.requestTimeout),
+            transport: configuration.transport
+                ?? DeferredURLSessionTransport(requestTimeout: configuration.requestTimeout),
             clock: configuration.clock, policy: configuration.retryPolicy,
             timeout: URLSessionTransport.honouredTimeout(configuration.requestTimeout),
             compressesBodies: configuration.compressesBodies,
             legacyAnonymousID: standaloneIdentity.identity.anonymousID, log: log)
         state = LockedValue(State(encoder: encoder))
-        // What a previous run left is sent once consent is known, whatever the policies. Only
-        // then: an unconditional trigger ran on the uploader's queue after the first events of
-        // this run had been tracked and sent them, against a policy that never uploads unasked.
+        // What a previous run left is sent once consent is known, whatever the policies, with
+        // the first upload of this run or `backlogDelay` seconds after start, whichever comes
+        // first: not during the app's launch, where reading, decoding and encoding a backlog of
+        // 1,000 events cost more than the rest of the start-up. Only the sealed batches: an
+        // unconditional flush ran on the uploader's queue after the first events of this run had
+        // been tracked and sent them, against a policy that never uploads unasked.
         if queue.queuedEvents > 0 {
             armTimer()
-            uploader.trigger(flush: false)
+            let backlog = configuration.clock.schedule(after: Self.backlogDelay) { [weak self] in
+                self?.uploader.trigger(flush: false)
+            }
+            state.withLock { $0.backlog = backlog }
         }
         configuration.networkMonitor?.start { [weak self] isOnline in self?.networkDidChange(isOnline: isOnline) }
     }
@@ -343,7 +361,9 @@ public final class HTTPTracker: EventTracker, @unchecked Sendable {
 
     deinit {
         // Cancelled outside the lock: the clock may be the app's own.
-        state.withLock { $0.timer }?.cancel()
+        let (timer, backlog) = state.withLock { ($0.timer, $0.backlog) }
+        timer?.cancel()
+        backlog?.cancel()
         configuration.networkMonitor?.stop()
     }
 

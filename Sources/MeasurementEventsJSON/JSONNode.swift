@@ -4,8 +4,8 @@ import MeasurementEvents
 ///
 /// Catalogs need both: arg order in the file is the order of generated parameters, and every
 /// problem is reported with a line and column.
-package struct JSONNode: Hashable, Sendable {
-    package indirect enum Value: Hashable, Sendable {
+package struct JSONNode: Sendable {
+    package indirect enum Value: Sendable {
         case object([Member])
         case array([JSONNode])
         case string(String)
@@ -16,7 +16,7 @@ package struct JSONNode: Hashable, Sendable {
     }
 
     /// One key of an object, in file order, with the position of the key itself.
-    package struct Member: Hashable, Sendable {
+    package struct Member: Sendable {
         package var key: String
         package var keyPosition: SourcePosition
         package var value: JSONNode

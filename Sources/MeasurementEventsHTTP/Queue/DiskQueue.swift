@@ -18,9 +18,11 @@ import MeasurementEvents
 ///   returns. ``sync()`` also forces it to storage.
 /// - A segment is sealed by renaming it to `<sequence>-<count>.batch`; sealed files never
 ///   change and are deleted only after the server accepted them.
-/// - On start, `.open` files left by a previous process are cut back to their last good record
-///   and sealed. Damaged records are skipped, counted and logged when read; the records after
-///   them are still read.
+/// - On start, `.open` files left by a previous process join the sealed batches as they are,
+///   counted from their frame headers; they are checked when read for sending, where a torn
+///   last record is skipped (one whose start is no frame is repaired and sealed at start).
+///   Damaged records are skipped, counted and logged when read; the records after them are
+///   still read.
 /// - Nothing in a file name is trusted: a count in a name is used for the cap only when the
 ///   file's size makes it possible, and is replaced by the real count when the file is read.
 ///   A file that cannot be read (or is no regular file) is counted, logged and left on disk

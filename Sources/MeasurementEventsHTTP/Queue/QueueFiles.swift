@@ -62,6 +62,22 @@ enum QueueFiles {
         !text.isEmpty && text.utf8.allSatisfy { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
     }
 
+    /// The names in `directory` (not `.` and `..`), in no order; none when it cannot be listed.
+    /// With readdir(3), not FileManager: this runs at every start, where
+    /// `contentsOfDirectory(atPath:)` took 0.29 M instructions for an empty queue (issue 34).
+    static func names(in directory: String) -> [String] {
+        guard let stream = opendir(directory) else { return [] }
+        defer { closedir(stream) }
+        var names: [String] = []
+        while let entry = readdir(stream) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { bytes in
+                String(decoding: bytes.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            if name != ".", name != ".." { names.append(name) }
+        }
+        return names
+    }
+
     /// Why a queue file could not be read.
     struct ReadFailure: Error, CustomStringConvertible {
         let path: String

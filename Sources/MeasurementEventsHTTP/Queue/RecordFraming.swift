@@ -93,6 +93,22 @@ enum RecordFraming {
         return scan
     }
 
+    /// How many whole frames follow each other from the start of `bytes`, by their headers
+    /// alone (magic and length; no checksum): a count for the queue's index at start, which the
+    /// scan made when the file is read corrects. Stops at the first header that is not one.
+    static func countFrames(_ bytes: [UInt8]) -> Int {
+        var count = 0
+        var offset = 0
+        while bytes.count - offset >= headerSize, bytes[offset] == magic.0, bytes[offset + 1] == magic.1,
+            let length = payloadLength(readUInt32(bytes, at: offset + 2)),
+            bytes.count - offset - headerSize >= length
+        {
+            count += 1
+            offset += headerSize + length
+        }
+        return count
+    }
+
     /// The payload range of a complete frame at `offset` whose checksum matches.
     private static func goodFrame(in bytes: [UInt8], at offset: Int) -> Range<Int>? {
         guard bytes.count - offset >= headerSize, bytes[offset] == magic.0, bytes[offset + 1] == magic.1,

@@ -1,4 +1,5 @@
 import Foundation
+import MeasurementEvents
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
@@ -114,5 +115,33 @@ public final class URLSessionTransport: HTTPTransport, @unchecked Sendable {
             }
             completion(.success(HTTPResponse(status: http.statusCode, headers: headers, body: [UInt8](data ?? Data()))))
         }.resume()
+    }
+}
+
+/// A tracker's transport when the app gives none: a ``URLSessionTransport`` made at the first
+/// request, not with the tracker. Making one (an ephemeral configuration and its session, and on
+/// Linux curl and its TLS library) takes about 7 M instructions, which the app's launch does not
+/// pay for a session the tracker may not use for a while (issue 34).
+final class DeferredURLSessionTransport: HTTPTransport {
+    private let requestTimeout: TimeInterval
+    /// `nil` until the first request; made once, under the lock.
+    private let transport = LockedValue<URLSessionTransport?>(nil)
+
+    /// - Parameter requestTimeout: the timeout the session is made with.
+    init(requestTimeout: TimeInterval) {
+        self.requestTimeout = requestTimeout
+    }
+
+    func send(
+        _ request: HTTPRequest, timeout: TimeInterval,
+        completion: @escaping @Sendable (Result<HTTPResponse, any Error>) -> Void
+    ) {
+        let transport = self.transport.withLock { transport in
+            if let transport { return transport }
+            let made = URLSessionTransport(requestTimeout: requestTimeout)
+            transport = made
+            return made
+        }
+        transport.send(request, timeout: timeout, completion: completion)
     }
 }

@@ -26,6 +26,21 @@ final class QueueFilesTests: XCTestCase {
         }
     }
 
+    func testNamesListsEveryEntryButDotAndDotDot() throws {
+        let directory = makeTemporaryDirectory(name)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let long = "000000000105-" + String(repeating: "9", count: 255 - 19) + ".batch"
+        for name in ["000000000001.open", ".hidden", "é-notes.txt", long] {
+            try Data().write(to: directory.appendingPathComponent(name))
+        }
+        try FileManager.default.createDirectory(
+            at: directory.appendingPathComponent("sub"), withIntermediateDirectories: false)
+        XCTAssertEqual(
+            QueueFiles.names(in: directory.path).sorted(),
+            ["000000000001.open", ".hidden", "é-notes.txt", long, "sub"].sorted())
+        XCTAssertEqual(QueueFiles.names(in: directory.appendingPathComponent("absent").path), [])
+    }
+
     func testAFIFOIsNoRegularFileAndReadingItDoesNotBlock() throws {
         let directory = makeTemporaryDirectory(name)
         defer { try? FileManager.default.removeItem(at: directory) }
