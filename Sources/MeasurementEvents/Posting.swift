@@ -92,9 +92,11 @@ extension MeasurementEvent {
     /// The userInfo of every post: the name, the args as given (a dictionary an observer reads
     /// with `as? [String: Any]`), and the type and category when they are not the defaults.
     /// Not inlined: in the caller, the literal's array of pairs was allocated on the heap
-    /// instead of the stack (one more allocation a post).
+    /// instead of the stack (one more allocation a post). Generic rather than taking `Any`:
+    /// specialized for each caller's dictionary, it stores it without going through an
+    /// existential's value witnesses.
     @inline(never)
-    private static func postedUserInfo(name: EventName, type: EventType, category: String?, args: Any)
+    private static func postedUserInfo<Args>(name: EventName, type: EventType, category: String?, args: Args)
         -> [AnyHashable: Any]
     {
         var info: [AnyHashable: Any] = [UserInfoKey.name: name.rawValue, UserInfoKey.args: args]

@@ -166,7 +166,7 @@ final class Inbox: Sendable {
     /// - Returns: the observers, for `removeObserver`.
     /// Each observer acquires what this thread published (``ObserverHandOff``) before it reads
     /// anything of the inbox: the two calls are written in place rather than through
-    /// `addObserverHandingOff`, whose extra closure cost about 120 instructions a post.
+    /// `addObserverHandingOff`, whose extra closure cost 16 instructions a post.
     func observe(_ center: NotificationCenter, legacyAQS: Bool) -> [any NSObjectProtocol] {
         ObserverHandOff.publish()
         var observers = [
