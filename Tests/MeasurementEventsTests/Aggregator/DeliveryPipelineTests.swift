@@ -7,16 +7,7 @@ import XCTest
 /// (`Configuration.processorsAfter`) sees the event as that step left it, and the steps come in
 /// the order the head of `EventAggregator+Delivery.swift` gives.
 final class DeliveryPipelineTests: XCTestCase {
-    private let catalog = EventCatalog(
-        module: "Account",
-        events: [
-            EventSpec(
-                name: "account/signed_up", type: .userAction,
-                args: [
-                    ArgSpec(name: "email", type: .string, isRequired: true, isPersonalData: true),
-                    ArgSpec(name: "plan", type: .string, isRequired: true, isPersonalData: false),
-                ])
-        ])
+    private let catalog = AccountCatalog.catalog
 
     /// What the inserted processors saw, in the order they saw it.
     private final class Seen: Sendable {

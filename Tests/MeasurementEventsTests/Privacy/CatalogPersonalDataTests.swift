@@ -6,19 +6,7 @@ import XCTest
 /// An aggregator given catalogs hashes their personal-data args before any tracker sees them,
 /// unless the code says otherwise, per tracker or per arg.
 final class CatalogPersonalDataTests: XCTestCase {
-    private let catalog = EventCatalog(
-        module: "Account",
-        events: [
-            EventSpec(
-                name: "account/signed_up", type: .userAction,
-                args: [
-                    ArgSpec(name: "email", type: .string, isRequired: true, isPersonalData: true),
-                    ArgSpec(name: "plan", type: .string, isRequired: true, isPersonalData: false),
-                ]),
-            EventSpec(
-                name: "account/plan_changed", type: .userAction,
-                args: [ArgSpec(name: "email", type: .string, isRequired: true, isPersonalData: false)]),
-        ])
+    private let catalog = AccountCatalog.catalog
 
     private func deliver(
         _ args: EventArgs, as name: EventName = "account/signed_up", trackers: [any EventTracker],
