@@ -19,7 +19,14 @@ final class EventContextTests: XCTestCase {
         XCTAssertTrue(context.os.version.contains("."), context.os.version)
         #if os(Linux)
             XCTAssertEqual(context.os.name, "Linux")
-            XCTAssertNotNil(context.device.model)
+            // The machine name `uname -m` prints, read whole up to its terminating zero.
+            #if arch(x86_64)
+                XCTAssertEqual(context.device.model, "x86_64")
+            #elseif arch(arm64)
+                XCTAssertEqual(context.device.model, "aarch64")
+            #else
+                XCTAssertNotNil(context.device.model)
+            #endif
         #endif
     }
 
