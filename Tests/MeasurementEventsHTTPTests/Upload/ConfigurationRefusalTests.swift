@@ -101,6 +101,10 @@ final class ConfigurationRefusalTests: LoopbackTestCase {
         try tracker.flush()
         XCTAssertTrue(eventually { tracker.diagnostics.refusedConfiguration != nil })
         XCTAssertEqual(collector.requests.count, 1)
+        // The refusal is counted before its retry is scheduled: the hour is measured from when
+        // the uploader schedules it, so the clock moves only once it is (a busy machine ran the
+        // advance in between, and the retry then waited an hour from the advanced time).
+        XCTAssertTrue(eventually { clock.scheduledDelays.filter { $0 == 3_600 }.count == 1 })
         clock.advance(by: 3_599)
         XCTAssertFalse(collector.waitForRequests(2, timeout: 0.3))
         clock.advance(by: 1)  // asks again, still refused: no new report
