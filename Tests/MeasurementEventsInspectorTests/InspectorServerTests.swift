@@ -31,14 +31,13 @@ import Testing
         return server
     }
 
-    /// Sends raw bytes and returns the whole answer (the server closes after refusals).
-    func exchange(_ server: InspectorServer, _ raw: [UInt8]) throws -> String {
+    /// A socket connected to the server on loopback; the caller closes it.
+    func connectedSocket(to server: InspectorServer) throws -> Int32 {
         #if canImport(Darwin)
             let socketFD = socket(AF_INET, SOCK_STREAM, 0)
         #else
             let socketFD = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         #endif
-        defer { close(socketFD) }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = server.port.bigEndian
@@ -48,7 +47,17 @@ import Testing
                 connect(socketFD, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
             }
         }
-        try #require(connected == 0)
+        guard connected == 0 else {
+            close(socketFD)
+            throw InspectorTestError.connectionRefused(port: server.port)
+        }
+        return socketFD
+    }
+
+    /// Sends raw bytes and returns the whole answer (the server closes after refusals).
+    func exchange(_ server: InspectorServer, _ raw: [UInt8]) throws -> String {
+        let socketFD = try connectedSocket(to: server)
+        defer { close(socketFD) }
         _ = raw.withUnsafeBytes { send(socketFD, $0.baseAddress, $0.count, 0) }
         shutdown(socketFD, Int32(SHUT_WR))
         var answer: [UInt8] = []
@@ -133,21 +142,8 @@ import Testing
         let server = InspectorServer(configuration: configuration)
         try server.start()
         defer { server.stop() }
-        #if canImport(Darwin)
-            let socketFD = socket(AF_INET, SOCK_STREAM, 0)
-        #else
-            let socketFD = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        #endif
+        let socketFD = try connectedSocket(to: server)
         defer { close(socketFD) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = server.port.bigEndian
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        _ = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(socketFD, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
         let partial = Array("POST /v1/batch HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 10\r\n\r\n{".utf8)
         _ = partial.withUnsafeBytes { send(socketFD, $0.baseAddress, $0.count, 0) }
         var chunk = [UInt8](repeating: 0, count: 4096)
@@ -372,4 +368,9 @@ final class ProblemLog: @unchecked Sendable {
         try client.reset()
         #expect(try client.inspectedEvents().isEmpty)
     }
+}
+
+/// A loopback connection to the server under test failed.
+enum InspectorTestError: Error {
+    case connectionRefused(port: UInt16)
 }
