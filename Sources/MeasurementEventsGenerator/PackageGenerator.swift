@@ -4,7 +4,7 @@ import Foundation
 ///
 /// ```swift
 /// let generator = PackageGenerator(packageRoot: URL(fileURLWithPath: "/path/to/App"))
-/// let report = try generator.generate()      // writes Sources/<Module>/events_<Module>.swift
+/// let report = try generator.generate()      // writes Sources/<Module>/events_<Module>.swift (+ parts)
 /// let stale = try generator.check().outdated // what generate would change; writes nothing
 /// print(try generator.plan(format: .markdown))
 /// ```
@@ -34,7 +34,9 @@ package struct PackageGenerator: Sendable {
         package var written: [String] = []
         /// Generated files left as they were, already up to date.
         package var unchanged: [String] = []
-        /// Generated files whose catalog no longer exists; removed by a `generate` of all catalogs.
+        /// Generated files no catalog generates any more: a part left over from a larger catalog
+        /// (removed by any `generate` of its catalog), or a file whose catalog is gone (removed by
+        /// a `generate` of all catalogs).
         package var removed: [String] = []
     }
 
@@ -44,7 +46,8 @@ package struct PackageGenerator: Sendable {
         package var stale: [String] = []
         /// Generated files that do not exist yet.
         package var missing: [String] = []
-        /// Generated files whose catalog no longer exists.
+        /// Generated files no catalog generates any more: the catalog is gone or generates into
+        /// another folder, or the file is a part left over from a larger catalog.
         package var orphaned: [String] = []
         /// Generated files that match their catalog.
         package var upToDate: [String] = []
@@ -55,8 +58,8 @@ package struct PackageGenerator: Sendable {
         package var isUpToDate: Bool { stale.isEmpty && missing.isEmpty && orphaned.isEmpty }
     }
 
-    /// Validates every catalog; writes the generated file of each catalog in `modules` (all when
-    /// `nil`) whose content changed.
+    /// Validates every catalog; writes the generated files of each catalog in `modules` (all when
+    /// `nil`) whose content changed, and removes its parts left over from a larger catalog.
     ///
     /// `modules` may name a catalog by module (`DemoFeed`), file name (`DemoFeed.json`) or path
     /// (`Events/DemoFeed.json`).
@@ -68,23 +71,29 @@ package struct PackageGenerator: Sendable {
     package func generate(modules: [String]? = nil) throws(GeneratorFailure) -> GenerateReport {
         let catalogs = try validCatalogs(selecting: modules)
         var report = GenerateReport()
+        var leftovers: [String] = []
         for catalog in catalogs {
-            let url = packageRoot.appendingPathComponent(catalog.generatedFilePath)
-            let contents = Data(EventsFileWriter.source(for: catalog).utf8)
-            if FileManager.default.contents(atPath: url.path) == contents {
-                report.unchanged.append(catalog.generatedFilePath)
-                continue
+            let files = EventsFileWriter.files(for: catalog)
+            for file in files {
+                let url = packageRoot.appendingPathComponent(file.path)
+                let contents = Data(file.contents.utf8)
+                if FileManager.default.contents(atPath: url.path) == contents {
+                    report.unchanged.append(file.path)
+                    continue
+                }
+                do {
+                    try contents.write(to: url, options: .atomic)
+                } catch {
+                    throw .environment(GeneratorError("cannot write \(file.path): \(error.localizedDescription)"))
+                }
+                report.written.append(file.path)
             }
-            do {
-                try contents.write(to: url, options: .atomic)
-            } catch {
-                throw .environment(
-                    GeneratorError("cannot write \(catalog.generatedFilePath): \(error.localizedDescription)"))
+            leftovers += generatedFiles(of: catalog.module, in: catalog.sourceFolder).filter { path in
+                !files.contains { $0.path == path }
             }
-            report.written.append(catalog.generatedFilePath)
         }
-        guard modules?.isEmpty ?? true else { return report }
-        for path in orphanedFiles(catalogs: catalogs) {
+        if modules?.isEmpty ?? true { leftovers += orphanedFiles(catalogs: catalogs) }
+        for path in leftovers {
             do {
                 try FileManager.default.removeItem(at: packageRoot.appendingPathComponent(path))
             } catch {
@@ -95,44 +104,60 @@ package struct PackageGenerator: Sendable {
         return report
     }
 
-    /// `events_<Module>.swift` files in `Sources/<Module>/` or a target's own folder that this
-    /// tool wrote (they start with its header) for a catalog that is gone.
+    /// The files this tool wrote (they start with its header) for `module` in `folder`, relative
+    /// to the package root: `events_<Module>.swift` and its parts `events_<Module>+<n>.swift`.
+    private func generatedFiles(of module: String, in folder: String) -> [String] {
+        let names = (try? FileManager.default.contentsOfDirectory(
+            atPath: packageRoot.appendingPathComponent(folder).path)) ?? []
+        let probe = Catalog(path: "", module: module, events: [])
+        return names.filter { $0 == "events_\(module).swift" || probe.isPartFileName($0) }.sorted().map {
+            "\(folder)/\($0)"
+        }.filter { path in
+            FileManager.default.contents(atPath: packageRoot.appendingPathComponent(path).path)?
+                .starts(with: Data("// Generated by measurement-events from ".utf8)) ?? false
+        }
+    }
+
+    /// Generated files in `Sources/<Module>/` or a target's own folder whose catalog is gone, or
+    /// now generates into another folder.
     private func orphanedFiles(catalogs: [Catalog]) -> [String] {
-        let expected = Set(catalogs.map(\.generatedFilePath))
+        let current = Set(catalogs.map { "\($0.sourceFolder)/events_\($0.module)" })
         let sources = packageRoot.appendingPathComponent("Sources")
         let modules = (try? FileManager.default.contentsOfDirectory(atPath: sources.path)) ?? []
-        let candidates = Set(
-            modules.map { "Sources/\($0)/events_\($0).swift" }
-                + moduleFolders.custom.map { "\($0.value)/events_\($0.key).swift" })
-        var orphans: [String] = []
-        for path in candidates.sorted() {
-            guard !expected.contains(path),
-                let data = FileManager.default.contents(atPath: packageRoot.appendingPathComponent(path).path),
-                data.starts(with: Data("// Generated by measurement-events from ".utf8))
-            else { continue }
-            orphans.append(path)
+        // Module and folder, by the main file's path without its extension.
+        var places: [String: (module: String, folder: String)] = [:]
+        for module in modules { places["Sources/\(module)/events_\(module)"] = (module, "Sources/\(module)") }
+        for (module, folder) in moduleFolders.custom { places["\(folder)/events_\(module)"] = (module, folder) }
+        return places.keys.filter { !current.contains($0) }.sorted().flatMap {
+            generatedFiles(of: places[$0]!.module, in: places[$0]!.folder)
         }
-        return orphans
     }
 
     /// Compares every generated file with what `generate` would write. Writes nothing.
     ///
-    /// - Returns: the stale, missing, orphaned and up-to-date files.
+    /// - Returns: the stale, missing, orphaned and up-to-date files; a part left over from a
+    ///   larger catalog is orphaned.
     /// - Throws: ``GeneratorFailure`` when a catalog is invalid or cannot be read.
     package func check() throws(GeneratorFailure) -> CheckReport {
         var report = CheckReport()
         let catalogs = try validCatalogs(selecting: nil)
         report.orphaned = orphanedFiles(catalogs: catalogs)
         for catalog in catalogs {
-            let url = packageRoot.appendingPathComponent(catalog.generatedFilePath)
-            guard let existing = FileManager.default.contents(atPath: url.path) else {
-                report.missing.append(catalog.generatedFilePath)
-                continue
+            let files = EventsFileWriter.files(for: catalog)
+            for file in files {
+                let url = packageRoot.appendingPathComponent(file.path)
+                guard let existing = FileManager.default.contents(atPath: url.path) else {
+                    report.missing.append(file.path)
+                    continue
+                }
+                if existing == Data(file.contents.utf8) {
+                    report.upToDate.append(file.path)
+                } else {
+                    report.stale.append(file.path)
+                }
             }
-            if existing == Data(EventsFileWriter.source(for: catalog).utf8) {
-                report.upToDate.append(catalog.generatedFilePath)
-            } else {
-                report.stale.append(catalog.generatedFilePath)
+            report.orphaned += generatedFiles(of: catalog.module, in: catalog.sourceFolder).filter { path in
+                !files.contains { $0.path == path }
             }
         }
         return report

@@ -72,6 +72,42 @@ final class PackageGeneratorTests: XCTestCase {
         XCTAssertTrue(try generator.check().isUpToDate)
     }
 
+    /// `Events/Big.json` with `count` events, and the target's folder.
+    private func writeBigCatalog(_ count: Int) throws {
+        let events = (0..<count).map { #"{"name": "big/event_\#($0)", "description": "Event \#($0)."}"# }
+        try package.write("Events/Big.json", #"{"module": "Big", "events": [\#(events.joined(separator: ", "))]}"#)
+        try package.write("Sources/Big/Big.swift", "// The module's own code.\n")
+    }
+
+    func testGenerateAndCheckFollowTheNumberOfPartsOfALargeCatalog() throws {
+        try writeBigCatalog(160)
+        let written = try generator.generate(modules: ["Big"]).written
+        XCTAssertEqual(
+            written,
+            ["Sources/Big/events_Big.swift"] + (1...4).map { "Sources/Big/events_Big+\($0).swift" })
+        XCTAssertTrue(try generator.check().isUpToDate)
+
+        // The catalog shrinks to two parts: the third and fourth are orphaned, and generating the
+        // catalog alone removes them.
+        try writeBigCatalog(70)
+        try package.write("Sources/Big/events_Big+10.swift", "// Not ours: no generator header.\n")
+        let report = try generator.check()
+        XCTAssertEqual(report.orphaned, ["Sources/Big/events_Big+3.swift", "Sources/Big/events_Big+4.swift"])
+        XCTAssertEqual(report.stale, ["Sources/Big/events_Big.swift", "Sources/Big/events_Big+1.swift", "Sources/Big/events_Big+2.swift"])
+        XCTAssertEqual(
+            try generator.generate(modules: ["Big"]).removed,
+            ["Sources/Big/events_Big+3.swift", "Sources/Big/events_Big+4.swift"])
+        XCTAssertTrue(try generator.check().isUpToDate)
+        XCTAssertNotNil(package.read("Sources/Big/events_Big+10.swift"), "a file without the header is not ours")
+
+        // The catalog is deleted: every file it generated is orphaned and removed.
+        try FileManager.default.removeItem(at: package.root.appendingPathComponent("Events/Big.json"))
+        let orphans = ["Sources/Big/events_Big+1.swift", "Sources/Big/events_Big+2.swift", "Sources/Big/events_Big.swift"]
+        XCTAssertEqual(try generator.check().orphaned, orphans)
+        XCTAssertEqual(try generator.generate().removed, orphans)
+        XCTAssertTrue(try generator.check().isUpToDate)
+    }
+
     func testGenerateWritesOnlyFilesWhoseContentChanged() throws {
         let path = "Sources/Minimal/events_Minimal.swift"
         try package.write(path, "// stale\n")

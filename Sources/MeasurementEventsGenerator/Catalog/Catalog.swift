@@ -72,6 +72,20 @@ package struct Catalog: Hashable, Sendable {
     /// Where the generated file goes, relative to the package root: `Sources/Checkout/events_Checkout.swift`,
     /// or in the folder the manifest gives the target (`Tests/Fixtures/Demo/DemoFeed/events_DemoFeed.swift`).
     package var generatedFilePath: String { "\(sourceFolder)/events_\(module).swift" }
+
+    /// Where part `number` of a catalog written in parts goes (``EventsFileWriter/eventsPerFile``):
+    /// `Sources/Checkout/events_Checkout+1.swift`.
+    package func generatedPartPath(_ number: Int) -> String { "\(sourceFolder)/events_\(module)+\(number).swift" }
+
+    /// Whether `fileName` names a part file of this catalog, of any number: `events_Checkout+12.swift`.
+    package func isPartFileName(_ fileName: String) -> Bool {
+        let prefix = "events_\(module)+"
+        let suffix = ".swift"
+        guard fileName.hasPrefix(prefix), fileName.hasSuffix(suffix),
+            fileName.count > prefix.count + suffix.count
+        else { return false }
+        return fileName.dropFirst(prefix.count).dropLast(suffix.count).allSatisfy { $0 >= "0" && $0 <= "9" }
+    }
 }
 
 /// One event of a catalog.
