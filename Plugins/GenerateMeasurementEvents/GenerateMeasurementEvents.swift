@@ -5,8 +5,8 @@ import PackagePlugin
 ///
 /// Runs `measurement-events generate` on the package the command is run in — this package or
 /// any package that depends on MeasurementEvents: it reads that package's `Events/*.json` and
-/// writes `events_<Module>.swift` into each module's folder: `Sources/<Module>/`, or the folder the
-/// target names with `path:` (the plugin passes every target's folder as SwiftPM resolved it, with
+/// writes `events_<Module>.swift` (and its parts `events_<Module>+N.swift` past 50 events) into
+/// each module's folder: `Sources/<Module>/`, or the folder the target names with `path:` (the plugin passes every target's folder as SwiftPM resolved it, with
 /// `--module-folder`, so the tool need not ask SwiftPM again). The generated files are ordinary, committed
 /// sources (so that code review sees them and builds need no plugin), which is why the plugin
 /// asks to write into the package directory.

@@ -55,7 +55,8 @@ package struct GeneratorCommand: Hashable, Sendable {
         usage: measurement-events <subcommand> [--package-path <root>]
 
         subcommands:
-          generate [catalog…]             write Sources/<Module>/events_<Module>.swift for every catalog in
+          generate [catalog…]             write Sources/<Module>/events_<Module>.swift (and, past 50 events,
+                                          its parts events_<Module>+N.swift) for every catalog in
                                           Events/, or for the named ones (DemoFeed or Events/DemoFeed.json)
           check                           exit 1 and list the generated files that are stale, missing or orphaned; writes nothing
           plan [--format markdown|json|jsonschema|html] [--coverage <file>]…

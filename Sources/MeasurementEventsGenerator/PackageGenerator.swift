@@ -107,8 +107,9 @@ package struct PackageGenerator: Sendable {
     /// The files this tool wrote (they start with its header) for `module` in `folder`, relative
     /// to the package root: `events_<Module>.swift` and its parts `events_<Module>+<n>.swift`.
     private func generatedFiles(of module: String, in folder: String) -> [String] {
-        let names = (try? FileManager.default.contentsOfDirectory(
-            atPath: packageRoot.appendingPathComponent(folder).path)) ?? []
+        let names =
+            (try? FileManager.default.contentsOfDirectory(
+                atPath: packageRoot.appendingPathComponent(folder).path)) ?? []
         let probe = Catalog(path: "", module: module, events: [])
         return names.filter { $0 == "events_\(module).swift" || probe.isPartFileName($0) }.sorted().map {
             "\(folder)/\($0)"

@@ -93,7 +93,9 @@ final class PackageGeneratorTests: XCTestCase {
         try package.write("Sources/Big/events_Big+10.swift", "// Not ours: no generator header.\n")
         let report = try generator.check()
         XCTAssertEqual(report.orphaned, ["Sources/Big/events_Big+3.swift", "Sources/Big/events_Big+4.swift"])
-        XCTAssertEqual(report.stale, ["Sources/Big/events_Big.swift", "Sources/Big/events_Big+1.swift", "Sources/Big/events_Big+2.swift"])
+        XCTAssertEqual(
+            report.stale,
+            ["Sources/Big/events_Big.swift", "Sources/Big/events_Big+1.swift", "Sources/Big/events_Big+2.swift"])
         XCTAssertEqual(
             try generator.generate(modules: ["Big"]).removed,
             ["Sources/Big/events_Big+3.swift", "Sources/Big/events_Big+4.swift"])
@@ -102,7 +104,9 @@ final class PackageGeneratorTests: XCTestCase {
 
         // The catalog is deleted: every file it generated is orphaned and removed.
         try FileManager.default.removeItem(at: package.root.appendingPathComponent("Events/Big.json"))
-        let orphans = ["Sources/Big/events_Big+1.swift", "Sources/Big/events_Big+2.swift", "Sources/Big/events_Big.swift"]
+        let orphans = [
+            "Sources/Big/events_Big+1.swift", "Sources/Big/events_Big+2.swift", "Sources/Big/events_Big.swift",
+        ]
         XCTAssertEqual(try generator.check().orphaned, orphans)
         XCTAssertEqual(try generator.generate().removed, orphans)
         XCTAssertTrue(try generator.check().isUpToDate)

@@ -68,7 +68,14 @@ package enum EventsFileWriter {
     package static func source(for catalog: Catalog) -> String {
         var out = SourceBuilder()
         writeHeader(catalog, part: nil, to: &out)
-        writeEnum(catalog, to: &out) { out in
+        writeEnumDoc(catalog, to: &out)
+        out.line("public enum \(catalog.module)Events {")
+        out.indented { out in
+            writeNames(catalog.events[...], to: &out)
+            writeAllNames(catalog, to: &out)
+            out.line()
+            writePersonalDataArgs(catalog, to: &out)
+            out.line()
             writeCatalog(catalog, to: &out)
             for event in catalog.events {
                 out.line()
@@ -76,37 +83,71 @@ package enum EventsFileWriter {
             }
             writeEvents(catalog.events[...], to: &out)
         }
+        out.line("}")
         return out.text
     }
 
-    /// The main file of a catalog written in parts: the enum with the names and tables; the
-    /// catalog gathers the specs part by part.
+    /// The main file of a catalog written in parts: the enum, with `allNames`,
+    /// `personalDataArgs` and `catalog` gathered part by part. Nothing here grows with the
+    /// events but one line per part, so no compiler process checks a table of every event.
     private static func mainSource(for catalog: Catalog, parts: [ArraySlice<CatalogEvent>]) -> String {
         var out = SourceBuilder()
         writeHeader(catalog, part: nil, to: &out)
-        writeEnum(catalog, to: &out) { out in
-            out.doc(
-                "This module's catalog as a value: register it at aggregator setup (`configuration.catalogs = [\(catalog.module)Events.catalog, …]`) so that its personal-data args are hashed before any tracker sees them."
-            )
-            out.line(
-                "public static let catalog: EventCatalog = EventCatalog(module: \(swiftString(catalog.module)), events: specs())"
-            )
+        writeEnumDoc(catalog, to: &out)
+        out.line("///")
+        out.line("/// The events are declared in \(parts.count) parts, `events_\(catalog.module)+1.swift` to")
+        out.line("/// `events_\(catalog.module)+\(parts.count).swift`, so that each compiles on its own.")
+        out.line("public enum \(catalog.module)Events {")
+        out.indented { out in
+            let count = catalog.events.count
+            out.doc(allNamesDoc(catalog))
+            writeGathering(
+                "allNames", type: "[EventName]", empty: "[]", capacity: count, parts: parts.count,
+                partFunction: PartFunction.names, add: { "names += \($0)()" }, variable: "names", to: &out)
             out.line()
-            out.doc("Every event's spec, in catalog order, gathered from the \(parts.count) parts of this file.")
-            out.line("private static func specs() -> [EventSpec] {")
-            out.indented { out in
-                out.line("var specs: [EventSpec] = []")
-                out.line("specs.reserveCapacity(\(catalog.events.count))")
-                for number in 1...parts.count { out.line("specs += \(partSpecsFunction(number))()") }
-                out.line("return specs")
-            }
-            out.line("}")
+            out.doc(personalDataArgsDoc)
+            writeGathering(
+                "personalDataArgs", type: "[EventName: Set<String>]", empty: "[:]", capacity: nil,
+                parts: parts.count, partFunction: PartFunction.personalDataArgs,
+                add: { "args.merge(\($0)()) { first, _ in first }" }, variable: "args", to: &out)
+            out.line()
+            out.doc(catalogDoc(catalog))
+            writeGathering(
+                "catalog", type: "EventCatalog", empty: "[]", capacity: count, parts: parts.count,
+                partFunction: PartFunction.specs, add: { "specs += \($0)()" }, variable: "specs",
+                wrap: { "EventCatalog(module: \(swiftString(catalog.module)), events: \($0))" }, to: &out)
         }
+        out.line("}")
         return out.text
     }
 
+    /// The internal functions of part `n` that list its names, personal-data args and specs.
+    private enum PartFunction {
+        static func names(_ number: Int) -> String { "namesOfPart\(number)" }
+        static func personalDataArgs(_ number: Int) -> String { "personalDataArgsOfPart\(number)" }
+        static func specs(_ number: Int) -> String { "specsOfPart\(number)" }
+    }
+
+    /// `public static let <name>: <type> = { var … ; <add part 1>; …; return … }()`: one statement
+    /// per part, each a call to the part's function.
+    private static func writeGathering(
+        _ name: String, type: String, empty: String, capacity: Int?, parts: Int,
+        partFunction: (Int) -> String, add: (String) -> String, variable: String,
+        wrap: (String) -> String = { $0 }, to out: inout SourceBuilder
+    ) {
+        let elementType = type == "EventCatalog" ? "[EventSpec]" : type
+        out.line("public static let \(name): \(type) = {")
+        out.indented { out in
+            out.line("var \(variable): \(elementType) = \(empty)")
+            if let capacity { out.line("\(variable).reserveCapacity(\(capacity))") }
+            for number in 1...parts { out.line(add(partFunction(number))) }
+            out.line("return \(wrap(variable))")
+        }
+        out.line("}()")
+    }
+
     /// One part of a catalog written in parts: an extension of the module's enum with its
-    /// events' specs, typed structs and post helpers.
+    /// events' names, their rows of the module's tables, specs, typed structs and post helpers.
     private static func partSource(
         for catalog: Catalog, number: Int, of count: Int, events: ArraySlice<CatalogEvent>
     ) -> String {
@@ -114,16 +155,24 @@ package enum EventsFileWriter {
         writeHeader(catalog, part: (number, count), to: &out)
         out.line("extension \(catalog.module)Events {")
         out.indented { out in
-            out.doc("The specs of this part's events, in catalog order.")
-            out.line("static func \(partSpecsFunction(number))() -> [EventSpec] {")
-            out.indented { out in
-                out.line("[")
-                out.indented { out in
-                    for event in events { out.line("\(specFunction(event))(),") }
-                }
-                out.line("]")
+            writeNames(events, to: &out)
+            out.doc("The names of this part's events, in catalog order; part of `allNames`.")
+            writePartList(PartFunction.names(number), type: "[EventName]", items: events.map(reference), to: &out)
+            out.line()
+            out.doc("The personal-data args of this part's events; part of `personalDataArgs`.")
+            let withPII = events.filter { $0.args.contains(where: \.isPersonalData) }
+            if withPII.isEmpty {
+                out.line("static func \(PartFunction.personalDataArgs(number))() -> [EventName: Set<String>] { [:] }")
+            } else {
+                writePartList(
+                    PartFunction.personalDataArgs(number), type: "[EventName: Set<String>]",
+                    items: withPII.map(personalDataRow), to: &out)
             }
-            out.line("}")
+            out.line()
+            out.doc("The specs of this part's events, in catalog order; part of `catalog`.")
+            writePartList(
+                PartFunction.specs(number), type: "[EventSpec]", items: events.map { "\(specFunction($0))()" },
+                to: &out)
             for event in events {
                 out.line()
                 writeSpec(event, to: &out)
@@ -134,8 +183,18 @@ package enum EventsFileWriter {
         return out.text
     }
 
-    /// `specsOfPart1`: the internal function of a part that lists its specs.
-    private static func partSpecsFunction(_ number: Int) -> String { "specsOfPart\(number)" }
+    /// `static func <name>() -> <type> { [ item, … ] }`, one item per line.
+    private static func writePartList(_ name: String, type: String, items: [String], to out: inout SourceBuilder) {
+        out.line("static func \(name)() -> \(type) {")
+        out.indented { out in
+            out.line("[")
+            out.indented { out in
+                for item in items { out.line("\(item),") }
+            }
+            out.line("]")
+        }
+        out.line("}")
+    }
 
     private static func writeHeader(_ catalog: Catalog, part: (number: Int, count: Int)?, to out: inout SourceBuilder) {
         let which = part.map { " (part \($0.number) of \($0.count))" } ?? ""
@@ -147,27 +206,18 @@ package enum EventsFileWriter {
         out.line()
     }
 
-    /// `public enum <Module>Events { … }` with each event's name, `allNames` and
-    /// `personalDataArgs`, then what `body` writes.
-    private static func writeEnum(
-        _ catalog: Catalog, to out: inout SourceBuilder, body: (inout SourceBuilder) -> Void
-    ) {
+    private static func writeEnumDoc(_ catalog: Catalog, to out: inout SourceBuilder) {
         out.doc(catalog.description ?? "The measurement events of the \(catalog.module) module, from \(catalog.path).")
-        out.line("public enum \(catalog.module)Events {")
-        out.indented { out in
-            for event in catalog.events {
-                out.doc(event.description)
-                writeDeprecation(event, renamed: replacementIdentifier, to: &out)
-                out.line("public static let \(identifier(event)): EventName = \(swiftString(event.name))")
-                out.line()
-            }
-            writeAllNames(catalog, to: &out)
+    }
+
+    /// Each event's name constant.
+    private static func writeNames(_ events: ArraySlice<CatalogEvent>, to out: inout SourceBuilder) {
+        for event in events {
+            out.doc(event.description)
+            writeDeprecation(event, renamed: replacementIdentifier, to: &out)
+            out.line("public static let \(identifier(event)): EventName = \(swiftString(event.name))")
             out.line()
-            writePersonalDataArgs(catalog, to: &out)
-            out.line()
-            body(&out)
         }
-        out.line("}")
     }
 
     /// Each event's typed struct and post helper.
@@ -182,10 +232,25 @@ package enum EventsFileWriter {
 
     // MARK: Module-level tables
 
+    private static func allNamesDoc(_ catalog: Catalog) -> String {
+        "Every event name of this module, in catalog order; for allow-lists (`allowList + \(catalog.module)Events.allNames.map(EventPattern.init)`)."
+    }
+
+    private static let personalDataArgsDoc =
+        "The names of the personal-data (PII) args of each event that has any; for redaction."
+
+    private static func catalogDoc(_ catalog: Catalog) -> String {
+        "This module's catalog as a value: register it at aggregator setup (`configuration.catalogs = [\(catalog.module)Events.catalog, …]`) so that its personal-data args are hashed before any tracker sees them."
+    }
+
+    /// `feedItemTapped: ["email"]`: an event's row of `personalDataArgs`.
+    private static func personalDataRow(_ event: CatalogEvent) -> String {
+        let names = event.args.filter(\.isPersonalData).map { swiftString($0.name) }
+        return "\(reference(event)): [\(names.joined(separator: ", "))]"
+    }
+
     private static func writeAllNames(_ catalog: Catalog, to out: inout SourceBuilder) {
-        out.doc(
-            "Every event name of this module, in catalog order; for allow-lists (`allowList + \(catalog.module)Events.allNames.map(EventPattern.init)`)."
-        )
+        out.doc(allNamesDoc(catalog))
         if catalog.events.isEmpty {
             out.line("public static let allNames: [EventName] = []")
             return
@@ -198,7 +263,7 @@ package enum EventsFileWriter {
     }
 
     private static func writePersonalDataArgs(_ catalog: Catalog, to out: inout SourceBuilder) {
-        out.doc("The names of the personal-data (PII) args of each event that has any; for redaction.")
+        out.doc(personalDataArgsDoc)
         let withPII = catalog.events.filter { $0.args.contains(where: \.isPersonalData) }
         if withPII.isEmpty {
             out.line("public static let personalDataArgs: [EventName: Set<String>] = [:]")
@@ -206,10 +271,7 @@ package enum EventsFileWriter {
         }
         out.line("public static let personalDataArgs: [EventName: Set<String>] = [")
         out.indented { out in
-            for event in withPII {
-                let names = event.args.filter(\.isPersonalData).map { swiftString($0.name) }
-                out.line("\(reference(event)): [\(names.joined(separator: ", "))],")
-            }
+            for event in withPII { out.line("\(personalDataRow(event)),") }
         }
         out.line("]")
     }
@@ -220,9 +282,7 @@ package enum EventsFileWriter {
     /// literal of every spec took 37 s and 8.7 GB for 300 events, and was killed past 16 GB at
     /// 1,000; see `Scripts/check-catalog-scale.sh`).
     private static func writeCatalog(_ catalog: Catalog, to out: inout SourceBuilder) {
-        out.doc(
-            "This module's catalog as a value: register it at aggregator setup (`configuration.catalogs = [\(catalog.module)Events.catalog, …]`) so that its personal-data args are hashed before any tracker sees them."
-        )
+        out.doc(catalogDoc(catalog))
         if catalog.events.isEmpty {
             out.line(
                 "public static let catalog: EventCatalog = EventCatalog(module: \(swiftString(catalog.module)), events: [])"
