@@ -117,7 +117,9 @@ let httpTargets: [Target] = [
     ),
     // A tiny HTTP/1.1 server on loopback with scripted replies: for the tests and the demo.
     // Not a product: no package that depends on this one sees it; a fixture, so not in Sources/.
-    .target(name: "LoopbackCollector", dependencies: ["MeasurementEventsHTTP"], path: "Tests/Fixtures/LoopbackCollector"),
+    .target(
+        name: "LoopbackCollector", dependencies: ["MeasurementEventsHTTP", "MeasurementEventsSockets"],
+        path: "Tests/Fixtures/LoopbackCollector"),
     .executableTarget(
         name: "http-crash-child",
         dependencies: ["MeasurementEventsHTTP"],
@@ -204,8 +206,13 @@ let inspectorTargets: [Target] = [
     // the CLI runs it. Not a product.
     .target(
         name: "MeasurementEventsInspectorServer",
-        dependencies: ["MeasurementEvents", "MeasurementEventsHTTP", "MeasurementEventsGenerator"]
+        dependencies: [
+            "MeasurementEvents", "MeasurementEventsHTTP", "MeasurementEventsGenerator", "MeasurementEventsSockets",
+        ]
     ),
+    // A listening TCP socket and its accept loop, shared by the inspector and the tests' loopback
+    // collector. Not a product.
+    .target(name: "MeasurementEventsSockets"),
     .testTarget(
         name: "MeasurementEventsInspectorTests",
         dependencies: [

@@ -1,5 +1,6 @@
 import Foundation
 import MeasurementEventsHTTP
+import MeasurementEventsSockets
 
 #if canImport(Darwin)
     import Darwin
@@ -83,46 +84,26 @@ package final class InspectorServer: @unchecked Sendable {
 
     /// Binds and starts accepting on a thread of its own.
     package func start() throws(StartError) {
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = configuration.port.bigEndian
-        guard inet_pton(AF_INET, configuration.host, &address.sin_addr) == 1 else {
-            throw StartError(
-                description: "--host \(configuration.host) is not an IPv4 address (such as 127.0.0.1 or 0.0.0.0)")
-        }
-        #if canImport(Darwin)
-            let socketFD = socket(AF_INET, SOCK_STREAM, 0)
-        #else
-            let socketFD = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)  // fits: a socket type constant
-        #endif
-        guard socketFD >= 0 else {
-            throw StartError(description: "socket() failed: \(String(cString: strerror(errno)))")
-        }
-        var yes: Int32 = 1
-        setsockopt(socketFD, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(socketFD, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
-        guard bound == 0, listen(socketFD, 64) == 0 else {
-            let message = String(cString: strerror(errno))
-            close(socketFD)
+        let opened: (socket: Int32, port: UInt16)
+        do {
+            opened = try TCPListener.open(host: configuration.host, port: configuration.port)
+        } catch .notIPv4(let host) {
+            throw StartError(description: "--host \(host) is not an IPv4 address (such as 127.0.0.1 or 0.0.0.0)")
+        } catch {
             throw StartError(
                 description:
-                    "cannot listen on \(configuration.host):\(configuration.port): \(message) (another inspector running? try --port)"
+                    "cannot listen on \(configuration.host):\(configuration.port): \(error.systemMessage ?? "\(error)") (another inspector running? try --port)"
             )
         }
-        var actual = sockaddr_in()
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &actual) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(socketFD, $0, &length) }
-        }
         lock.lock()
-        listener = socketFD
-        boundPort = UInt16(bigEndian: actual.sin_port)
+        listener = opened.socket
+        boundPort = opened.port
         lock.unlock()
-        let thread = Thread { [self] in acceptLoop(socketFD) }
+        let thread = Thread { [self] in
+            TCPListener.acceptLoop(
+                opened.socket, isListening: { isListening(opened.socket) }, admit: { admit($0, on: opened.socket) },
+                serve: { [self] in serve($0) })
+        }
         thread.name = "InspectorServer.accept"
         thread.start()
     }
@@ -142,37 +123,18 @@ package final class InspectorServer: @unchecked Sendable {
         return listener == socketFD
     }
 
-    private func acceptLoop(_ socketFD: Int32) {
-        defer { close(socketFD) }
-        while isListening(socketFD) {
-            var ready = pollfd(fd: socketFD, events: Int16(POLLIN), revents: 0)
-            let polled = poll(&ready, 1, 100)
-            if polled < 0 && errno != EINTR { return }
-            guard polled > 0 else { continue }
-            let client = accept(socketFD, nil, nil)
-            if client < 0 {
-                if errno == EINTR || errno == EAGAIN || errno == ECONNABORTED { continue }
-                return
-            }
-            #if canImport(Darwin)
-                var yes: Int32 = 1
-                setsockopt(client, SOL_SOCKET, SO_NOSIGPIPE, &yes, socklen_t(MemoryLayout<Int32>.size))
-            #endif
-            // A slow client: each receive waits at most a second, and the request's deadline ends it.
-            var timeout = timeval(tv_sec: 1, tv_usec: 0)
-            setsockopt(client, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-            lock.lock()
-            let admitted = listener == socketFD && clients.count < configuration.maximumConnections
-            if admitted { clients.insert(client) }
-            lock.unlock()
-            guard admitted else {
-                store.refuse("too many connections")
-                close(client)
-                continue
-            }
-            let thread = Thread { [self] in serve(client) }
-            thread.start()
-        }
+    /// Takes a connection unless the server stopped or serves as many as it may (counted).
+    private func admit(_ client: Int32, on socketFD: Int32) -> Bool {
+        // A slow client: each receive waits at most a second, and the request's deadline ends it.
+        var timeout = timeval(tv_sec: 1, tv_usec: 0)
+        setsockopt(client, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        lock.lock()
+        let stopped = listener != socketFD
+        let admitted = !stopped && clients.count < configuration.maximumConnections
+        if admitted { clients.insert(client) }
+        lock.unlock()
+        if !admitted && !stopped { store.refuse("too many connections") }
+        return admitted
     }
 
     // MARK: Requests

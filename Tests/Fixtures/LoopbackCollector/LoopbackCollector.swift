@@ -1,5 +1,6 @@
 import Foundation
 import MeasurementEventsHTTP
+import MeasurementEventsSockets
 
 #if canImport(Darwin)
     import Darwin
@@ -144,38 +145,29 @@ public final class LoopbackCollector: @unchecked Sendable {
     }
 
     public func start() throws {
-        #if canImport(Darwin)
-            let listener = socket(AF_INET, SOCK_STREAM, 0)
-        #else
-            let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)  // fits: a socket type constant
-        #endif
-        guard listener >= 0 else { throw SocketError(call: "socket", code: errno) }
-        var yes: Int32 = 1
-        setsockopt(listener, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = port.bigEndian
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(listener, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
-        guard bound == 0, listen(listener, 64) == 0 else {
-            let code = errno
-            close(listener)
-            throw SocketError(call: "bind/listen on port \(port)", code: code)
-        }
-        var actual = sockaddr_in()
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &actual) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(listener, $0, &length) }
+        let opened: (socket: Int32, port: UInt16)
+        do {
+            opened = try TCPListener.open(host: "127.0.0.1", port: port)
+        } catch .system(let call, let code) {
+            throw SocketError(call: "\(call) on port \(port)", code: code)
+        } catch {
+            throw SocketError(call: "\(error)", code: EINVAL)
         }
         withState {
-            $0.listener = listener
-            $0.port = UInt16(bigEndian: actual.sin_port)
+            $0.listener = opened.socket
+            $0.port = opened.port
         }
-        let thread = Thread { [self] in acceptLoop(listener) }
+        let thread = Thread { [self] in
+            TCPListener.acceptLoop(
+                opened.socket, isListening: { withState { $0.listener == opened.socket } },
+                admit: { client in
+                    withState { state in
+                        guard state.listener == opened.socket else { return false }
+                        state.clients.insert(client)
+                        return true
+                    }
+                }, serve: { [self] in serve($0) })
+        }
         thread.name = "LoopbackCollector.accept"
         thread.start()
     }
@@ -193,36 +185,6 @@ public final class LoopbackCollector: @unchecked Sendable {
             for client in state.clients { shutdown(client, Int32(SHUT_RDWR)) }  // fits: a shutdown constant
             if state.listener >= 0 { shutdown(state.listener, Int32(SHUT_RDWR)) }  // fits: a shutdown constant
             state.listener = -1
-        }
-    }
-
-    private func acceptLoop(_ listener: Int32) {
-        defer { close(listener) }
-        while withState({ $0.listener == listener }) {
-            var ready = pollfd(fd: listener, events: Int16(POLLIN), revents: 0)
-            let polled = poll(&ready, 1, 100)
-            if polled < 0 && errno != EINTR { return }
-            guard polled > 0 else { continue }
-            let client = accept(listener, nil, nil)
-            if client < 0 {
-                if errno == EINTR || errno == EAGAIN || errno == ECONNABORTED { continue }
-                return
-            }
-            #if canImport(Darwin)
-                var yes: Int32 = 1
-                setsockopt(client, SOL_SOCKET, SO_NOSIGPIPE, &yes, socklen_t(MemoryLayout<Int32>.size))
-            #endif
-            let accepted = withState { state -> Bool in
-                guard state.listener == listener else { return false }
-                state.clients.insert(client)
-                return true
-            }
-            guard accepted else {
-                close(client)
-                return
-            }
-            let thread = Thread { [self] in serve(client) }
-            thread.start()
         }
     }
 
