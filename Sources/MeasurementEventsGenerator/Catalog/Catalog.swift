@@ -77,14 +77,18 @@ package struct Catalog: Hashable, Sendable {
     /// `Sources/Checkout/events_Checkout+1.swift`.
     package func generatedPartPath(_ number: Int) -> String { "\(sourceFolder)/events_\(module)+\(number).swift" }
 
-    /// Whether `fileName` names a part file of this catalog, of any number: `events_Checkout+12.swift`.
-    package func isPartFileName(_ fileName: String) -> Bool {
-        let prefix = "events_\(module)+"
+    /// Whether `fileName` is a name the generator gives a file of `module`: the main file
+    /// `events_Checkout.swift` or a part of any number, `events_Checkout+12.swift`.
+    package static func isGeneratedFileName(_ fileName: String, module: String) -> Bool {
+        let prefix = "events_\(module)"
         let suffix = ".swift"
-        guard fileName.hasPrefix(prefix), fileName.hasSuffix(suffix),
-            fileName.count > prefix.count + suffix.count
+        guard fileName.hasPrefix(prefix), fileName.hasSuffix(suffix), fileName.count >= prefix.count + suffix.count
         else { return false }
-        return fileName.dropFirst(prefix.count).dropLast(suffix.count).allSatisfy { $0 >= "0" && $0 <= "9" }
+        let middle = fileName.dropFirst(prefix.count).dropLast(suffix.count)
+        if middle.isEmpty { return true }
+        guard middle.first == "+" else { return false }
+        let number = middle.dropFirst()
+        return !number.isEmpty && number.allSatisfy { $0 >= "0" && $0 <= "9" }
     }
 }
 
