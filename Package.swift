@@ -8,29 +8,38 @@ import PackageDescription
 let coreTargets: [Target] = [
     // C11 atomics for the posting path (our own C target: no package dependency).
     .target(name: "CMeasurementAtomics"),
+    // The bus: what a feature module imports to post, declare and test its events.
     .target(name: "MeasurementEvents", dependencies: ["CMeasurementAtomics"]),
+    // The app's side of the bus: the aggregator, its delivery pipeline, identity, sessions,
+    // consent, the tracking plan's checks, processors and the basic trackers.
+    .target(name: "MeasurementEventsAggregator", dependencies: ["MeasurementEvents", "CMeasurementAtomics"]),
     .target(
         name: "MeasurementEventsTesting",
-        dependencies: ["MeasurementEvents"]
+        dependencies: ["MeasurementEvents", "MeasurementEventsAggregator"]
     ),
     .testTarget(
         name: "MeasurementEventsTests",
-        dependencies: ["MeasurementEvents", "MeasurementEventsTesting", "DemoFeed"]
+        dependencies: ["MeasurementEvents", "MeasurementEventsAggregator", "MeasurementEventsTesting", "DemoFeed"]
+    ),
+    .testTarget(
+        name: "MeasurementEventsAggregatorTests",
+        dependencies: ["MeasurementEventsAggregator", "MeasurementEvents", "MeasurementEventsTesting", "DemoFeed"]
     ),
     .testTarget(
         name: "MeasurementEventsTestingTests",
-        dependencies: ["MeasurementEvents", "MeasurementEventsTesting"]
+        dependencies: ["MeasurementEvents", "MeasurementEventsAggregator", "MeasurementEventsTesting"]
     ),
 ]
 let coreProducts: [Product] = [
     .library(name: "MeasurementEvents", targets: ["MeasurementEvents"]),
+    .library(name: "MeasurementEventsAggregator", targets: ["MeasurementEventsAggregator"]),
     .library(name: "MeasurementEventsTesting", targets: ["MeasurementEventsTesting"]),
 ]
 
 // MARK: Catalogs and the generator
 let generatorTargets: [Target] = [
     // Parses, validates and writes; everything the CLI and the plugin do, testable in-process.
-    .target(name: "MeasurementEventsGenerator", dependencies: ["MeasurementEvents", "MeasurementEventsJSON"]),
+    .target(name: "MeasurementEventsGenerator", dependencies: ["MeasurementEvents", "MeasurementEventsAggregator", "MeasurementEventsJSON"]),
     .executableTarget(name: "measurement-events", dependencies: ["MeasurementEventsGenerator", "MeasurementEventsInspectorServer"]),
     .plugin(
         name: "GenerateMeasurementEvents",
@@ -53,7 +62,7 @@ let generatorTargets: [Target] = [
     ),
     .testTarget(
         name: "MeasurementEventsGeneratorTests",
-        dependencies: ["MeasurementEventsGenerator", "MeasurementEvents", "MeasurementEventsGeneratorGolden", "DemoFeed", "DemoSettings"]
+        dependencies: ["MeasurementEventsGenerator", "MeasurementEvents", "MeasurementEventsAggregator", "MeasurementEventsGeneratorGolden", "DemoFeed", "DemoSettings"]
     ),
 ]
 // The CLI and the plugin are the supported interface; the generator library is a tool, not API
@@ -69,10 +78,10 @@ let planTargets: [Target] = [
     // HTTP encoders share: a target of this package, not a product, so nothing outside depends on it.
     .target(name: "MeasurementEventsJSON", dependencies: ["MeasurementEvents"]),
     .testTarget(name: "MeasurementEventsJSONTests", dependencies: ["MeasurementEventsJSON"]),
-    .target(name: "MeasurementEventsPlan", dependencies: ["MeasurementEvents", "MeasurementEventsJSON"]),
+    .target(name: "MeasurementEventsPlan", dependencies: ["MeasurementEvents", "MeasurementEventsAggregator", "MeasurementEventsJSON"]),
     .testTarget(
         name: "MeasurementEventsPlanTests",
-        dependencies: ["MeasurementEventsPlan", "MeasurementEvents", "MeasurementEventsTesting"]
+        dependencies: ["MeasurementEventsPlan", "MeasurementEvents", "MeasurementEventsAggregator", "MeasurementEventsTesting"]
     ),
 ]
 let planProducts: [Product] = [
@@ -83,12 +92,12 @@ let planProducts: [Product] = [
 let impressionTargets: [Target] = [
     // PrivacyInfo.xcprivacy: Apple's privacy manifest (system boot time, for the impression clock).
     .target(
-        name: "ImpressionTracking", dependencies: ["MeasurementEvents"],
+        name: "ImpressionTracking", dependencies: ["MeasurementEvents", "MeasurementEventsAggregator"],
         resources: [.copy("PrivacyInfo.xcprivacy")]
     ),
     .testTarget(
         name: "ImpressionTrackingTests",
-        dependencies: ["ImpressionTracking", "MeasurementEvents", "MeasurementEventsTesting"]
+        dependencies: ["ImpressionTracking", "MeasurementEvents", "MeasurementEventsAggregator", "MeasurementEventsTesting"]
     ),
 ]
 let impressionProducts: [Product] = [
@@ -97,9 +106,9 @@ let impressionProducts: [Product] = [
 
 // MARK: Trigger-action events
 let triggerTargets: [Target] = [
-    .target(name: "EventTriggers", dependencies: ["MeasurementEvents", "MeasurementEventsPlan"]),
+    .target(name: "EventTriggers", dependencies: ["MeasurementEvents", "MeasurementEventsAggregator", "MeasurementEventsPlan"]),
     .testTarget(
-        name: "EventTriggersTests", dependencies: ["EventTriggers", "MeasurementEvents", "MeasurementEventsPlan"]
+        name: "EventTriggersTests", dependencies: ["EventTriggers", "MeasurementEvents", "MeasurementEventsAggregator", "MeasurementEventsPlan"]
     ),
 ]
 let triggerProducts: [Product] = [
@@ -112,7 +121,7 @@ let httpTargets: [Target] = [
     .systemLibrary(name: "CZlib", providers: [.apt(["zlib1g-dev"])]),
     // PrivacyInfo.xcprivacy: Apple's privacy manifest (file metadata, for the disk queue).
     .target(
-        name: "MeasurementEventsHTTP", dependencies: ["MeasurementEvents", "MeasurementEventsJSON", "MeasurementEventsStandard", "CZlib"],
+        name: "MeasurementEventsHTTP", dependencies: ["MeasurementEvents", "MeasurementEventsAggregator", "MeasurementEventsJSON", "MeasurementEventsStandard", "CZlib"],
         resources: [.copy("PrivacyInfo.xcprivacy")]
     ),
     // A tiny HTTP/1.1 server on loopback with scripted replies: for the tests and the demo.
@@ -129,7 +138,7 @@ let httpTargets: [Target] = [
         name: "MeasurementEventsHTTPTests",
         // The generator reads every catalog of the repository for the personal-data wire test.
         dependencies: [
-            "MeasurementEvents", "MeasurementEventsHTTP", "MeasurementEventsStandard", "LoopbackCollector",
+            "MeasurementEvents", "MeasurementEventsAggregator", "MeasurementEventsHTTP", "MeasurementEventsStandard", "LoopbackCollector",
             "MeasurementEventsGenerator",
         ]
     ),
@@ -140,7 +149,7 @@ let httpProducts: [Product] = [
 
 // MARK: App lifecycle
 let lifecycleTargets: [Target] = [
-    .target(name: "MeasurementEventsLifecycle", dependencies: ["MeasurementEvents"]),
+    .target(name: "MeasurementEventsLifecycle", dependencies: ["MeasurementEvents", "MeasurementEventsAggregator"]),
     .testTarget(
         name: "MeasurementEventsLifecycleTests",
         dependencies: [
@@ -157,12 +166,12 @@ let lifecycleProducts: [Product] = [
 let standardTargets: [Target] = [
     // Its own module: the catalog's generated file imports MeasurementEvents, so it cannot live
     // in the core; and apps that send only plain events do not carry it.
-    .target(name: "MeasurementEventsStandard", dependencies: ["MeasurementEvents"]),
+    .target(name: "MeasurementEventsStandard", dependencies: ["MeasurementEvents", "MeasurementEventsAggregator"]),
     // The SwiftUI modifier and the UIKit helper; compiled only where those frameworks exist.
-    .target(name: "MeasurementEventsUI", dependencies: ["MeasurementEvents", "MeasurementEventsStandard"]),
+    .target(name: "MeasurementEventsUI", dependencies: ["MeasurementEvents", "MeasurementEventsAggregator", "MeasurementEventsStandard"]),
     .testTarget(
         name: "MeasurementEventsStandardTests",
-        dependencies: ["MeasurementEventsStandard", "MeasurementEvents", "MeasurementEventsTesting", "MeasurementEventsPlan"]
+        dependencies: ["MeasurementEventsStandard", "MeasurementEvents", "MeasurementEventsAggregator", "MeasurementEventsTesting", "MeasurementEventsPlan"]
     ),
 ]
 let standardProducts: [Product] = [
@@ -182,7 +191,7 @@ let demoTargets: [Target] = [
     .executableTarget(
         name: "measurement-demo",
         dependencies: [
-            "MeasurementEvents",
+            "MeasurementEvents", "MeasurementEventsAggregator",
             "MeasurementEventsPlan",
             "DemoFeed",
             "DemoSettings",
@@ -201,13 +210,13 @@ let demoTargets: [Target] = [
 // MARK: Event inspector
 let inspectorTargets: [Target] = [
     // App side: sends each event's trail to `measurement-events inspect`.
-    .target(name: "MeasurementEventsInspector", dependencies: ["MeasurementEvents"]),
+    .target(name: "MeasurementEventsInspector", dependencies: ["MeasurementEvents", "MeasurementEventsAggregator"]),
     // The inspector itself (POSIX sockets, the page, the vendor checks), testable in-process;
     // the CLI runs it. Not a product.
     .target(
         name: "MeasurementEventsInspectorServer",
         dependencies: [
-            "MeasurementEvents", "MeasurementEventsHTTP", "MeasurementEventsGenerator", "MeasurementEventsSockets",
+            "MeasurementEvents", "MeasurementEventsAggregator", "MeasurementEventsHTTP", "MeasurementEventsGenerator", "MeasurementEventsSockets",
         ]
     ),
     // A listening TCP socket and its accept loop, shared by the inspector and the tests' loopback

@@ -18,6 +18,7 @@ let package = Package(
             dependencies: [
                 "BenchmarkSupport",
                 .product(name: "MeasurementEvents", package: "MeasurementEvents"),
+                .product(name: "MeasurementEventsAggregator", package: "MeasurementEvents"),
                 .product(name: "Benchmark", package: "package-benchmark"),
             ],
             path: "Benchmarks/BusBenchmarks",
@@ -27,6 +28,7 @@ let package = Package(
             name: "DeliveryBenchmarks",
             dependencies: [
                 .product(name: "MeasurementEvents", package: "MeasurementEvents"),
+                .product(name: "MeasurementEventsAggregator", package: "MeasurementEvents"),
                 .product(name: "MeasurementEventsHTTP", package: "MeasurementEvents"),
                 .product(name: "Benchmark", package: "package-benchmark"),
             ],
@@ -45,7 +47,10 @@ let package = Package(
         // Not a benchmark: a plain driver to run under a profiler.
         .executableTarget(
             name: "BusProfile",
-            dependencies: ["BenchmarkSupport", .product(name: "MeasurementEvents", package: "MeasurementEvents")],
+            dependencies: [
+                "BenchmarkSupport", .product(name: "MeasurementEvents", package: "MeasurementEvents"),
+                .product(name: "MeasurementEventsAggregator", package: "MeasurementEvents"),
+            ],
             path: "Profiling/BusProfile"
         ),
     ],

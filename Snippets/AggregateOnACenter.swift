@@ -2,6 +2,7 @@
 // initialiser that takes one, and the last (`to:`) of every post.
 import Foundation
 import MeasurementEvents
+import MeasurementEventsAggregator
 import MeasurementEventsTesting
 
 // snippet.show

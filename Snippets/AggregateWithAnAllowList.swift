@@ -1,5 +1,6 @@
 // Aggregating at app launch: an allow-list decides which events reach the trackers.
 import MeasurementEvents
+import MeasurementEventsAggregator
 
 // snippet.show
 let aggregator = EventAggregator(

@@ -1,6 +1,7 @@
 // An aggregator subclass, the shape of the Objective-C AQSEvent pattern: an allow-list and a
 // receive hook, one shared instance started at launch.
 import MeasurementEvents
+import MeasurementEventsAggregator
 
 // snippet.show
 // `@unchecked Sendable` is restated because Swift 6 does not let a subclass inherit an unchecked

@@ -2,6 +2,7 @@
 // asked to upload, so the sample runs anywhere without sending a byte.
 import Foundation
 import MeasurementEvents
+import MeasurementEventsAggregator
 import MeasurementEventsHTTP
 
 let directory = FileManager.default.temporaryDirectory

@@ -4,6 +4,7 @@
 // Nothing is posted here, so nothing is sent.
 import Foundation
 import MeasurementEvents
+import MeasurementEventsAggregator
 import MeasurementEventsHTTP
 
 /// Where this sample keeps its queue: a temporary folder, removed at the end.

@@ -1,6 +1,7 @@
 // Identity travels on the bus, in posting order with the events: the sign-out event still carries
 // the user who signed out; the event after the reset carries a new anonymous id and no user id.
 import MeasurementEvents
+import MeasurementEventsAggregator
 
 let aggregator = EventAggregator(
     filter: EventFilter(allow: ["account/*", "feed/*"]),

@@ -1,5 +1,6 @@
 // Sessions tested without waiting: a ManualEventClock moves time instead of sleeping.
 import MeasurementEvents
+import MeasurementEventsAggregator
 import MeasurementEventsTesting
 
 let tracker = RecordingTracker()

@@ -6,6 +6,7 @@
 // same email. Without the variable it queues its events and sends nothing (port 9 is never asked).
 import Foundation
 import MeasurementEvents
+import MeasurementEventsAggregator
 import MeasurementEventsHTTP
 import MeasurementEventsLifecycle
 

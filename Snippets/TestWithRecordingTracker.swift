@@ -1,5 +1,6 @@
 // Testing what an aggregator forwards, with the identity each event carried.
 import MeasurementEvents
+import MeasurementEventsAggregator
 import MeasurementEventsTesting
 
 // snippet.show

@@ -16,6 +16,7 @@ let package = Package(
             name: "one-event",
             dependencies: [
                 .product(name: "MeasurementEvents", package: "MeasurementEvents"),
+                .product(name: "MeasurementEventsAggregator", package: "MeasurementEvents"),
                 .product(name: "MeasurementEventsHTTP", package: "MeasurementEvents"),
             ],
             path: "Sources/one-event"),
@@ -23,6 +24,7 @@ let package = Package(
             name: "with-plan",
             dependencies: [
                 .product(name: "MeasurementEvents", package: "MeasurementEvents"),
+                .product(name: "MeasurementEventsAggregator", package: "MeasurementEvents"),
                 .product(name: "MeasurementEventsHTTP", package: "MeasurementEvents"),
                 .product(name: "MeasurementEventsPlan", package: "MeasurementEvents"),
             ],
@@ -32,6 +34,7 @@ let package = Package(
             name: "with-standard-calls",
             dependencies: [
                 .product(name: "MeasurementEvents", package: "MeasurementEvents"),
+                .product(name: "MeasurementEventsAggregator", package: "MeasurementEvents"),
                 .product(name: "MeasurementEventsHTTP", package: "MeasurementEvents"),
                 .product(name: "MeasurementEventsStandard", package: "MeasurementEvents"),
             ],
@@ -41,6 +44,7 @@ let package = Package(
             name: "with-lifecycle",
             dependencies: [
                 .product(name: "MeasurementEvents", package: "MeasurementEvents"),
+                .product(name: "MeasurementEventsAggregator", package: "MeasurementEvents"),
                 .product(name: "MeasurementEventsHTTP", package: "MeasurementEvents"),
                 .product(name: "MeasurementEventsLifecycle", package: "MeasurementEvents"),
             ],
@@ -50,6 +54,7 @@ let package = Package(
             name: "all-capabilities",
             dependencies: [
                 .product(name: "MeasurementEvents", package: "MeasurementEvents"),
+                .product(name: "MeasurementEventsAggregator", package: "MeasurementEvents"),
                 .product(name: "MeasurementEventsHTTP", package: "MeasurementEvents"),
                 .product(name: "MeasurementEventsPlan", package: "MeasurementEvents"),
                 .product(name: "MeasurementEventsStandard", package: "MeasurementEvents"),

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import MeasurementEvents
+import MeasurementEventsAggregator
 
 /// Holds the events attached to objects and runs them when the UI layer reports a trigger.
 ///

@@ -1,5 +1,6 @@
 import Foundation
 import MeasurementEvents
+import MeasurementEventsAggregator
 import MeasurementEventsPlan
 
 /// Ready-made events for the common cases, each one call.

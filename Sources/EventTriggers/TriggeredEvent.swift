@@ -1,5 +1,6 @@
 import Foundation
 import MeasurementEvents
+import MeasurementEventsAggregator
 
 /// One trigger and the action it runs, attached to an object with
 /// `TriggerDetector.attach(_:to:)`.

@@ -1,5 +1,6 @@
 import Foundation
 import MeasurementEvents
+import MeasurementEventsAggregator
 
 /// One honest impression: an item that stayed visible enough, long enough.
 ///

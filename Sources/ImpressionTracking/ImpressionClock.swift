@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import MeasurementEvents
+import MeasurementEventsAggregator
 
 #if canImport(Darwin)
     import Darwin

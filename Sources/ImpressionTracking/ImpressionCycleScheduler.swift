@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import MeasurementEvents
+import MeasurementEventsAggregator
 
 /// Runs the engine's commit-and-push cycle repeatedly.
 ///

@@ -1,5 +1,6 @@
 import Foundation
 import MeasurementEvents
+import MeasurementEventsAggregator
 
 /// Turns visibility signals into honest impressions, commits them, and pushes them to a
 /// tracking service in batches.

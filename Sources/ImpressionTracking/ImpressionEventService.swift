@@ -1,5 +1,6 @@
 import Foundation
 import MeasurementEvents
+import MeasurementEventsAggregator
 
 /// Encodes each impression as an `impression/item_viewed` measurement event of type
 /// `impression` (see `Events/ImpressionTracking.json`).

@@ -1,4 +1,5 @@
 import MeasurementEvents
+import MeasurementEventsAggregator
 
 /// The committed impressions waiting to be pushed. Thread-safe; bounded by
 /// ``ImpressionConfiguration/storeLimit`` (the oldest go first, counted).

@@ -1,5 +1,6 @@
 import Foundation
 import MeasurementEvents
+import MeasurementEventsAggregator
 
 /// The working directory of the engine: the items on screen, their running visits, and the
 /// impressions that finished since the last commit. A plain value; ``ImpressionEngine`` keeps

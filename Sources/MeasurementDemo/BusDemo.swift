@@ -3,6 +3,7 @@ import DemoSettings
 import EventTriggers
 import Foundation
 import MeasurementEvents
+import MeasurementEventsAggregator
 import MeasurementEventsPlan
 
 /// The app's aggregator: a subclass started once at launch, built from the tracking plan the

@@ -1,6 +1,7 @@
 import Foundation
 import LoopbackCollector
 import MeasurementEvents
+import MeasurementEventsAggregator
 import MeasurementEventsHTTP
 
 /// `swift run measurement-demo delivery`: events leave the process for real. A collector on

@@ -1,6 +1,7 @@
 import Foundation
 import LoopbackCollector
 import MeasurementEvents
+import MeasurementEventsAggregator
 import MeasurementEventsHTTP
 
 /// `swift run measurement-demo identity`: sign-in → events → sign-out → events, and what a

@@ -1,6 +1,7 @@
 import Foundation
 import ImpressionTracking
 import MeasurementEvents
+import MeasurementEventsAggregator
 
 /// Scrolls a simulated feed past the impression engine: a slow scroll, a fast fling, a pause,
 /// a trip to background, and a final pause. Simulated time: runs in milliseconds.

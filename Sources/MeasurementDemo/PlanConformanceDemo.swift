@@ -1,6 +1,7 @@
 import DemoFeed
 import Foundation
 import MeasurementEvents
+import MeasurementEventsAggregator
 
 /// The tracking plan enforced at post time: an aggregator given the demo's catalogs reports
 /// a post that breaks them, naming the file and line that posted it.

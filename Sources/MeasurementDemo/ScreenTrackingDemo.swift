@@ -1,6 +1,7 @@
 import EventTriggers
 import Foundation
 import MeasurementEvents
+import MeasurementEventsAggregator
 import MeasurementEventsPlan
 
 /// Stands in for a `UIViewController` subclass: its lifecycle methods only report to the

@@ -165,12 +165,12 @@ public struct EventFilter: Sendable, Equatable {
     }
 
     @inline(__always)
-    func allows(_ name: String) -> Bool {
+    package func allows(_ name: String) -> Bool {
         allowSet.matches(name) && !denySet.matches(name)
     }
 
     /// Why the filter drops `name`, for the event trail; `nil` when it keeps it.
-    func reasonForDropping(_ name: String) -> String? {
+    package func reasonForDropping(_ name: String) -> String? {
         if !allowSet.matches(name) { return "not on the allow-list" }
         if denySet.matches(name) { return "on the deny-list" }
         return nil

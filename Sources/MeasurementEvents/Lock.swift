@@ -17,11 +17,11 @@
 /// elsewhere; `Synchronization.Mutex` would need iOS 18 / macOS 15.
 @usableFromInline package final class LockedValue<Value>: @unchecked Sendable {
     // @unchecked: `value` is only read or written between lock() and unlock().
-    private var value: Value
+    @usableFromInline var value: Value
     #if canImport(Darwin)
-        private let lockPointer: UnsafeMutablePointer<os_unfair_lock>
+        @usableFromInline let lockPointer: UnsafeMutablePointer<os_unfair_lock>
     #else
-        private let lockPointer: UnsafeMutablePointer<pthread_mutex_t>
+        @usableFromInline let lockPointer: UnsafeMutablePointer<pthread_mutex_t>
     #endif
 
     /// A lock around `value`.
@@ -52,8 +52,8 @@
     /// - Parameter body: reads or changes the value; must not call user code or this lock again.
     /// - Returns: what `body` returns.
     /// - Throws: what `body` throws.
-    @inline(__always)
-    @usableFromInline package func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+    @inlinable
+    package func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
         #if canImport(Darwin)
             os_unfair_lock_lock(lockPointer)
             defer { os_unfair_lock_unlock(lockPointer) }

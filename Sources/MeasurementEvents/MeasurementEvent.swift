@@ -23,7 +23,7 @@ public struct MeasurementEvent: Hashable, Sendable, Identifiable {
     /// When the event was posted.
     public var timestamp: Date
     /// Identity, session and context, shared between events (see ``attribution``).
-    var attributionStorage: AttributionStorage?
+    package var attributionStorage: AttributionStorage?
 }
 
 extension MeasurementEvent {
@@ -131,5 +131,5 @@ extension MeasurementEvent {
     static let timestampRange: ClosedRange<TimeInterval> = UnixTime.earliestSeconds...UnixTime.latestSeconds
 
     /// The all-zero UUID, never produced by ``EventIDGenerator``.
-    static let placeholderID = UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
+    package static let placeholderID = UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
 }

@@ -75,17 +75,18 @@ extension MeasurementEvent {
             }
         var info = postedUserInfo(name: name, type: type, category: category, args: args)
         if let site { info[PostSites.key] = site }
-        guard let identity = PostingThread.identity(of: info) else {
+        guard let identity = PostedEvent.identity(of: info) else {
             return center.post(name: .measurementEvent, object: nil, userInfo: info)
         }
         // The aggregators observing `center` take this record instead of decoding `info`.
         var record = PostedEvent(name: name, type: type, category: category, args: .typed(args))
         record.postSite = site
         withUnsafePointer(to: &record) { record in
-            let thread = PostingThread.current
-            let outer = thread.publish(record, userInfo: identity)
+            let publication = PostedEvent.publication
+            let outer = publication.pointee
+            publication.pointee = PostedEvent.Published(record: record, userInfo: identity)
             center.post(name: .measurementEvent, object: nil, userInfo: info)
-            thread.restore(outer)
+            publication.pointee = outer
         }
     }
 

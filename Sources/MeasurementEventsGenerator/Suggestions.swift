@@ -1,4 +1,5 @@
 import MeasurementEvents
+import MeasurementEventsAggregator
 
 /// The candidate closest to `text` when it is a plausible typo or abbreviation, for
 /// "did you mean …?" hints.

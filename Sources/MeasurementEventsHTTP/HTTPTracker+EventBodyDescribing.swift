@@ -1,5 +1,6 @@
 import Foundation
 import MeasurementEvents
+import MeasurementEventsAggregator
 
 extension HTTPTracker: EventBodyDescribing {
     /// The body the tracker's encoder makes of `event` alone, as the vendor would receive it

@@ -1,5 +1,6 @@
 import Foundation
 import MeasurementEvents
+import MeasurementEventsAggregator
 
 /// The JSON an ``InspectorConnection`` posts to `POST /inspector/v1/entries`, documented in the
 /// Inspecting Events article:

@@ -1,5 +1,6 @@
 import Foundation
 import MeasurementEvents
+import MeasurementEventsAggregator
 
 /// Turns the platform's lifecycle notifications into events and aggregator calls, without
 /// importing UIKit, AppKit or WatchKit. Opt-in, one line at launch, after the aggregator started:

@@ -1,5 +1,6 @@
 import Dispatch
 import MeasurementEvents
+import MeasurementEventsAggregator
 
 /// The app's way of asking the system for time to finish the background flush, as a pair of
 /// closures, so that this library imports no UIKit. On iOS, one line:

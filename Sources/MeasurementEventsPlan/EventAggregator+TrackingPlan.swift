@@ -1,5 +1,6 @@
 import Foundation
 import MeasurementEvents
+import MeasurementEventsAggregator
 
 extension EventAggregator {
     /// An aggregator configured by a tracking plan: its filter is the plan's, a processor

@@ -1,5 +1,6 @@
 import Foundation
 import MeasurementEvents
+import MeasurementEventsAggregator
 internal import MeasurementEventsJSON
 
 /// Tracking plans and generator catalogs read with the package's ``JSONParser``, with syntax

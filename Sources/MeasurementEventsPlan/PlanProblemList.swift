@@ -1,5 +1,6 @@
 import Foundation
 import MeasurementEvents
+import MeasurementEventsAggregator
 internal import MeasurementEventsJSON
 
 /// Problems collected while reading one file, given positions at the end.

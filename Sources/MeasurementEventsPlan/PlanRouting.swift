@@ -1,4 +1,5 @@
 import MeasurementEvents
+import MeasurementEventsAggregator
 
 /// The plan shared by a plan-built aggregator's processor and destination trackers, so that
 /// ``EventAggregator/applyPlan(_:)`` swaps it for all of them at once.

@@ -1,5 +1,6 @@
 import Foundation
 import MeasurementEvents
+import MeasurementEventsAggregator
 
 /// Text helpers shared by the plan and catalog loaders: JSON paths and "did you mean".
 enum PlanText {

@@ -1,5 +1,6 @@
 import Foundation
 import MeasurementEvents
+import MeasurementEventsAggregator
 
 /// The analytics team's "what to track", loaded from one JSON file: which screens and events
 /// are tracked, with which label, to which destinations, plus the allow- and deny-lists.

@@ -1,5 +1,6 @@
 import Foundation
 import MeasurementEvents
+import MeasurementEventsAggregator
 
 /// Tells vendors that two user ids are the same user (Segment's `alias`).
 ///

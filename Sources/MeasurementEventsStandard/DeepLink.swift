@@ -1,5 +1,6 @@
 import Foundation
 import MeasurementEvents
+import MeasurementEventsAggregator
 
 /// An opened URL (deep link or universal link) and the campaign its UTM parameters name.
 ///

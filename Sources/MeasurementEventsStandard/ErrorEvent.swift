@@ -1,5 +1,6 @@
 import Foundation
 import MeasurementEvents
+import MeasurementEventsAggregator
 
 /// A non-fatal error the app handled, as an `error/occurred` event: its type, domain and code,
 /// and its message only when the app opts in.

@@ -1,5 +1,6 @@
 import Foundation
 import MeasurementEvents
+import MeasurementEventsAggregator
 
 /// A completed purchase: one or more products, their prices in one currency, and the ids a
 /// store and a vendor de-duplicate on.

@@ -1,5 +1,6 @@
 import Foundation
 import MeasurementEvents
+import MeasurementEventsAggregator
 
 /// A screen view: the screen's name, its class, and properties of the screen.
 ///

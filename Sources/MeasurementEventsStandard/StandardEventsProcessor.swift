@@ -1,5 +1,6 @@
 import Foundation
 import MeasurementEvents
+import MeasurementEventsAggregator
 
 /// The delivery-side half of the standard events: checks them, rate-limits errors, stamps
 /// timed events with their duration and every event with the session's campaign.

@@ -1,5 +1,6 @@
 import Foundation
 import MeasurementEvents
+import MeasurementEventsAggregator
 
 /// Starts timing events: the next post of the event carries `duration`, in seconds.
 ///

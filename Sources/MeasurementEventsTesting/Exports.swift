@@ -1,1 +1,2 @@
 @_exported import MeasurementEvents
+@_exported import MeasurementEventsAggregator

@@ -1,5 +1,6 @@
 import Foundation
 import MeasurementEvents
+import MeasurementEventsAggregator
 
 /// A clock that moves only when a test moves it: inject it as
 /// `EventAggregator.Configuration.clock` and advance it instead of sleeping.

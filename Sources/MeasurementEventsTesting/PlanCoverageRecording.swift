@@ -1,5 +1,6 @@
 import Foundation
 import MeasurementEvents
+import MeasurementEventsAggregator
 
 /// Plan coverage: which events the test run posted, written to a file that
 /// `measurement-events coverage <file>` compares with the catalogs

@@ -1,5 +1,6 @@
 import Foundation
 import MeasurementEvents
+import MeasurementEventsAggregator
 
 /// Collects the tracking-plan violations an aggregator reports, so that a test fails on any.
 ///

@@ -1,5 +1,6 @@
 import Foundation
 import MeasurementEvents
+import MeasurementEventsAggregator
 
 /// Who an event should have been posted by, for ``RecordingTracker/expectEvent(_:userID:sessionID:args:)``.
 public enum ExpectedUserID: Sendable, Equatable, ExpressibleByStringLiteral, CustomStringConvertible {

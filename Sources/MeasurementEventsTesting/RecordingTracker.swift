@@ -1,5 +1,6 @@
 import Foundation
 import MeasurementEvents
+import MeasurementEventsAggregator
 
 /// A tracker that keeps every event it is given, for testing an aggregator's configuration:
 ///

@@ -1,4 +1,5 @@
 import MeasurementEvents
+import MeasurementEventsAggregator
 
 extension EventAggregator.Configuration {
     /// The default configuration with identity, consent and session kept in memory

@@ -1,6 +1,7 @@
 import EventTriggers
 import Foundation
 import MeasurementEvents
+import MeasurementEventsAggregator
 import XCTest
 
 final class TriggerDetectorTests: XCTestCase {

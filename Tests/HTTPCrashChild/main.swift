@@ -11,6 +11,7 @@
 // - `aggregator-sync`: synchronous delivery (written before the post returns).
 import Foundation
 import MeasurementEvents
+import MeasurementEventsAggregator
 import MeasurementEventsHTTP
 
 let arguments = CommandLine.arguments

@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import ImpressionTracking
 import MeasurementEvents
+import MeasurementEventsAggregator
 import XCTest
 
 final class ImpressionEngineConcurrencyTests: XCTestCase {

@@ -1,6 +1,7 @@
 import Foundation
 import ImpressionTracking
 import MeasurementEvents
+import MeasurementEventsAggregator
 import XCTest
 
 /// Commit, push, batching, failures and the cycle.

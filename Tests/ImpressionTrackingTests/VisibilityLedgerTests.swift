@@ -1,6 +1,7 @@
 import Foundation
 import ImpressionTracking
 import MeasurementEvents
+import MeasurementEventsAggregator
 import XCTest
 
 /// One input to the engine, at an explicit time.

@@ -1,5 +1,6 @@
 import Foundation
 import MeasurementEvents
+import MeasurementEventsAggregator
 import MeasurementEventsLifecycle
 import MeasurementEventsTesting
 import XCTest

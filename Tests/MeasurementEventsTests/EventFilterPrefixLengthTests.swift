@@ -1,4 +1,5 @@
 import MeasurementEvents
+import MeasurementEventsAggregator
 import XCTest
 
 /// The filter skips slash positions where no wildcard prefix of that length exists; prefixes

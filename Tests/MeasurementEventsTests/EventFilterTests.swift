@@ -1,4 +1,5 @@
 import MeasurementEvents
+import MeasurementEventsAggregator
 import XCTest
 
 final class EventFilterTests: XCTestCase {

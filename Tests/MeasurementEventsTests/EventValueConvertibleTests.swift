@@ -3,6 +3,7 @@ import MeasurementEventsTesting
 import XCTest
 
 @testable import MeasurementEvents
+import MeasurementEventsAggregator
 
 final class EventValueConvertibleTests: XCTestCase {
     func testWideIntegersThatDoNotFitA32BitIntBecomeTheirDigitsNotATrap() {

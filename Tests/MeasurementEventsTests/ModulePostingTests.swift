@@ -1,6 +1,7 @@
 import DemoFeed
 import Foundation
 import MeasurementEvents
+import MeasurementEventsAggregator
 import MeasurementEventsTesting
 import Testing
 import XCTest

@@ -1,5 +1,6 @@
 import Foundation
 import MeasurementEvents
+import MeasurementEventsAggregator
 import XCTest
 
 /// Decoding reads small userInfo dictionaries in one pass and falls back to key lookups for

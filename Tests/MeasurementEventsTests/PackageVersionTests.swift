@@ -1,5 +1,6 @@
 import Foundation
 import MeasurementEvents
+import MeasurementEventsAggregator
 import XCTest
 
 /// The package declares its version once (`PackageVersion.current`); everything that

@@ -2,6 +2,7 @@ import Benchmark
 import BenchmarkSupport
 import Foundation
 import MeasurementEvents
+import MeasurementEventsAggregator
 
 // Names use underscores: `benchmark thresholds check` does not find the threshold files of
 // names with spaces. Every benchmark runs 1,000 operations per iteration (`scalingFactor: .kilo`); pass `--scale`

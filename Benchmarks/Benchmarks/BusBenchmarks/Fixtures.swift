@@ -2,6 +2,7 @@ import Benchmark
 import Dispatch
 import Foundation
 import MeasurementEvents
+import MeasurementEventsAggregator
 
 /// The one event every bus benchmark posts, in each of the shapes the benchmarks need.
 enum SampleEvent {

@@ -1,6 +1,7 @@
 import Benchmark
 import Foundation
 import MeasurementEvents
+import MeasurementEventsAggregator
 import MeasurementEventsHTTP
 
 // The HTTP delivery side: vendor encoders and the disk queue behind `HTTPTracker`.

@@ -1,6 +1,7 @@
 import BenchmarkSupport
 import Foundation
 import MeasurementEvents
+import MeasurementEventsAggregator
 
 // A small driver for profilers (callgrind, perf): runs one bus operation many times, with no
 // benchmark harness around it. `swift build -c release --product BusProfile`, then for example

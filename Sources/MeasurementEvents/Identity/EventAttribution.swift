@@ -25,19 +25,19 @@ public struct EventAttribution: Sendable, Hashable, Codable {
 
 /// Shared storage for an attribution: every event of a session with the same identity points at
 /// one instance, so stamping an event costs one retain instead of a copy of every field.
-final class AttributionStorage: Hashable, @unchecked Sendable {
+package final class AttributionStorage: Hashable, @unchecked Sendable {
     // @unchecked: immutable after init.
-    let value: EventAttribution
+    package let value: EventAttribution
 
-    init(_ value: EventAttribution) {
+    package init(_ value: EventAttribution) {
         self.value = value
     }
 
-    static func == (lhs: AttributionStorage, rhs: AttributionStorage) -> Bool {
+    package static func == (lhs: AttributionStorage, rhs: AttributionStorage) -> Bool {
         lhs === rhs || lhs.value == rhs.value
     }
 
-    func hash(into hasher: inout Hasher) {
+    package func hash(into hasher: inout Hasher) {
         hasher.combine(value)
     }
 }

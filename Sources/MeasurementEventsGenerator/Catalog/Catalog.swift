@@ -1,4 +1,5 @@
 import MeasurementEvents
+import MeasurementEventsAggregator
 import MeasurementEventsJSON
 
 /// One module's events, read from `Events/<Module>.json`.

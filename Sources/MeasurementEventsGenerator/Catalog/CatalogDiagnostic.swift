@@ -1,4 +1,5 @@
 import MeasurementEvents
+import MeasurementEventsAggregator
 import MeasurementEventsJSON
 
 /// One problem found in a catalog: where it is, what was found and what was expected.

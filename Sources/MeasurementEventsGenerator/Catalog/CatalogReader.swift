@@ -1,5 +1,6 @@
 import Foundation
 import MeasurementEvents
+import MeasurementEventsAggregator
 import MeasurementEventsJSON
 
 /// Reads one catalog file into a ``Catalog``, collecting every problem it finds rather than

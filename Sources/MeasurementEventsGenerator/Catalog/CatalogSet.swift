@@ -1,5 +1,6 @@
 import Foundation
 import MeasurementEvents
+import MeasurementEventsAggregator
 import MeasurementEventsJSON
 
 /// All catalogs of a package, validated together: each file on its own (``CatalogReader``),

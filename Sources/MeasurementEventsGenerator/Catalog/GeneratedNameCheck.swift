@@ -1,4 +1,5 @@
 import MeasurementEvents
+import MeasurementEventsAggregator
 import MeasurementEventsJSON
 
 /// The rule that a catalog's generated file compiles: every Swift identifier it declares in one

@@ -1,5 +1,6 @@
 import Foundation
 import MeasurementEvents
+import MeasurementEventsAggregator
 
 /// Which planned events a test run posted: read from the coverage files the test kit writes
 /// (one posted event name a line; `#` starts a comment), compared with the catalogs.

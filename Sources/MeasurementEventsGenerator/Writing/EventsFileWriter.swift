@@ -1,4 +1,5 @@
 import MeasurementEvents
+import MeasurementEventsAggregator
 
 /// Writes the Swift source of `Sources/<Module>/events_<Module>.swift` for one catalog.
 ///

@@ -1,4 +1,5 @@
 import MeasurementEvents
+import MeasurementEventsAggregator
 
 /// The tracking plan as one self-contained HTML page people can browse: every event by module
 /// with its description, type, args and their rules, personal-data and deprecation marks,

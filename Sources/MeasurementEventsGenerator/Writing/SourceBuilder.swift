@@ -1,4 +1,5 @@
 import MeasurementEvents
+import MeasurementEventsAggregator
 
 /// Accumulates generated source text with four-space indentation and `///` doc comments.
 struct SourceBuilder {

@@ -1,5 +1,6 @@
 import Foundation
 import MeasurementEvents
+import MeasurementEventsAggregator
 
 /// Turns a batch of queued events into one HTTP request for a vendor.
 ///

@@ -1,5 +1,6 @@
 import Foundation
 import MeasurementEvents
+import MeasurementEventsAggregator
 
 /// Encodes for the Google Analytics 4 Measurement Protocol
 /// (`POST https://www.google-analytics.com/mp/collect?measurement_id=…&api_secret=…`).

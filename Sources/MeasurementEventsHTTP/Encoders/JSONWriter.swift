@@ -1,5 +1,6 @@
 import Foundation
 import MeasurementEvents
+import MeasurementEventsAggregator
 
 /// Writes compact JSON straight to bytes, object keys in the order given (event args sorted),
 /// so that a request body is the same every time and tests can compare it exactly.

@@ -1,4 +1,5 @@
 import MeasurementEvents
+import MeasurementEventsAggregator
 
 /// NaN and ±infinity in an event's values: JSON has no number for them, so each encoder says
 /// what it sends instead, and reports it as an adaptation (counted in `adaptedByEncoder`).

@@ -1,5 +1,6 @@
 import Foundation
 import MeasurementEvents
+import MeasurementEventsAggregator
 import MeasurementEventsStandard
 
 // OpenTelemetry's semantic conventions for the standard events

@@ -1,5 +1,6 @@
 import Foundation
 import MeasurementEvents
+import MeasurementEventsAggregator
 internal import MeasurementEventsJSON
 
 /// Encodes for any OpenTelemetry Collector (or backend) that takes OTLP/HTTP with JSON logs

@@ -1,5 +1,6 @@
 import Foundation
 import MeasurementEvents
+import MeasurementEventsAggregator
 
 /// A record of the queue, as encoders receive it: a tracked event, or an identify or group
 /// call, each with the identity, session and context it was made under.

@@ -1,5 +1,6 @@
 import Foundation
 import MeasurementEvents
+import MeasurementEventsAggregator
 import MeasurementEventsStandard
 
 // Segment's own calls for the standard events (twilio.com/docs/segment):

@@ -1,5 +1,6 @@
 import Foundation
 import MeasurementEvents
+import MeasurementEventsAggregator
 
 /// Encodes for Segment's HTTP Tracking API batch endpoint (`POST /v1/batch`).
 ///

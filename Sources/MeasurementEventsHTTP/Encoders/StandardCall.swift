@@ -1,5 +1,6 @@
 import Foundation
 import MeasurementEvents
+import MeasurementEventsAggregator
 import MeasurementEventsStandard
 
 /// The standard events a vendor has its own call for, read from a queued event. An event

@@ -1,5 +1,6 @@
 import Foundation
 import MeasurementEvents
+import MeasurementEventsAggregator
 
 /// Small formatting helpers shared by the encoders.
 enum WireFormats {

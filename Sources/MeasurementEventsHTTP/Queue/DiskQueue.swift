@@ -1,5 +1,6 @@
 import Foundation
 import MeasurementEvents
+import MeasurementEventsAggregator
 
 #if canImport(Darwin)
     import Darwin
@@ -165,7 +166,7 @@ final class DiskQueue: @unchecked Sendable {
     private func writeAll(_ bytes: [UInt8], state: inout State) throws {
         let descriptor = state.descriptor
         let start = state.openBytes
-        if let code = MeasurementEvents.writeAll(bytes, to: descriptor) {
+        if let code = MeasurementEventsAggregator.writeAll(bytes, to: descriptor) {
             // Cut a partly written record off, so the file stays a sequence of records.
             _ = ftruncate(descriptor, off_t(start))
             throw WriteError(path: directory.path, code: code)

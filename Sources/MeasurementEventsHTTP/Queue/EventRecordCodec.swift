@@ -1,5 +1,6 @@
 import Foundation
 import MeasurementEvents
+import MeasurementEventsAggregator
 
 /// A compact binary form of ``QueuedEvent``: several times faster than JSON, which matters
 /// because every event is encoded on the tracking path.

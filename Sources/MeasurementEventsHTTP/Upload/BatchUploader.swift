@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import MeasurementEvents
+import MeasurementEventsAggregator
 
 /// Sends sealed batches, oldest first, one request at a time, on its own serial queue.
 ///

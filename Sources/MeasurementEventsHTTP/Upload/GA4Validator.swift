@@ -1,5 +1,6 @@
 import Foundation
 import MeasurementEvents
+import MeasurementEventsAggregator
 internal import MeasurementEventsJSON
 
 /// Sends each GA4 request body, as it is sent to `/mp/collect`, also to GA4's validation server

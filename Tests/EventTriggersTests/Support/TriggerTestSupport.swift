@@ -1,6 +1,7 @@
 import EventTriggers
 import Foundation
 import MeasurementEvents
+import MeasurementEventsAggregator
 
 /// Something to attach events to, standing in for a view controller or a cell.
 final class ScreenObject: Sendable {

@@ -1,6 +1,7 @@
 import Foundation
 import ImpressionTracking
 import MeasurementEvents
+import MeasurementEventsAggregator
 
 /// Hands impressions through unchanged, so tests see exactly what the engine pushed.
 struct PassThroughEncoder<ItemID: Hashable & Sendable>: ImpressionEncoder {

@@ -2,6 +2,7 @@ import DemoFeed
 import DemoSettings
 import Foundation
 import MeasurementEvents
+import MeasurementEventsAggregator
 import MeasurementEventsGenerator
 import MeasurementEventsGeneratorGolden
 import XCTest

@@ -2,6 +2,7 @@ import DemoFeed
 import DemoSettings
 import Foundation
 import MeasurementEvents
+import MeasurementEventsAggregator
 import MeasurementEventsGeneratorGolden
 import XCTest
 

@@ -1,5 +1,6 @@
 import Foundation
 import MeasurementEvents
+import MeasurementEventsAggregator
 import XCTest
 
 @testable import MeasurementEventsHTTP

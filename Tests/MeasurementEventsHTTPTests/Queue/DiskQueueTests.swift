@@ -1,6 +1,7 @@
 import Foundation
 import LoopbackCollector
 import MeasurementEvents
+import MeasurementEventsAggregator
 import XCTest
 
 @testable import MeasurementEventsHTTP

@@ -1,4 +1,5 @@
 import MeasurementEvents
+import MeasurementEventsAggregator
 
 extension EventAggregator.Configuration {
     /// The default configuration with identity in memory (as the test kit's `.testing`, which

@@ -1,4 +1,5 @@
 import MeasurementEvents
+import MeasurementEventsAggregator
 import XCTest
 
 /// `Int` is 32 bits on Apple Watch: these run the conversions with that range on this machine.

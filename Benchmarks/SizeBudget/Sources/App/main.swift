@@ -6,6 +6,7 @@
 // Usage: <app> <queue directory> [events to queue]   — exits once the events are on disk.
 import Foundation
 import MeasurementEvents
+import MeasurementEventsAggregator
 import MeasurementEventsHTTP
 
 #if USES_PLAN

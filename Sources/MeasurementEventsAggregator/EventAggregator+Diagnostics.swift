@@ -1,0 +1,131 @@
+import Foundation
+import MeasurementEvents
+
+extension EventAggregator {
+    /// Something that went wrong, reported to ``Configuration/problemHandler``.
+    public enum Problem: Sendable, CustomStringConvertible {
+        /// A notification on the event name could not be read as an event; it was counted and dropped.
+        case malformedNotification(MalformedEventError)
+        /// A notification on the identity name could not be read as an identity change; it was counted and dropped.
+        case malformedIdentityChange(MalformedIdentityError)
+        /// A tracker threw for an event; the other trackers still received it.
+        case trackerFailed(tracker: String, event: EventName, error: String)
+        /// An event held until ``EventAggregator/markReady()`` was dropped because the hold was full.
+        case heldEventDropped(EventName)
+        /// The identity store could not be read (it was replaced) or written.
+        case identityStoreFailed(IdentityStoreError)
+        /// An allow- or deny-list entry that matches nothing (`cart*`); reported at ``EventAggregator/start()``.
+        case invalidPattern(EventPatternError)
+        /// ``Configuration/maximumInFlightEvents`` events were waiting for delivery: newer
+        /// posts are dropped (and counted) until the delivery queue catches up. Reported once
+        /// per episode, on the posting thread.
+        case inFlightLimitReached(limit: Int)
+        /// Something odd about ``Configuration/catalogs``: a catalog given twice, conflicting
+        /// `pii` marks, a personal-data arg that is not text. Reported when the aggregator is made.
+        case catalogRegistration(CatalogRegistrationProblem)
+        /// An event broke the registered catalogs (see ``Configuration/planConformance``);
+        /// reported on the delivery queue, before the processors run.
+        case planViolation(PlanViolation)
+        /// Events were posted on the aggregator's center, but it was never started, so it
+        /// received none of them. Reported once, at the first ``EventAggregator/waitUntilDelivered()``,
+        /// ``EventAggregator/flush()`` or read of ``EventAggregator/diagnostics`` after such posts.
+        case notStarted(eventsPosted: Int, anotherAggregatorStarted: Bool)
+        /// A posted name that the filter does not keep: reported once per name, the first time
+        /// it is posted, on the posting thread; every post of it is counted in
+        /// ``Diagnostics/filteredOut``. The usual sign of a missing allow-list entry.
+        case filteredOut(EventName)
+        /// The aggregator started with an empty allow-list (no filter and no
+        /// ``EventAggregator/allowList``, or ``EventFilter/denyAll``): it keeps no event.
+        /// Reported at ``EventAggregator/start()``.
+        case emptyAllowList
+        /// Debug builds of an app on an Apple platform, outside tests and previews: the
+        /// ``Configuration/identityStore`` keeps identity in memory, so every launch is a new user.
+        /// Reported when the aggregator is made.
+        case identityInMemory
+        /// Debug builds: ``EventAggregator/flush()`` (the app going to the background) found the
+        /// consent still pending, with trackers, and ``EventAggregator/setConsent(_:)`` never
+        /// called: nothing is sent. Reported once.
+        case consentNeverDecided(MeasurementEventsAggregator.Consent)
+
+        /// The problem, in a sentence for a log.
+        public var description: String {
+            switch self {
+            case .malformedNotification(let error): return error.description
+            case .malformedIdentityChange(let error): return error.description
+            case .trackerFailed(let tracker, let event, let error):
+                return "tracker \(tracker) failed on \(event): \(error)"
+            case .heldEventDropped(let name):
+                return "held event \(name) dropped: more than the held-event limit were waiting"
+            case .identityStoreFailed(let error): return error.description
+            case .invalidPattern(let error): return error.description
+            case .inFlightLimitReached(let limit):
+                return
+                    "\(limit) events were waiting for delivery: newer events are dropped until delivery catches up (counted in droppedInFlight)"
+            case .catalogRegistration(let problem): return problem.description
+            case .planViolation(let violation): return violation.description
+            case .notStarted(let posted, false):
+                return
+                    "an event was posted but no aggregator has been started on this center; call start() (\(posted) posted so far, none received)"
+            case .notStarted(let posted, true):
+                return
+                    "\(posted == 1 ? "an event was" : "\(posted) events were") posted on this aggregator's center but it was never started (another aggregator on that center was); call start() on it"
+            case .filteredOut(let name):
+                return "`\(name)` is not on the allow-list; it will be counted in diagnostics.filteredOut"
+            case .consentNeverDecided(let consent):
+                return
+                    "consent is still \(consent.rawValue) and setConsent(_:) was never called: trackers that wait for "
+                    + "consent (an HTTPTracker) send nothing, and events are \(consent == .pendingHolding ? "held in memory" : "discarded"); "
+                    + "call setConsent(_:) once the user decides (said in debug builds only)"
+            case .identityInMemory:
+                return
+                    "the identity store keeps identity in memory: every launch of the app is a new user, and hashes of "
+                    + "personal data change at every launch; use the default (FileIdentityStore.standard) outside "
+                    + "tests and previews (said in debug builds only)"
+            case .emptyAllowList:
+                return
+                    "the allow-list is empty: no event will be kept; every post will be counted in diagnostics.filteredOut"
+            }
+        }
+    }
+
+    /// Counters since the aggregator was made.
+    public struct Diagnostics: Sendable, Equatable {
+        /// Event notifications observed, well-formed or not.
+        public var received = 0
+        /// Events handed to ``didReceive(_:)`` and the trackers.
+        public var forwarded = 0
+        /// Events the filter did not keep.
+        public var filteredOut = 0
+        /// Event notifications that could not be read as events.
+        public var malformed = 0
+        /// Held events dropped because the held-event limit was reached.
+        public var dropped = 0
+        /// Events discarded by a processor (sampling, for instance) or for lack of consent.
+        public var discarded = 0
+        /// Events dropped at posting because ``Configuration/maximumInFlightEvents`` were
+        /// waiting for delivery.
+        public var droppedInFlight = 0
+        /// Tracker calls that threw.
+        public var trackerFailures = 0
+        /// Events held right now, waiting for ``markReady()`` or consent.
+        public var held = 0
+        /// Identity changes received (identify, reset, group); they are never filtered.
+        public var identityChanges = 0
+        /// Identity change notifications that could not be read.
+        public var malformedIdentityChanges = 0
+        /// Sessions started.
+        public var sessionsStarted = 0
+        /// Identity store reads or writes that failed.
+        public var identityStoreFailures = 0
+        /// Problems found in ``Configuration/catalogs`` when the aggregator was made.
+        public var catalogProblems = 0
+        /// Violations of the registered catalogs, by kind (see ``Configuration/planConformance``).
+        public var planViolations: [PlanViolation.Kind: Int] = [:]
+        /// Events not delivered because a violation's action was ``PlanConformancePolicy/Action/block``.
+        public var blockedByPlan = 0
+        /// Filtered-out names and how often each was posted, when recorded.
+        public var filteredOutNames: [EventName: Int] = [:]
+        /// The most recent malformed notifications (up to 20), newest last.
+        public var recentMalformed: [MalformedEventError] = []
+    }
+}

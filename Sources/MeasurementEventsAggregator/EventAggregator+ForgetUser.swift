@@ -1,0 +1,36 @@
+import MeasurementEvents
+
+extension EventAggregator {
+    /// Deletes what the package keeps about the current user on this device, for a "delete my
+    /// data" request, and starts afresh as a new anonymous user:
+    ///
+    /// - events posted before the call are delivered first, then every tracker's undelivered
+    ///   events are deleted (`discardPending()`: an `HTTPTracker` deletes its queue on disk);
+    ///   events held while consent is pending are dropped;
+    /// - the identity is replaced by a new anonymous id with no user, traits or group, the
+    ///   session ends, and the identity store is overwritten at once (a `FileIdentityStore` also
+    ///   deletes the damaged copy it may have set aside).
+    ///
+    /// Consent and the app's release stay: they belong to the install. What vendors already
+    /// received stays on their servers: deleting it takes each vendor's own deletion API (see the
+    /// article "Privacy and consent").
+    ///
+    /// ```swift
+    /// aggregator.forgetUser()
+    /// ```
+    public func forgetUser() {
+        waitUntilDelivered()
+        onDeliveryContext {
+            let (trackers, discarded) = self.state.withLock { state -> ([any EventTracker], [Held]) in
+                state.diagnostics.discarded += state.held.count
+                let discarded = self.inbox.recordsTrail ? state.held : []
+                state.held.removeAll()
+                state.diagnostics.held = 0
+                return (state.trackers, discarded)
+            }
+            self.recordDiscarded(discarded, .dropped(reason: "discarded by forgetUser()"))
+            if let problem = self.attribution.forgetUser() { self.reportStoreProblem(problem) }
+            for tracker in trackers { self.call(tracker, on: nil) { try $0.discardPending() } }
+        }
+    }
+}

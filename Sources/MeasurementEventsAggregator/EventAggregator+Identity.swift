@@ -1,0 +1,173 @@
+import Dispatch
+import Foundation
+import MeasurementEvents
+
+/// Identity, consent, sessions and app lifecycle: what the aggregator applies between events.
+extension EventAggregator {
+    // MARK: Identity
+
+    /// The identity, session and context as of the latest delivered event or identity change.
+    public var currentAttribution: EventAttribution { attribution.published.withLock { $0 } }
+
+    /// Applies a control in the delivery context.
+    func apply(_ control: Inbox.Control) {
+        switch control.action {
+        case .identity(let change):
+            let id = state.withLock { $0.ids.next() }
+            let (event, problem) = attribution.apply(change, at: control.timestamp, id: id)
+            if let problem { reportStoreProblem(problem) }
+            if let trackers = admitOrHold(.identity(event), postedWithoutConsent: control.consentAtPost.discards) {
+                forward(event, to: trackers)
+            }
+        case .enterBackground:
+            if let problem = attribution.enterBackground(at: control.timestamp) { reportStoreProblem(problem) }
+        case .enterForeground:
+            let (ended, problem) = attribution.enterForeground(
+                at: control.timestamp, context: configuration.makeContext())
+            if let problem { reportStoreProblem(problem) }
+            if let ended, configuration.sessions.emitsEvents, !control.consentAtPost.discards {
+                var events = sessionEvents(for: SessionTimeline.Transition(ended: ended))
+                deliverAll(&events, 0..<events.count)
+            }
+        case .refreshContext:
+            attribution.replaceContext(configuration.makeContext())
+        }
+    }
+
+    /// The events that say a session ended and another started, stamped as their sessions.
+    func sessionEvents(for transition: SessionTimeline.Transition) -> [MeasurementEvent] {
+        let rules = configuration.sessions
+        var events: [MeasurementEvent] = []
+        // The session id travels in the attribution (an Int64); no arg repeats it, so that
+        // nothing needs an Int wider than 32 bits.
+        if let ended = transition.ended {
+            var event = MeasurementEvent(
+                rules.endedEventName, type: .activity,
+                args: ["duration_seconds": .double(max(0, ended.lastActivityAt.timeIntervalSince(ended.startedAt)))],
+                id: MeasurementEvent.placeholderID, timestamp: ended.lastActivityAt)
+            var endedAttribution = attribution.currentAttribution
+            endedAttribution.sessionID = ended.id
+            event.attribution = endedAttribution
+            events.append(event)
+        }
+        if let started = transition.started {
+            var event = MeasurementEvent(
+                rules.startedEventName, type: .activity, id: MeasurementEvent.placeholderID,
+                timestamp: started.startedAt)
+            event.attribution = attribution.currentAttribution
+            events.append(event)
+        }
+        return events
+    }
+
+    // MARK: App lifecycle
+
+    /// Call when the app goes to the background (the lifecycle observer does): the session's
+    /// inactivity counts from now, and every tracker is flushed on the delivery queue, after
+    /// the events posted before this call, never on the caller's thread.
+    public func applicationDidEnterBackground() {
+        inbox.receive(.enterBackground)
+        switch configuration.delivery {
+        case .asynchronous:
+            queue.async {
+                self.drain()
+                self.flushTrackers()
+            }
+        case .synchronous:
+            DispatchQueue.global().async { self.onDeliveryContext { self.flushTrackers() } }
+        }
+    }
+
+    /// Call when the app returns to the foreground (the lifecycle observer does): a session
+    /// that spent ``SessionRules/timeout`` or longer in the background has ended, and the
+    /// context is collected again.
+    public func applicationWillEnterForeground() {
+        inbox.receive(.enterForeground)
+    }
+
+    /// Collects the context again (``Configuration/context``) for the events posted from now on.
+    public func refreshContext() {
+        inbox.receive(.refreshContext)
+    }
+
+    /// What a launch is, compared with the previous one the identity store remembers.
+    public enum AppRelease: Sendable, Equatable {
+        /// No launch was ever recorded.
+        case installed
+        /// The version or build differ from the previous launch's.
+        case updated(previousVersion: String?, previousBuild: String?)
+        /// The same version and build as the previous launch.
+        case unchanged
+    }
+
+    /// Records this launch's app version and build in the identity store and says how they
+    /// compare with the previous launch's. Waits for the delivery queue.
+    ///
+    /// - Parameters:
+    ///   - version: this launch's `CFBundleShortVersionString`.
+    ///   - build: this launch's `CFBundleVersion`.
+    /// - Returns: whether this launch is an install, an update or neither.
+    public func recordAppRelease(version: String?, build: String?) -> AppRelease {
+        let result = LockedValue(AppRelease.unchanged)
+        onDeliveryContext {
+            let (release, problem) = self.attribution.recordAppRelease(version: version, build: build)
+            if let problem { self.reportStoreProblem(problem) }
+            result.withLock { $0 = release }
+        }
+        return result.withLock { $0 }
+    }
+
+    // MARK: Consent
+
+    /// Changes consent, and remembers it in the identity store. Granting delivers what was
+    /// held; denying discards what is held here and asks every tracker to
+    /// ``EventTracker/discardPending()``. Every tracker hears of it
+    /// (``EventTracker/consentDidChange(to:)``) first.
+    ///
+    /// A denial returns once the trackers have stopped sending: an `HTTPTracker` waits for a
+    /// request already on the wire to complete (at most its request timeout, 30 s by default),
+    /// so that no byte leaves after this returns. Where an upload may be under way, call it off
+    /// the main thread.
+    ///
+    /// - Parameter consent: the user's choice.
+    public func setConsent(_ consent: MeasurementEventsAggregator.Consent) {
+        consentDecision.decided()
+        // In the delivery context, so that a denial and its discardPending() are one step that
+        // no delivery (and no concurrent change of consent) can come between.
+        onDeliveryContext {
+            // The one record of the consent in force, changed in the delivery context only.
+            self.inbox.setConsent(consent)
+            let (trackers, discards, discarded) = self.state.withLock {
+                state -> ([any EventTracker], Bool, [Held]) in
+                var discarded: [Held] = []
+                if consent.discards {
+                    state.diagnostics.discarded += state.held.count
+                    if self.inbox.recordsTrail { discarded = state.held }
+                    state.held.removeAll()
+                    state.diagnostics.held = 0
+                }
+                return (state.trackers, consent == .denied, discarded)
+            }
+            self.recordDiscarded(discarded, .discardedWithoutConsent)
+            if let problem = self.attribution.setConsent(consent) { self.reportStoreProblem(problem) }
+            self.tell(trackers, consent: consent, discarding: discards)
+        }
+        if consent == .granted { releaseHeldEvents() }
+    }
+
+    /// At start: every tracker learns the consent in force before any event reaches it; a
+    /// consent remembered as denied makes them discard what a previous run queued.
+    func announceConsent() {
+        onDeliveryContext {
+            let (trackers, consent) = self.state.withLock { ($0.trackers, self.inbox.consent) }
+            self.tell(trackers, consent: consent, discarding: consent == .denied)
+        }
+    }
+
+    private func tell(_ trackers: [any EventTracker], consent: MeasurementEventsAggregator.Consent, discarding: Bool) {
+        for tracker in trackers {
+            call(tracker, on: nil) { try $0.consentDidChange(to: consent) }
+            if discarding { call(tracker, on: nil) { try $0.discardPending() } }
+        }
+    }
+}

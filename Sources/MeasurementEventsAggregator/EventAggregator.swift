@@ -1,0 +1,299 @@
+import Dispatch
+import Foundation
+import MeasurementEvents
+
+/// Observes every measurement event posted on a notification center, keeps the ones its
+/// filter allows, and hands them to its trackers.
+///
+/// Use it by composition:
+///
+/// ```swift
+/// let aggregator = EventAggregator(
+///     filter: EventFilter(allow: ["feed/*", "app/launched"]),
+///     trackers: [ConsoleTracker(), JSONLinesFileTracker(url: logURL)])
+/// aggregator.start()
+/// ```
+///
+/// or by subclassing, overriding ``allowList`` (the "whitelist") and ``didReceive(_:)``:
+///
+/// ```swift
+/// final class AppAggregator: EventAggregator, @unchecked Sendable {
+///     static let shared = AppAggregator()
+///     override var allowList: [EventPattern] { ["feed/*", "app/permission/*"] }
+///     override func didReceive(_ event: MeasurementEvent) { Vendor.log(event) }
+/// }
+/// AppAggregator.shared.start()   // once, at launch
+/// ```
+///
+/// The observer runs on the posting thread and only filters by name and queues the event (a
+/// post made with ``MeasurementEvent/post(_:type:category:args:to:file:line:)`` is not even
+/// decoded); processors, ``didReceive(_:)`` and trackers run on the aggregator's serial queue,
+/// in posting order per posting thread (or on the posting thread with ``Delivery/synchronous``).
+///
+/// Identity changes (``MeasurementIdentity``) travel the same way, in order with the events of
+/// their thread: every forwarded event carries the identity, session and device context in
+/// force when it was posted (``MeasurementEvent/attribution``).
+open class EventAggregator: @unchecked Sendable {
+    // @unchecked: every mutable property lives in `state` behind its lock, or in the inbox;
+    // `attribution` is touched in the delivery context only; the other stored properties are
+    // immutable.
+
+    /// The notification center the aggregator observes.
+    public let center: NotificationCenter
+    /// The configuration the aggregator was made with.
+    public let configuration: Configuration
+    /// The ``Configuration/catalogs``, merged: each event's declaration and personal-data args.
+    public let registeredCatalogs: RegisteredCatalogs
+    /// Hashes the registered catalogs' personal-data args; `nil` when they have none.
+    let personalDataHashing: PersonalDataProcessor?
+    /// Checks events against the registered catalogs; `nil` without catalogs (nothing to pay).
+    let planChecker: PlanChecker?
+    /// ``Configuration/processorsAfter``, and whether there are any (one check per batch and
+    /// per event forwarded when there are none).
+    let processorsAfter: [DeliveryStep: [any EventProcessor]]
+    let insertsProcessors: Bool
+    /// Counts posts on ``center`` until ``start()``, to report an aggregator never started.
+    let startCheck: StartCheck
+    let consentDecision = ConsentDecisionCheck()
+
+    let queue: DispatchQueue
+    let queueKey = DispatchSpecificKey<ObjectIdentifier>()
+    let state: LockedValue<State>
+    /// The posting path: everything posting threads touch (see the concurrency map in
+    /// `Aggregator/Inbox.swift`).
+    let inbox: Inbox
+    /// Serialises synchronous delivery; recursive so that a tracker may post.
+    let synchronousDelivery = NSRecursiveLock()
+    let attribution: AttributionState
+
+    struct State {
+        var trackers: [any EventTracker]
+        var processors: [any EventProcessor]
+        var observers: [any NSObjectProtocol] = []
+        var ready: Bool
+        var held: [Held] = []
+        var ids = EventIDGenerator()
+        var diagnostics = Diagnostics()
+
+        /// The one decision of whether events may reach the trackers: consent granted and the
+        /// trackers ready. Events go to them now only when nothing is held either (newer events
+        /// queue behind held ones, to keep order); otherwise they are held, or discarded when
+        /// `consent` discards.
+        func isOpen(consent: MeasurementEventsAggregator.Consent) -> Bool { consent == .granted && ready }
+
+        /// ``isOpen(consent:)`` with nothing held: an event may go to the trackers now.
+        func forwardsNow(consent: MeasurementEventsAggregator.Consent) -> Bool { isOpen(consent: consent) && held.isEmpty }
+    }
+
+    /// Makes an aggregator. No event is delivered before ``start()``, which observes the center;
+    /// until then a start check counts the events posted on `center`, so that an aggregator
+    /// never started is reported
+    /// (``Problem/notStarted(eventsPosted:anotherAggregatorStarted:)``) rather than failing in
+    /// silence.
+    ///
+    /// Reads the ``Configuration/identityStore`` (a problem reading it is reported to the
+    /// ``Configuration/problemHandler`` and the store is started afresh): the consent it
+    /// remembers replaces ``Configuration/consent``.
+    ///
+    /// - Parameters:
+    ///   - center: where events are observed; `.default` unless a test isolates it.
+    ///   - filter: what to keep. `nil` (the default) builds it from ``allowList`` and
+    ///     ``denyList`` at ``start()``, which is how subclasses configure it.
+    ///   - trackers: where kept events go, in order.
+    ///   - processors: steps applied to each kept event before the trackers.
+    ///   - configuration: delivery, consent, identity store, sessions and the other settings.
+    public init(
+        center: NotificationCenter = .default,
+        filter: EventFilter? = nil,
+        trackers: [any EventTracker] = [],
+        processors: [any EventProcessor] = [],
+        configuration: Configuration = Configuration()
+    ) {
+        self.center = center
+        self.configuration = configuration
+        (registeredCatalogs, personalDataHashing) = Self.registering(configuration)
+        planChecker = PlanChecker(registeredCatalogs, policy: configuration.planConformance)
+        processorsAfter = configuration.processorsAfter
+        insertsProcessors = configuration.processorsAfter.values.contains { !$0.isEmpty }
+        if planChecker?.policy.recordsPostSites == true { PostSites.register(center) }
+        startCheck = StartCheck(center: center)
+        queue = DispatchQueue(label: "MeasurementEvents.EventAggregator")
+        attribution = AttributionState(
+            store: configuration.identityStore, rules: configuration.sessions,
+            context: configuration.makeContext())
+        let restored = attribution.restored
+        let consent = restored.consent ?? configuration.consent
+        var diagnostics = Diagnostics()
+        if restored.problem != nil { diagnostics.identityStoreFailures = 1 }
+        diagnostics.catalogProblems = registeredCatalogs.problems.count
+        state = LockedValue(
+            State(
+                trackers: trackers, processors: processors, ready: !configuration.holdsEventsUntilReady,
+                diagnostics: diagnostics))
+        // The inbox knows nothing of the aggregator: it reaches it through these two closures,
+        // which hold it weakly (the observers hold the inbox, and must not keep it alive).
+        let delivery = WeakAggregator()
+        inbox = Inbox(
+            filter: filter, consent: consent, configuration: configuration,
+            roundWaiting: { delivery.aggregator?.scheduleDrain() },
+            deliverNow: { round in delivery.aggregator?.deliverNow(&round) })
+        delivery.aggregator = self
+        queue.setSpecific(key: queueKey, value: ObjectIdentifier(self))
+        if let problem = restored.problem { configuration.problemHandler?(.identityStoreFailed(problem)) }
+        if IdentitySetupCheck.warnsOfMemoryStore(configuration.identityStore) {
+            configuration.problemHandler?(.identityInMemory)
+        }
+        for problem in registeredCatalogs.problems { configuration.problemHandler?(.catalogRegistration(problem)) }
+    }
+
+    deinit {
+        if planChecker?.policy.recordsPostSites == true { PostSites.unregister(center) }
+        let observers = state.withLock { $0.observers }
+        for observer in observers { center.removeObserver(observer) }
+        inbox.buffers.close()
+    }
+
+    // MARK: Subclass hooks
+
+    /// The names and wildcards to keep, when no filter was passed to the initialiser.
+    /// Read once, at ``start()``. The default keeps nothing.
+    open var allowList: [EventPattern] { [] }
+
+    /// Names and wildcards to drop even when ``allowList`` matches them. Read at ``start()``.
+    open var denyList: [EventPattern] { [] }
+
+    /// Called for each kept event, after processors and before the trackers, on the
+    /// delivery queue. The default does nothing.
+    ///
+    /// - Parameter event: the event, after the processors, with its attribution.
+    open func didReceive(_ event: MeasurementEvent) {}
+
+    /// Called for each identity change before the trackers, on the delivery queue. The default
+    /// does nothing.
+    ///
+    /// - Parameter event: the identity change, with the identity after it.
+    open func didChangeIdentity(_ event: IdentityEvent) {}
+
+    // MARK: Lifecycle
+
+    /// Starts observing events and identity changes, and tells every tracker the consent in
+    /// force (a consent remembered as denied makes them discard what a previous run left).
+    /// Calling it again does nothing.
+    public func start() {
+        guard !isStarted else { return }
+        // The subclass's lists are read outside every lock: they are arbitrary code. The filter
+        // is in force before the first observer exists.
+        let builtFilter = inbox.filter == nil ? EventFilter(allow: allowList, deny: denyList) : nil
+        let filter = inbox.setFilter(builtFilter, onlyIfNone: true) ?? .denyAll
+        let started = state.withLock { state -> Bool in
+            guard state.observers.isEmpty else { return false }
+            state.observers = inbox.observe(center, legacyAQS: configuration.acceptsLegacyAQSNotifications)
+            return true
+        }
+        guard started else { return }
+        startCheck.aggregatorStarted()
+        // Outside the lock: the handler is user code.
+        if filter == EventFilter.denyAll { configuration.problemHandler?(.emptyAllowList) }
+        reportInvalidPatterns(of: filter)
+        announceConsent()
+    }
+
+    /// Stops observing; events posted afterwards are not received. Events already received
+    /// are still delivered. Calling it again does nothing.
+    public func stop() {
+        let observers = state.withLock { state -> [any NSObjectProtocol] in
+            defer { state.observers = [] }
+            return state.observers
+        }
+        for observer in observers { center.removeObserver(observer) }
+    }
+
+    /// Whether ``start()`` was called and ``stop()`` was not since.
+    public var isStarted: Bool { state.withLock { !$0.observers.isEmpty } }
+
+    // MARK: Configuration while running
+
+    /// Replaces the filter; takes effect for the next post.
+    ///
+    /// - Parameter filter: the filter to apply from now on.
+    public func setFilter(_ filter: EventFilter) {
+        inbox.setFilter(filter)
+    }
+
+    /// The filter in use; `nil` before ``start()`` for an aggregator that builds it from its lists.
+    public var filter: EventFilter? { inbox.filter }
+
+    /// Adds a tracker. Events already queued reach it too.
+    ///
+    /// - Parameter tracker: the tracker to add after the others.
+    public func addTracker(_ tracker: any EventTracker) {
+        state.withLock { $0.trackers.append(tracker) }
+    }
+
+    /// The trackers events are handed to, in order.
+    public var trackers: [any EventTracker] { state.withLock { $0.trackers } }
+
+    /// Declares the trackers ready: held events are delivered, in order, and later events
+    /// flow directly.
+    public func markReady() {
+        state.withLock { $0.ready = true }
+        releaseHeldEvents()
+    }
+
+    /// The consent in force: from the configuration, the identity store, or the last ``setConsent(_:)``.
+    public var consent: MeasurementEventsAggregator.Consent { inbox.consent }
+
+    /// What the aggregator has received, forwarded, filtered out, dropped and failed so far.
+    public var diagnostics: Diagnostics {
+        reportIfNeverStarted()
+        return inbox.counters(added: state.withLock { $0.diagnostics })
+    }
+
+    // MARK: Waiting
+
+    /// Blocks until every event received so far has reached the trackers (or been held or
+    /// discarded). For tests and app shutdown.
+    ///
+    /// Called from delivery code (a tracker, a processor, ``didReceive(_:)``), it returns at
+    /// once: the delivery in progress hands out the rest, in order, when that code returns.
+    public func waitUntilDelivered() {
+        reportIfNeverStarted()
+        if isOnDeliveryQueue { return }
+        onDeliveryContext { self.drain() }
+    }
+
+    /// ``waitUntilDelivered()``, then asks every tracker to flush. From delivery code it only
+    /// flushes the trackers.
+    public func flush() {
+        reportIfConsentNeverDecided()
+        waitUntilDelivered()
+        onDeliveryContext { self.flushTrackers() }
+    }
+
+    func flushTrackers() {
+        let trackers = state.withLock { $0.trackers }
+        for tracker in trackers { call(tracker, on: nil) { try $0.flush() } }
+    }
+
+    // MARK: Receiving
+
+    /// Handles one notification as if it had been observed: for bridges from other buses
+    /// and for tests. Malformed notifications are counted and reported, never thrown.
+    ///
+    /// - Parameter notification: a notification on the event name (or the legacy AQSEvent name).
+    public func receive(_ notification: Notification) {
+        switch notification.name {
+        case .measurementIdentity: inbox.receiveIdentity(notification)
+        case .legacyAQSEvent: inbox.receive(notification, keys: .legacyAQS)
+        default: inbox.receive(notification, keys: .standard)
+        }
+    }
+}
+
+/// The aggregator as the inbox's closures reach it: weakly, set once at the end of its
+/// initialiser, before any observer exists.
+private final class WeakAggregator: @unchecked Sendable {
+    // @unchecked: `aggregator` is written once, in the aggregator's initialiser, before the
+    // closures that read it can run (no observer exists yet).
+    weak var aggregator: EventAggregator?
+}

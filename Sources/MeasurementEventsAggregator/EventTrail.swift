@@ -1,0 +1,103 @@
+import Foundation
+import MeasurementEvents
+
+/// What an aggregator decided about one posted event, step by step, for an inspector or a
+/// debugging tool (``EventAggregator/Configuration/trail``).
+///
+/// One entry per posted notification that carried an event name: the event as the last step
+/// left it, where it ended (``fate``), the plan's findings and what each tracker did. A held
+/// event has two entries: ``Fate/held``, then its end. Entries come in posting order per
+/// posting thread, except that the events the plan blocks in a round of delivery are recorded
+/// when the plan checks that round, before its other events are forwarded.
+///
+/// ```swift
+/// configuration.trail = MyTrailPrinter()  // receives every entry, never under a lock
+/// ```
+public struct EventTrailEntry: Sendable {
+    /// Where an event ended.
+    public enum Fate: Sendable, Hashable {
+        /// Handed to the trackers; ``EventTrailEntry/trackers`` says what each did.
+        case forwarded
+        /// Not allowed by the aggregator's filter: `denied by "feed/debug/*"`, `not on the allow-list`.
+        case filteredOut(reason: String)
+        /// The notification could not be read as an event.
+        case malformed(reason: String)
+        /// Posted while consent was denied (or discarded when it was).
+        case discardedWithoutConsent
+        /// A processor returned `nil` for it.
+        case discardedByProcessor
+        /// Waiting for consent or for ``EventAggregator/markReady()``; a later entry tells its end.
+        case held
+        /// Dropped: the in-flight limit, the held-event limit, or a plan policy that blocks.
+        case dropped(reason: String)
+    }
+
+    /// What one tracker did with a forwarded event.
+    public struct TrackerOutcome: Sendable, Hashable {
+        /// The tracker's type name, as problems name it.
+        public var tracker: String
+        /// The error the tracker threw; `nil` when it accepted the event.
+        public var error: String?
+        /// The body the event becomes for the tracker's vendor, when the tracker can show it
+        /// (``EventBodyDescribing``).
+        public var body: String?
+
+        /// An outcome.
+        ///
+        /// - Parameters:
+        ///   - tracker: the tracker's type name.
+        ///   - error: the error it threw, if any.
+        ///   - body: the vendor body the event became, if known.
+        public init(tracker: String, error: String? = nil, body: String? = nil) {
+            self.tracker = tracker
+            self.error = error
+            self.body = body
+        }
+    }
+
+    /// The event as the last step that saw it left it (personal data hashed once that step ran);
+    /// for a filtered-out or malformed notification, what could be read of it.
+    public var event: MeasurementEvent
+    /// Where it ended.
+    public var fate: Fate
+    /// What the tracking plan found wrong with it (with file and line where posted with them).
+    public var violations: [PlanViolation]
+    /// What each tracker did, for a forwarded event.
+    public var trackers: [TrackerOutcome]
+
+    /// An entry.
+    ///
+    /// - Parameters:
+    ///   - event: the event as the last step left it.
+    ///   - fate: where it ended.
+    ///   - violations: the plan's findings.
+    ///   - trackers: each tracker's outcome.
+    public init(
+        event: MeasurementEvent, fate: Fate, violations: [PlanViolation] = [], trackers: [TrackerOutcome] = []
+    ) {
+        self.event = event
+        self.fate = fate
+        self.violations = violations
+        self.trackers = trackers
+    }
+}
+
+/// Receives each event's ``EventTrailEntry`` from an aggregator: an inspector, a test, a
+/// debugging log. Called outside every lock of the aggregator, on its delivery context or on
+/// the posting thread (for what the filter decided); it must return quickly and never block.
+public protocol EventTrailObserver: Sendable {
+    /// One event's trail.
+    ///
+    /// - Parameter entry: what the aggregator decided about the event.
+    func record(_ entry: EventTrailEntry)
+}
+
+/// A tracker that can show the body an event becomes for its vendor (an HTTP tracker's
+/// encoder), for ``EventTrailEntry/TrackerOutcome/body``.
+public protocol EventBodyDescribing {
+    /// The vendor body for `event` alone, as text; `nil` when there is none to show.
+    ///
+    /// - Parameter event: a forwarded event.
+    /// - Returns: the body, or `nil`.
+    func describeBody(for event: MeasurementEvent) -> String?
+}

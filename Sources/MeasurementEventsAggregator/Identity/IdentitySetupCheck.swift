@@ -1,0 +1,76 @@
+import Foundation
+import MeasurementEvents
+
+/// The identity setup that loses data in silence, said once in debug builds (issue 30): identity
+/// kept in memory in an app on an Apple platform makes every launch a new user.
+enum IdentitySetupCheck {
+    /// Whether to report ``EventAggregator/Problem/identityInMemory`` for `store`: a debug build
+    /// on an Apple platform, an ``InMemoryIdentityStore``, outside XCTest, Swift Testing and
+    /// SwiftUI previews (where it is the right choice), once per process.
+    static func warnsOfMemoryStore(_ store: any IdentityStore) -> Bool {
+        #if DEBUG && canImport(Darwin)
+            guard store is InMemoryIdentityStore, !isTestOrPreview(ProcessInfo.processInfo.environment) else {
+                return false
+            }
+            return warned.withLock { warned in
+                defer { warned = true }
+                return !warned
+            }
+        #else
+            return false
+        #endif
+    }
+
+    /// Whether `environment` is a test run or a SwiftUI preview's.
+    static func isTestOrPreview(_ environment: [String: String]) -> Bool {
+        environment["XCTestConfigurationFilePath"] != nil || environment["XCTestSessionIdentifier"] != nil
+            || environment["XCTestBundlePath"] != nil || environment["SWIFT_TESTING_ENABLED"] != nil
+            || environment["XCODE_RUNNING_FOR_PREVIEWS"] == "1"
+    }
+
+    private static let warned = LockedValue(false)
+}
+
+/// Whether the app ever decided consent, for ``EventAggregator/Problem/consentNeverDecided(_:)``:
+/// an aggregator whose consent starts pending and never hears ``EventAggregator/setConsent(_:)``
+/// sends nothing, in silence.
+final class ConsentDecisionCheck: Sendable {
+    private struct State {
+        var decided = false
+        var reported = false
+    }
+
+    private let state = LockedValue(State())
+
+    /// Called by ``EventAggregator/setConsent(_:)``.
+    func decided() {
+        state.withLock { $0.decided = true }
+    }
+
+    /// The problem to report, the first time only: a debug build, consent pending, trackers to
+    /// send to, and no decision yet.
+    func problem(consent: Consent, hasTrackers: Bool) -> EventAggregator.Problem? {
+        #if DEBUG
+            guard consent == .pendingHolding || consent == .pendingDiscarding, hasTrackers else { return nil }
+            let first = state.withLock { state -> Bool in
+                guard !state.decided, !state.reported else { return false }
+                state.reported = true
+                return true
+            }
+            return first ? .consentNeverDecided(consent) : nil
+        #else
+            return nil
+        #endif
+    }
+}
+
+extension EventAggregator {
+    /// Reports, once, that consent is pending and was never decided (see
+    /// ``ConsentDecisionCheck``). Outside every lock: the handler is user code.
+    func reportIfConsentNeverDecided() {
+        let hasTrackers = state.withLock { !$0.trackers.isEmpty }
+        if let problem = consentDecision.problem(consent: consent, hasTrackers: hasTrackers) {
+            configuration.problemHandler?(problem)
+        }
+    }
+}

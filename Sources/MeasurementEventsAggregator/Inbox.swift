@@ -1,0 +1,744 @@
+import Foundation
+import MeasurementEvents
+
+// The posting path: concurrency map
+//
+// An event's way, file by file in the order it is read:
+//   1. Posting.swift: `MeasurementEvent.post` builds the userInfo and the event's one record,
+//      publishes the record on its thread (`PostingThread.publish`) and posts.
+//   2. PostedEvent.swift: the record, both ways of making it (published by the poster, decoded
+//      from any other notification) and the public `MeasurementEvent` made of it.
+//   3. Inbox.swift (this file): the observer takes the published record (or decodes one);
+//      `admit` counts and filters it, `enqueue` appends it to the posting thread's buffer and
+//      asks for a round.
+//   4. PostingThread.swift: the thread's slot for this inbox, its buffer (swapped out by the
+//      drain) and its cache of filter decisions.
+//   5. Inbox.swift again, further down: `nextRound` takes every buffer (`PostingBufferRegistry`),
+//      merges the records in posting order and makes each the public `MeasurementEvent`
+//      (`PostedEvent.makeEvent()`: its args checked, once).
+//   6. EventAggregator+Delivery.swift: the delivery pipeline, its steps in order (attribution,
+//      plan, processors, consent, personal data, each `EventTracker.track`).
+//
+// Locks (all `LockedValue`, non-recursive, never held while user code runs, except 1), in the
+// order they may be taken; a lock further down is never held while one further up is taken:
+//   1. `EventAggregator.synchronousDelivery` (NSRecursiveLock, synchronous delivery only):
+//      the delivery context of a `.synchronous` aggregator. It is held while trackers,
+//      processors and `didReceive` run, on purpose: it stands for the delivery queue, which
+//      an asynchronous aggregator uses instead. Recursive so that a tracker may post.
+//   2. `EventAggregator.state`: trackers, processors, observers, readiness, held events, event
+//      ids, the diagnostics counted in delivery. Posting threads never take it.
+//   Leaves, each taken alone (no other lock of this list is taken while one is held):
+//   3. `Inbox.posting`: the filter and what the posting path counts under a lock (malformed
+//      notifications, filtered-out names, identity changes). Taken by a post only on a
+//      decision-cache miss, a malformed notification, or with `recordsFilteredOutNames`; by
+//      every identity change notification (counted) on its posting thread; by the trail, to
+//      read the filter for a filtered-out event's reason (only with a trail).
+//   4. `PostingBuffer.guarded` (one per posting thread and aggregator): that thread's records
+//      and controls not yet taken, its delivered records to release, its flags.
+//   5. `PostingBufferRegistry.buffers`: the list of buffers.
+//   6. `AttributionState.published`: written in the delivery context only, but read from any
+//      thread by the public `EventAggregator.currentAttribution`; and the identity store's
+//      own lock (delivery context only).
+//   7. `PostSites.centers` (a post takes it only while an aggregator checks a plan with post
+//      sites) and `StartCheck`'s two locks (until `start()` removes its observer);
+//      `StartedCenters.entries` (by `start()`, and by a `StartCheck` reporting).
+//   8. `EventIDGenerator.shared`: the ids of events made with `MeasurementEvent.init`'s default
+//      id, on any thread (the aggregator's own ids come from `State.ids`, under lock 2).
+//   9. Processors' and trackers' own locks, taken inside their calls, under lock 1 with
+//      synchronous delivery and under none otherwise: `SamplingProcessor.decisions`,
+//      `JSONLinesFileTracker.lock`, each HTTP tracker's (see the map at the head of
+//      HTTPTracker.swift); none of them takes a lock of this list.
+//
+// User code (trackers, processors, `didReceive`, the problem handler, the trail's
+// `EventTrailObserver`) is never called under locks 2 to 8. The trail is recorded on the posting
+// thread for what a post decided (filtered out, malformed, discarded, dropped in flight) and in
+// the delivery context for everything else.
+//
+// Atomics (C11, `AtomicCounter`), none of which orders anything but what is said here:
+//   `received`, `filteredOut`, `discardedAtPost`, `droppedInFlight`: counters (relaxed).
+//   `inFlight`, `overflowing`: the in-flight bound and its episode flag.
+//   `drainRequested` (acquire-release exchange): 1 while a scheduled drain has not started;
+//     at most one drain is scheduled at a time. `drainsScheduled`: for tests.
+//   `filterGeneration`: bumped under lock 3 when the filter changes; a cached decision of an
+//     older generation is a miss.
+//   `consentCode`: the consent in force, the aggregator's one record of it; written only in
+//     the delivery context (so a delivery never sees it change), read by posts without a lock.
+//   `PostingBufferRegistry.sequence`: every item's number, taken inside its buffer's lock 4.
+//   `PostSites.checkingAggregators`: whether a post carries its site (one load per post).
+//   `Inbox.serials` (static): inbox numbers, never reused.
+//   `me_observer_handoff` (static, C): bumped (acquire-release) before each observer of ours is
+//     added, loaded (acquire) first thing in that observer: what `init` and `start()` wrote
+//     (this inbox's fields, the start check's state) happens before the observer reads it,
+//     visibly to ThreadSanitizer (`NotificationCenter.addObserverHandingOff`).
+//
+// Queues: `EventAggregator.queue` (serial): the delivery context of an asynchronous
+// aggregator; drains, tracker calls, identity and consent changes run there.
+//
+// Who owns what:
+//   - The posting thread: its `PostingThread` (slots, decision caches, the published record),
+//     reached through a pthread key; nothing else touches it (its exit destructor releases it).
+//   - The delivery context (queue or lock 1): `PostingBufferRegistry`'s carry and spare arrays,
+//     `AttributionState`, the order in which trackers see events.
+//
+// Invariants:
+//   - Exactly once: a record is appended to one buffer under lock 4, taken by exactly one drain
+//     (the swap empties the buffer), handed out once (records above a round's limit are
+//     carried, not handed out), or counted as filtered out, malformed, discarded or dropped in
+//     flight, each in one place (`admit`, `enqueue`, `reject`).
+//   - Per-thread order: one thread appends to its buffer in posting order, and numbers from
+//     `sequence` grow in that order; a round hands items out merged by number.
+//   - Identity between the events it was posted between: an identity change is a control in
+//     the same buffer and the same numbering; the round applies it at its place among the events.
+//   - No post waits for delivery: a post takes lock 4 of its own thread only (lock 3 on a
+//     decision-cache miss), and the drain holds lock 4 only to swap arrays.
+
+/// The posting path, one per aggregator, with a two-sided interface. Posting threads hand it
+/// notifications (``receive(_:keys:)``) and controls (``receive(_:)``: identity changes, moves to
+/// the background); the delivery side takes a round of work from it (``nextRound(asRequested:)``).
+///
+/// It owns the posting threads' buffers and their registry, the decision caches' generation,
+/// the filter, the consent in force, the in-flight bound and the posting path's counters. It
+/// knows nothing of the aggregator: it is told that a round is waiting through the closure
+/// given at init, and, with synchronous delivery, hands each round to the other one.
+final class Inbox: Sendable {
+    private static let serials = AtomicCounter()
+
+    let configuration: EventAggregator.Configuration
+    /// ``EventAggregator/Configuration/trail``, checked once wherever an event's fate is known.
+    let trail: (any EventTrailObserver)?
+    /// Whether there is a trail: the one check on every path, a flag since comparing the
+    /// optional existential with `nil` copied it (a retain and a release per post).
+    let recordsTrail: Bool
+    let posting: LockedValue<Posting>
+    private let roundWaiting: @Sendable () -> Void
+    private let deliverNow: @Sendable (inout Round) -> Void
+    /// Whether there is no clock: checked first, since copying the optional existential costs
+    /// more than reading the time.
+    let usesSystemClock: Bool
+
+    /// This inbox's number, for the posting threads' slots.
+    let serial = Inbox.serials.add(1)
+    let buffers = PostingBufferRegistry()
+
+    let received = AtomicCounter()
+    let filteredOut = AtomicCounter()
+    /// Admitted while the consent in force discarded events: never queued.
+    let discardedAtPost = AtomicCounter()
+    let droppedInFlight = AtomicCounter()
+    /// Records queued (asynchronous delivery) and not yet handed out by a round.
+    let inFlight = AtomicCounter()
+    /// 1 from the first drop of an overflow episode until the in-flight count is back under
+    /// half the limit: a problem is reported once per episode.
+    let overflowing = AtomicCounter()
+    /// 1 while a drain is scheduled and has not yet started its round.
+    let drainRequested = AtomicCounter()
+    /// Drains scheduled by posts, for tests: at most one is pending at a time.
+    let drainsScheduled = AtomicCounter()
+    /// Bumped whenever the filter changes: cached decisions of older generations are misses.
+    let filterGeneration = AtomicCounter()
+    let consentCode: AtomicCounter
+
+    /// - Parameters:
+    ///   - roundWaiting: called (on a posting thread) when a round is waiting and no drain is
+    ///     scheduled; the delivery side then calls ``nextRound(asRequested:)`` with `true`.
+    ///   - deliverNow: synchronous delivery: each round of one event or control, on the
+    ///     posting thread.
+    init(
+        filter: EventFilter?, consent: Consent, configuration: EventAggregator.Configuration,
+        roundWaiting: @escaping @Sendable () -> Void, deliverNow: @escaping @Sendable (inout Round) -> Void
+    ) {
+        posting = LockedValue(Posting(filter: filter))
+        consentCode = AtomicCounter(consent.code)
+        self.configuration = configuration
+        trail = configuration.trail
+        recordsTrail = configuration.trail != nil
+        self.roundWaiting = roundWaiting
+        self.deliverNow = deliverNow
+        usesSystemClock = configuration.clock == nil
+    }
+
+    // MARK: Posting side
+
+    /// Observes `center`: events (and, if `legacyAQS`, the Objective-C library's notifications)
+    /// and identity changes, each handed to ``receive(_:keys:)`` or ``receiveIdentity(_:)`` on
+    /// the posting thread. No queue: on Linux one makes the poster wait for it to drain. The
+    /// observers hold the inbox, which does not keep the aggregator alive.
+    ///
+    /// - Returns: the observers, for `removeObserver`.
+    /// Each observer acquires what this thread published (``ObserverHandOff``) before it reads
+    /// anything of the inbox: the two calls are written in place rather than through
+    /// `addObserverHandingOff`, whose extra closure cost 16 instructions a post.
+    func observe(_ center: NotificationCenter, legacyAQS: Bool) -> [any NSObjectProtocol] {
+        ObserverHandOff.publish()
+        var observers = [
+            center.addObserver(forName: .measurementEvent, object: nil, queue: nil) { [self] in
+                ObserverHandOff.receive()
+                receive($0, keys: .standard)
+            },
+            center.addObserver(forName: .measurementIdentity, object: nil, queue: nil) { [self] in
+                ObserverHandOff.receive()
+                receiveIdentity($0)
+            },
+        ]
+        if legacyAQS {
+            observers.append(
+                center.addObserver(forName: .legacyAQSEvent, object: nil, queue: nil) { [self] in
+                    ObserverHandOff.receive()
+                    receive($0, keys: .legacyAQS)
+                })
+        }
+        return observers
+    }
+
+    /// Receives one notification: the record its poster published on this thread when it is
+    /// that post (nothing to decode), otherwise the record decoded from its userInfo. Either
+    /// way, `admit` and `enqueue` do the rest.
+    func receive(_ notification: Notification, keys: NotificationKeys) {
+        let thread = PostingThread.current
+        if keys.isStandard, let record = PostedEvent.publishedRecord(carrying: notification) {
+            // Read in place: the record is copied only when it is kept.
+            guard let slot = admit(record.pointee.name, isLegacyAQS: false, on: thread) else { return }
+            return enqueue(in: slot, record.pointee.name) { record.pointee }
+        }
+        // Any other notification: its name is read and filtered first, then the rest decoded.
+        let name: EventName
+        let rest: NotificationKeys.Values
+        do {
+            (name, rest) = try PostedEvent.readName(of: notification, keys: keys)
+        } catch {
+            return reject(error)
+        }
+        guard let slot = admit(name, isLegacyAQS: !keys.isStandard, on: thread) else { return }
+        do {
+            let record = try PostedEvent(name: name, rest: rest, keys: keys, notificationName: notification.name)
+            enqueue(in: slot, name) { record }
+        } catch {
+            reject(error, alreadyCounted: true, name: name)
+        }
+    }
+
+    /// Receives an identity change notification: decoded, counted, and queued as a control.
+    func receiveIdentity(_ notification: Notification) {
+        let change: IdentityChange
+        do {
+            change = try IdentityChange(notification: notification)
+        } catch {
+            posting.withLock { $0.malformedIdentityChanges += 1 }
+            configuration.problemHandler?(.malformedIdentityChange(error))
+            return
+        }
+        posting.withLock { $0.identityChanges += 1 }
+        receive(.identity(change))
+    }
+
+    /// Queues `action` behind the events received so far on this thread, in the same numbering,
+    /// or hands it over at once with synchronous delivery.
+    func receive(_ action: Control.Action) {
+        let control = Control(action: action, timestamp: now(), consentAtPost: consent)
+        switch configuration.delivery {
+        case .asynchronous:
+            let buffer = postingSlot(on: .current).buffer
+            followUp(buffer.append(control, numberedBy: buffers.sequence), in: buffer)
+        case .synchronous:
+            var round = Round(controls: [control])
+            deliverNow(&round)
+        }
+    }
+
+    /// The one place a record is counted, filtered and admitted, by its name: returns this
+    /// thread's slot when the record is to be queued.
+    @inline(__always)
+    private func admit(_ name: EventName, isLegacyAQS: Bool, on thread: PostingThread) -> PostingThread.Slot? {
+        let slot = postingSlot(on: thread)
+        let decision = decision(on: name, cachedIn: slot.decisions)
+        received.add(1)
+        // A decoded record's name was checked by decoding; a published one's is checked here.
+        guard decision.isValid else {
+            rejectInvalidName(name, notificationName: isLegacyAQS ? .legacyAQSEvent : .measurementEvent)
+            return nil
+        }
+        guard decision.allowed else {
+            filterOut(name)
+            return nil
+        }
+        guard !consent.discards else {
+            discardedAtPost.add(1)
+            if recordsTrail { record(name, .discardedWithoutConsent) }
+            return nil
+        }
+        return slot
+    }
+
+    /// The one place an admitted record is queued (or delivered at once), stamped with the
+    /// time it was received unless it carries one.
+    @inline(__always)
+    private func enqueue(in slot: PostingThread.Slot, _ name: EventName, _ record: () -> PostedEvent) {
+        switch configuration.delivery {
+        case .asynchronous:
+            guard admitInFlight() else {
+                if recordsTrail {
+                    self.record(
+                        name, .dropped(reason: "more than \(configuration.maximumInFlightEvents) events in flight"))
+                }
+                return
+            }
+            // Read before the buffer's lock: a configured clock is the app's code.
+            let time = now()
+            followUp(slot.buffer.append(numberedBy: buffers.sequence, receivedAt: time, record), in: slot.buffer)
+        case .synchronous:
+            var record = record()
+            if record.timestamp == nil { record.timestamp = now() }
+            do {
+                var round = Round(events: [try record.makeEvent()])
+                deliverNow(&round)
+            } catch {
+                reject(error, alreadyCounted: true, name: name)
+            }
+        }
+    }
+
+    /// This thread's buffer and decision cache for this inbox.
+    @inline(__always)
+    private func postingSlot(on thread: PostingThread) -> PostingThread.Slot {
+        thread.slot(for: serial) { buffers.register($0) }
+    }
+
+    /// Whether the filter keeps `name` and whether the name is valid: from this thread's cache,
+    /// or worked out (under the posting lock, for the filter) and remembered.
+    @inline(__always)
+    private func decision(on name: EventName, cachedIn cache: NameDecisionCache) -> NameDecisionCache.Decision {
+        if let decision = cache.decision(for: name.rawValue, generation: filterGeneration.value) {
+            return decision
+        }
+        return decideAndRemember(name, in: cache)
+    }
+
+    @inline(never)
+    private func decideAndRemember(_ name: EventName, in cache: NameDecisionCache) -> NameDecisionCache.Decision {
+        // The generation is read with the filter it belongs to: a change bumps it under the lock.
+        let (filter, generation) = posting.withLock { ($0.filter, filterGeneration.value) }
+        let decision = NameDecisionCache.Decision(
+            allowed: filter?.allows(name.rawValue) == true, isValid: name.validationFailure == nil)
+        cache.remember(decision, for: name.rawValue, generation: generation)
+        // Reported once per name, the first time any thread decides it: later posts of the
+        // name hit the cache and never come here (a cache collision comes back, and finds the
+        // name reported). Outside the lock: the handler is user code.
+        if decision.isValid, !decision.allowed, configuration.problemHandler != nil,
+            posting.withLock({ $0.reportedFilteredOut.insert(name).inserted })
+        {
+            configuration.problemHandler?(.filteredOut(name))
+        }
+        return decision
+    }
+
+    /// What an append asks for: a round, and releasing some of this thread's delivered records
+    /// (64 at most, so that no post pays for a whole round).
+    @inline(__always)
+    private func followUp(_ appended: PostingBuffer.Appended, in buffer: PostingBuffer) {
+        if appended.requestsDrain { requestRound() }
+        if appended.hasDelivered { buffer.releaseDelivered(upTo: 64) }
+    }
+
+    /// Tells the delivery side a round is waiting, unless a drain is scheduled and has not
+    /// started its round yet: that drain clears the flag (an exchange, so that it sees every
+    /// item appended before the flag was set) before it takes the buffers.
+    @inline(__always)
+    func requestRound() {
+        if drainRequested.exchange(1) == 0 {
+            drainsScheduled.add(1)
+            roundWaiting()
+        }
+    }
+
+    /// Whether one more record may wait for delivery; otherwise drops it (the newest), counts
+    /// it, and reports the first drop of an episode to the problem handler.
+    @inline(__always)
+    private func admitInFlight() -> Bool {
+        let limit = Int64(clamping: configuration.maximumInFlightEvents)
+        if inFlight.add(1) < limit { return true }
+        inFlight.add(-1)
+        droppedInFlight.add(1)
+        if overflowing.exchange(1) == 0 {
+            // On the posting thread, outside every lock: the handler is user code.
+            configuration.problemHandler?(.inFlightLimitReached(limit: configuration.maximumInFlightEvents))
+        }
+        return false
+    }
+}
+
+/// The inbox's delivery side, what the delivery context takes from it (a round of work, in
+/// posting order); the settings it is given (filter, consent); and its counters.
+extension Inbox {
+    /// Events in posting order, made from their records, and the controls to apply among them.
+    struct Round {
+        var events: [MeasurementEvent] = []
+        /// In posting order; each is applied before `events[position]`.
+        var controls: [Control] = []
+        /// Records taken from the buffers, events and rejected ones (for the in-flight bound).
+        var handedOut = 0
+    }
+
+    /// Something applied between two events, in posting order: an identity change or a move to
+    /// or from the background.
+    struct Control {
+        enum Action {
+            case identity(IdentityChange)
+            case enterBackground
+            case enterForeground
+            case refreshContext
+        }
+
+        var action: Action
+        var timestamp: Date
+        /// Consent as it was when the control was posted: an identity change made without
+        /// consent is applied but never sent.
+        var consentAtPost: Consent
+        /// The place in the aggregator's sequence (asynchronous delivery), set by its buffer.
+        var sequence: Int64 = 0
+        /// Applied before `events[position]` of its round.
+        var position = 0
+    }
+
+    // MARK: Delivery side (the delivery context only)
+
+    /// Takes the next round: everything posted before the call, in order, with the records
+    /// whose args are not valid counted and reported. `asRequested`: the drain that
+    /// `roundWaiting` asked for, which lets the next post ask again.
+    func nextRound(asRequested: Bool) -> Round {
+        if asRequested { drainRequested.exchange(0) }
+        var rejected: [(MalformedEventError, EventName)] = []
+        let round = buffers.nextRound(rejected: &rejected)
+        for (error, name) in rejected { reject(error, alreadyCounted: true, name: name) }
+        return round
+    }
+
+    /// After a round of asynchronous delivery was delivered: its records leave the in-flight
+    /// count (an overflow episode ends once the backlog is under half the limit), and the arrays
+    /// are kept for reuse.
+    func finish(_ round: inout Round) {
+        buffers.recycle(events: &round.events)
+        if round.handedOut > 0 {
+            let remaining = inFlight.add(Int64(-round.handedOut)) - Int64(round.handedOut)
+            if remaining < Int64(clamping: configuration.maximumInFlightEvents) / 2, overflowing.value != 0 {
+                overflowing.store(0)
+            }
+        }
+        // Records given back to their threads: a next round releases what those threads do not
+        // (one that stopped posting), even if nothing else is posted.
+        if buffers.gaveBack { requestRound() }
+    }
+
+    // MARK: Settings and counters
+
+    /// What the posting path keeps under its own lock.
+    struct Posting {
+        var filter: EventFilter?
+        /// The names reported as filtered out (``EventAggregator/Problem/filteredOut(_:)``), once each.
+        var reportedFilteredOut: Set<EventName> = []
+        var malformed = 0
+        var recentMalformed: [MalformedEventError] = []
+        var filteredOutNames: [EventName: Int] = [:]
+        var identityChanges = 0
+        var malformedIdentityChanges = 0
+    }
+
+    /// The time, from the configured clock.
+    @inline(__always)
+    func now() -> Date {
+        if usesSystemClock { return Date() }
+        return configuration.clock?.now() ?? Date()
+    }
+
+    /// The filter in force; `nil` until one is set.
+    var filter: EventFilter? { posting.withLock { $0.filter } }
+
+    /// Replaces the filter (or sets it only when there is none); takes effect for the next post.
+    /// Returns the filter in force.
+    @discardableResult
+    func setFilter(_ filter: EventFilter?, onlyIfNone: Bool = false) -> EventFilter? {
+        posting.withLock { posting in
+            if !onlyIfNone || posting.filter == nil {
+                posting.filter = filter
+                filterGeneration.add(1)
+            }
+            return posting.filter
+        }
+    }
+
+    /// The consent in force: the aggregator's one record of it. Read without a lock by posts;
+    /// changed only in the delivery context (``setConsent(_:)``), so a delivery never sees it
+    /// change under it.
+    var consent: Consent { Consent(code: consentCode.value) }
+
+    func setConsent(_ consent: Consent) { consentCode.store(consent.code) }
+
+    /// Counts a post the filter does not keep.
+    func filterOut(_ name: EventName) {
+        filteredOut.add(1)
+        if configuration.recordsFilteredOutNames {
+            posting.withLock { $0.filteredOutNames[name, default: 0] += 1 }
+        }
+        if recordsTrail { recordFilteredOut(name) }
+    }
+
+    /// The trail of a post the filter did not keep, with the filter's reason.
+    @inline(never)
+    private func recordFilteredOut(_ name: EventName) {
+        let filter = posting.withLock { $0.filter }
+        // Outside the lock: the observer is user code.
+        record(name, .filteredOut(reason: filter?.reasonForDropping(name.rawValue) ?? "no filter is set"))
+    }
+
+    /// Records the trail of a post that ended on the posting side, known by its name only.
+    @inline(never)
+    func record(_ name: EventName, _ fate: EventTrailEntry.Fate) {
+        trail?.record(
+            EventTrailEntry(
+                event: MeasurementEvent(name, id: MeasurementEvent.placeholderID, timestamp: now()), fate: fate))
+    }
+
+    @inline(never)
+    func rejectInvalidName(_ name: EventName, notificationName: Notification.Name) {
+        let problem = name.validationFailure ?? ""
+        reject(
+            MalformedEventError(
+                .invalidName(name: name.rawValue, problem: problem), notificationName: notificationName),
+            alreadyCounted: true, name: name)
+    }
+
+    /// Counts and reports a notification that is not an event; `name`, when it carried one, for
+    /// the trail.
+    func reject(_ error: MalformedEventError, alreadyCounted: Bool = false, name: EventName? = nil) {
+        if !alreadyCounted { received.add(1) }
+        posting.withLock { posting in
+            posting.malformed += 1
+            posting.recentMalformed.append(error)
+            if posting.recentMalformed.count > 20 { posting.recentMalformed.removeFirst() }
+        }
+        configuration.problemHandler?(.malformedNotification(error))
+        if recordsTrail { recordMalformed(error, name: name) }
+    }
+
+    /// The trail of a malformed notification that carried a name (a readable one, or the
+    /// invalid name it was rejected for).
+    @inline(never)
+    private func recordMalformed(_ error: MalformedEventError, name: EventName?) {
+        var name = name
+        if name == nil, case .invalidName(let invalid, _) = error.reason { name = EventName(invalid) }
+        if let name { record(name, .malformed(reason: error.description)) }
+    }
+
+    /// The counters of the posting path, added to the ones kept in delivery.
+    func counters(added diagnostics: EventAggregator.Diagnostics) -> EventAggregator.Diagnostics {
+        var diagnostics = diagnostics
+        let posting = self.posting.withLock { $0 }
+        diagnostics.received += Int(clamping: received.value)
+        diagnostics.filteredOut += Int(clamping: filteredOut.value)
+        diagnostics.droppedInFlight += Int(clamping: droppedInFlight.value)
+        diagnostics.discarded += Int(clamping: discardedAtPost.value)
+        diagnostics.malformed += posting.malformed
+        diagnostics.recentMalformed = posting.recentMalformed
+        diagnostics.filteredOutNames = posting.filteredOutNames
+        diagnostics.identityChanges += posting.identityChanges
+        diagnostics.malformedIdentityChanges += posting.malformedIdentityChanges
+        return diagnostics
+    }
+}
+
+/// An aggregator's posting buffers (one per posting thread), and the drain's merge of them
+/// into one sequence.
+///
+/// Every item carries a number from one counter, taken inside its buffer's lock. A round swaps
+/// every buffer out twice: `M`, the largest number seen by the end of the first pass (carry-over
+/// included), is such that every item numbered `M` or less was inside its buffer's lock before
+/// the first pass ended, so the second pass has it. The round hands out, merged by number,
+/// every item up to `M`, and keeps the rest for the next round. An item posted after (in the
+/// happens-before sense) another item, on any thread, has a larger number: cross-thread order
+/// between an identity change and an event is kept.
+final class PostingBufferRegistry: @unchecked Sendable {
+    // @unchecked: `buffers` is behind its lock; the other mutable properties are used by the
+    // drain only, which runs in the delivery context, one at a time.
+    let sequence = AtomicCounter()
+    private let buffers = LockedValue<[PostingBuffer]>([])
+    /// What a round took but numbered above its limit: the first source of the next round.
+    private var carry = PostingBuffer.Contents()
+    /// Emptied record arrays, kept with their capacity so that buffers do not regrow every round.
+    private var spares: [[PostedEvent]] = []
+    /// The last round's sources, emptied, kept for their capacity: a round allocates none.
+    private var spareSources: [PostingBuffer.Contents] = []
+    /// Emptied event arrays of delivered rounds, kept for their capacity.
+    private var spareEvents: [[MeasurementEvent]] = []
+    /// Whether the last round gave records back: then a next round must come, to release what
+    /// their threads do not (see ``PostingBuffer/take(into:untaken:)``).
+    private(set) var gaveBack = false
+
+    func register(_ buffer: PostingBuffer) {
+        buffers.withLock { $0.append(buffer) }
+    }
+
+    /// The capacity of the record arrays the buffers hold, for tests.
+    var heldCapacity: Int { buffers.withLock { $0 }.reduce(0) { $0 + $1.heldCapacity } }
+
+    /// At the aggregator's end: threads may forget its buffers.
+    func close() {
+        // What the buffers held is released here, outside their locks.
+        let held = buffers.withLock({ $0 }).map { $0.markAggregatorGone() }
+        withExtendedLifetime(held) {}
+    }
+
+    /// The next round: the events posted so far in sequence order, made from their records, and
+    /// the controls with their positions among them; empty when nothing is waiting. Records
+    /// whose args are not valid are left out, and their errors added to `rejected`.
+    func nextRound(rejected: inout [(MalformedEventError, EventName)]) -> Inbox.Round {
+        let buffers = self.buffers.withLock { $0 }
+        gaveBack = false
+        var sources = spareSources
+        spareSources = []
+        defer {
+            sources.removeAll(keepingCapacity: true)
+            spareSources = sources
+        }
+        if !carry.isEmpty {
+            sources.append(carry)
+            carry = PostingBuffer.Contents()
+        }
+        var finished: [ObjectIdentifier] = []
+        takeAll(from: buffers, into: &sources, finished: &finished)
+        let limit = sources.reduce(Int64.min) { max($0, $1.lastSequence) }
+        takeAll(from: buffers, into: &sources, finished: &finished)
+        if !finished.isEmpty {
+            self.buffers.withLock { $0.removeAll { finished.contains(ObjectIdentifier($0)) } }
+        }
+        guard !sources.isEmpty else { return Inbox.Round() }
+
+        // Only the second pass has numbers above the limit: a suffix of its sources, carried.
+        // Found from the end: usually nothing is carried (and `firstIndex(where:)` copied every record).
+        let ends = sources.map { source in
+            var end = source.records.count
+            while end > 0, source.records[end - 1].sequence > limit { end -= 1 }
+            return end
+        }
+        var controls = sources.count == 1 ? sources[0].controls : sources.flatMap(\.controls)
+        if sources.count > 1 { controls.sort { $0.sequence < $1.sequence } }
+        if let cut = controls.firstIndex(where: { $0.sequence > limit }) {
+            carry.controls = Array(controls[cut...])
+            controls.removeSubrange(cut...)
+        }
+        for index in sources.indices where ends[index] < sources[index].records.count {
+            carry.records += sources[index].records[ends[index]...]
+        }
+        if sources.count > 1, !carry.records.isEmpty { carry.records.sort { $0.sequence < $1.sequence } }
+
+        var round = Inbox.Round(events: Self.largest(from: &spareEvents), controls: controls)
+        round.events.reserveCapacity(ends.reduce(0, +))
+        var nextControl = 0
+        /// Appends the event of record `index` of `source`, after the controls numbered before it.
+        func take(_ index: Int, of source: Int) {
+            while nextControl < round.controls.count,
+                round.controls[nextControl].sequence < sources[source].records[index].sequence
+            {
+                round.controls[nextControl].position = round.events.count
+                nextControl += 1
+            }
+            do throws(MalformedEventError) {
+                // Through `inout`: reading `sources[source].records[index]` copied the record.
+                round.events.append(try Self.event(of: &sources[source].records[index]))
+            } catch {
+                rejected.append((error, sources[source].records[index].name))
+            }
+        }
+        if sources.count == 1 {
+            // One posting thread (the usual case): in order already.
+            for index in 0..<ends[0] { take(index, of: 0) }
+        } else {
+            // Merged by number: each source is in order already.
+            var cursors = [Int](repeating: 0, count: sources.count)
+            while true {
+                var next = -1
+                var nextSequence = Int64.max
+                for source in sources.indices where cursors[source] < ends[source] {
+                    let sequence = sources[source].records[cursors[source]].sequence
+                    if sequence < nextSequence { (next, nextSequence) = (source, sequence) }
+                }
+                guard next >= 0 else { break }
+                take(cursors[next], of: next)
+                cursors[next] += 1
+            }
+        }
+        for index in round.controls.indices[nextControl...] { round.controls[index].position = round.events.count }
+        round.handedOut = ends.reduce(0, +)
+        for index in sources.indices { giveBack(&sources[index]) }
+        return round
+    }
+
+    /// The record's event, the record reached through `inout`: read through the two nested array
+    /// subscripts instead, it was copied (a retain and a release per field) for each event.
+    @inline(__always)
+    private static func event(of record: inout PostedEvent) throws(MalformedEventError) -> MeasurementEvent {
+        try record.makeEvent()
+    }
+
+    /// After a round: the source's records go back to their posting thread, which releases the
+    /// args it allocated there (what it has not released by the next round, that round
+    /// releases); the carry's are released here.
+    private func giveBack(_ source: inout PostingBuffer.Contents) {
+        if let buffer = source.buffer {
+            buffer.giveBack(&source.records)
+            gaveBack = true
+        }
+        // An emptied array from the buffer, or (when the thread was behind) the records,
+        // released here.
+        recycle(&source.records)
+    }
+
+    /// Takes back a delivered round's events, for the array's capacity.
+    func recycle(events: inout [MeasurementEvent]) {
+        Self.keep(&events, in: &spareEvents)
+    }
+
+    /// Takes back an emptied array of records, for its capacity.
+    private func recycle(_ records: inout [PostedEvent]) {
+        Self.keep(&records, in: &spares)
+    }
+
+    /// Empties `array` and keeps it in `pool` for its capacity: a few arrays (two a posting
+    /// thread), the largest, none larger than a busy round needs (a burst's capacity is let go).
+    private static func keep<Element>(_ array: inout [Element], in pool: inout [[Element]]) {
+        array.removeAll(keepingCapacity: true)
+        if array.capacity > 0, array.capacity <= PostingBuffer.largestKeptCapacity {
+            if pool.count < 8 {
+                pool.append(array)
+            } else if let smallest = pool.indices.min(by: { pool[$0].capacity < pool[$1].capacity }),
+                pool[smallest].capacity < array.capacity
+            {
+                swap(&pool[smallest], &array)
+            }
+        }
+        array = []
+    }
+
+    /// The array in `pool` with the most capacity (one given a small one grows it again).
+    private static func largest<Element>(from pool: inout [[Element]]) -> [Element] {
+        guard let largest = pool.indices.max(by: { pool[$0].capacity < pool[$1].capacity }) else { return [] }
+        return pool.remove(at: largest)
+    }
+
+    private func takeAll(
+        from buffers: [PostingBuffer], into sources: inout [PostingBuffer.Contents], finished: inout [ObjectIdentifier]
+    ) {
+        var untaken: [PostedEvent] = []
+        // Released here, outside the buffers' locks (a value's deinitialiser may run).
+        defer { untaken.removeAll() }
+        for buffer in buffers {
+            var contents = PostingBuffer.Contents(records: Self.largest(from: &spares))
+            if buffer.take(into: &contents, untaken: &untaken) {
+                finished.append(ObjectIdentifier(buffer))
+            } else if !contents.isEmpty {
+                contents.buffer = buffer
+                sources.append(contents)
+                continue
+            }
+            recycle(&contents.records)
+        }
+    }
+}

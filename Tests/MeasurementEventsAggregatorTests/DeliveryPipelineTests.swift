@@ -1,0 +1,119 @@
+import Foundation
+import MeasurementEvents
+import MeasurementEventsAggregator
+import MeasurementEventsTesting
+import XCTest
+
+/// The delivery pipeline's order, seen from inside: a processor inserted after each built-in step
+/// (`Configuration.processorsAfter`) sees the event as that step left it, and the steps come in
+/// the order the head of `EventAggregator+Delivery.swift` gives.
+final class DeliveryPipelineTests: XCTestCase {
+    private let catalog = AccountCatalog.catalog
+
+    /// What the inserted processors saw, in the order they saw it.
+    private final class Seen: Sendable {
+        let entries = LockedValue<[(DeliveryStep, MeasurementEvent)]>([])
+
+        func processor(after step: DeliveryStep, discarding: Bool = false) -> any EventProcessor {
+            ClosureProcessor { [entries] event in
+                entries.withLock { $0.append((step, event)) }
+                return discarding ? nil : event
+            }
+        }
+
+        func event(after step: DeliveryStep) -> MeasurementEvent? {
+            entries.withLock { $0.first { $0.0 == step }?.1 }
+        }
+    }
+
+    private func makeAggregator(
+        trackers: [any EventTracker], processors: [any EventProcessor] = [],
+        after: [DeliveryStep: [any EventProcessor]]
+    ) -> (EventAggregator, NotificationCenter) {
+        let center = NotificationCenter()
+        var configuration = EventAggregator.Configuration.testing
+        configuration.catalogs = [catalog]
+        configuration.personalDataSalt = "salt"
+        configuration.planConformance.actions[.unplannedArg] = .omitArg
+        configuration.problemHandler = nil
+        configuration.processorsAfter = after
+        let aggregator = EventAggregator(
+            center: center, filter: .allowAll, trackers: trackers, processors: processors,
+            configuration: configuration)
+        aggregator.start()
+        return (aggregator, center)
+    }
+
+    func testAProcessorAfterEachStepSeesTheEventAsThatStepLeftItInOrder() throws {
+        let seen = Seen()
+        let tracker = RecordingTracker()
+        let appProcessor = ClosureProcessor { event in
+            var event = event
+            event.label = "labelled by the app"
+            return event
+        }
+        var after: [DeliveryStep: [any EventProcessor]] = [:]
+        for step in DeliveryStep.allCases { after[step] = [seen.processor(after: step)] }
+        let (aggregator, center) = makeAggregator(trackers: [tracker], processors: [appProcessor], after: after)
+
+        MeasurementEvent.post(
+            "account/signed_up", args: ["email": "jane@example.com", "plan": "pro", "coupon": "SPRING"], to: center)
+        aggregator.waitUntilDelivered()
+
+        XCTAssertEqual(seen.entries.withLock { $0.map(\.0) }, [.attribution, .plan, .processors, .personalData])
+        // 1. Attribution: stamped, nothing else changed yet.
+        let stamped = try XCTUnwrap(seen.event(after: .attribution))
+        XCTAssertNotNil(stamped.anonymousID)
+        XCTAssertNotNil(stamped.sessionID)
+        XCTAssertEqual(stamped.args["coupon"], "SPRING")
+        // 2. The plan: the unplanned arg omitted, personal data still in clear.
+        let checked = try XCTUnwrap(seen.event(after: .plan))
+        XCTAssertNil(checked.args["coupon"])
+        XCTAssertEqual(checked.args["email"], "jane@example.com")
+        XCTAssertNil(checked.label)
+        // 3. The app's processors.
+        XCTAssertEqual(seen.event(after: .processors)?.label, "labelled by the app")
+        XCTAssertEqual(seen.event(after: .processors)?.args["email"], "jane@example.com")
+        // 5. Personal data: hashed, which is what the tracker gets.
+        let hashed = PersonalDataProcessor.hashed("jane@example.com", salt: "salt")
+        XCTAssertEqual(seen.event(after: .personalData)?.args["email"], .string(hashed))
+        XCTAssertEqual(tracker.events.map(\.args), [["email": .string(hashed), "plan": "pro"]])
+        XCTAssertEqual(tracker.events.first?.label, "labelled by the app")
+    }
+
+    func testAnInsertedProcessorThatDiscardsEndsTheEventThereAndIsCounted() {
+        for step in DeliveryStep.allCases {
+            let seen = Seen()
+            let tracker = RecordingTracker()
+            var after: [DeliveryStep: [any EventProcessor]] = [:]
+            for other in DeliveryStep.allCases {
+                after[other] = [seen.processor(after: other, discarding: other == step)]
+            }
+            let (aggregator, center) = makeAggregator(trackers: [tracker], after: after)
+
+            MeasurementEvent.post("account/signed_up", args: ["email": "jane@example.com", "plan": "pro"], to: center)
+            aggregator.waitUntilDelivered()
+
+            XCTAssertTrue(tracker.events.isEmpty, "discarded after \(step)")
+            XCTAssertEqual(aggregator.diagnostics.discarded, 1, "discarded after \(step)")
+            XCTAssertEqual(aggregator.diagnostics.forwarded, step == .personalData ? 1 : 0, "after \(step)")
+            // No step after the one that discarded saw the event.
+            let steps = DeliveryStep.allCases
+            XCTAssertEqual(
+                seen.entries.withLock { $0.map(\.0) }, Array(steps[...steps.firstIndex(of: step)!]),
+                "discarded after \(step)")
+        }
+    }
+
+    func testWithoutInsertedProcessorsTheWholeBatchTakesTheFastPathAndArrivesInOrder() {
+        let tracker = RecordingTracker()
+        let (aggregator, center) = makeAggregator(trackers: [tracker], after: [:])
+        for index in 0..<50 {
+            MeasurementEvent.post(
+                "account/signed_up", args: ["email": "user\(index)@example.com", "plan": "p\(index)"], to: center)
+        }
+        aggregator.waitUntilDelivered()
+        XCTAssertEqual(tracker.events.map { $0.args["plan"] }, (0..<50).map { .string("p\($0)") })
+        XCTAssertEqual(aggregator.diagnostics.forwarded, 50)
+    }
+}
