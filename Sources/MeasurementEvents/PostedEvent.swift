@@ -13,7 +13,7 @@ import Foundation
 /// The one record of a posted event inside an aggregator, from the observer to the drain.
 ///
 /// It is made in one of two ways: by ``MeasurementEvent/post(_:type:category:args:to:file:line:)``,
-/// which publishes it on its thread for the duration of the post (``publication``, below), so
+/// which publishes it on its thread for the duration of the post (``thisThread``, below), so
 /// that the observer need not decode the userInfo it just built; or by decoding any other
 /// notification (below: the name first, the rest once the filter keeps it). Either way the inbox
 /// counts, filters, admits and queues it in one place (its `admit` and `enqueue`), and the drain
@@ -247,7 +247,8 @@ package struct NotificationKeys: Sendable {
     /// The args of a userInfo in any other shape (``PostedEvent/Args/init(_:)`` sorted out the
     /// usual ones): an `NSDictionary`, an `[AnyHashable: Any]`, or something that is not a
     /// dictionary at all.
-    package static func readOtherArgs(_ raw: Any, notificationName: Notification.Name) throws(MalformedEventError) -> EventArgs
+    package static func readOtherArgs(_ raw: Any, notificationName: Notification.Name) throws(MalformedEventError)
+        -> EventArgs
     {
         // Converted in place: upcasting a [String: Any] to [AnyHashable: Any] copies it.
         if let typed = raw as? [String: Any] {
@@ -330,76 +331,110 @@ extension PostedEvent {
     /// A post in progress on one thread: its record, in the poster's frame, and the identity of
     /// the userInfo it posts; nil and 0 while no post is in progress.
     package struct Published {
-        @usableFromInline var record: UnsafePointer<PostedEvent>?
+        @usableFromInline var record: UnsafeMutablePointer<PostedEvent>?
         @usableFromInline var userInfo: UInt = 0
     }
 
-    /// This thread's ``Published``: made on its first post, freed when the thread exits.
+    /// What a posting thread keeps: the post in progress, and what the aggregators it posts to
+    /// keep for it (`MeasurementEventsAggregator`'s per-thread buffers and caches). One
+    /// thread-specific value for both, so that a post reads it once on each side.
+    package struct PostingThreadState {
+        /// What `MeasurementEvent.post` is posting on this thread, if anything.
+        package var published = Published()
+        /// The aggregators' per-thread object, made by them on this thread's first post to one
+        /// of them and released when the thread exits.
+        package var aggregators: AnyObject?
+    }
+
+    /// Posts `userInfo` on `center` with this record published on this thread meanwhile
+    /// (`identity`: the userInfo's, from ``identity(of:)``): the inbox of each aggregator that
+    /// observes `center` runs inside the post, on this thread, takes the record
+    /// (``publishedRecord(in:carrying:)``) and keeps it (``take(_:publishedIn:)``) instead of
+    /// decoding the userInfo. What an outer post had published is restored afterwards (a tracker
+    /// called with synchronous delivery may post).
+    mutating func post(_ userInfo: [AnyHashable: Any], identifiedBy identity: UInt, to center: NotificationCenter) {
+        withUnsafeMutablePointer(to: &self) { record in
+            let thread = PostedEvent.thisThread
+            let outer = thread.pointee.published
+            thread.pointee.published = Published(record: record, userInfo: identity)
+            center.post(name: .measurementEvent, object: nil, userInfo: userInfo)
+            thread.pointee.published = outer
+        }
+    }
+
+    /// This thread's ``PostingThreadState``: made on its first post, freed when the thread exits.
     ///
     /// `MeasurementEvent.post` publishes its record here for the duration of the post, so that
     /// the observers that run on this thread (an aggregator's inbox) need not decode the userInfo
-    /// it just built: they take the record with ``publishedRecord(carrying:)``. By pointer, into
-    /// the poster's frame: keeping a copy of the record cost about 1,000 instructions a post (10%
-    /// of a filtered-out post) in copies and releases. Invariant: the poster restores the outer
-    /// value before its record goes out of scope (in the `withUnsafePointer` block that made
-    /// it), so the pointer is valid while it is published; nested posts restore what an outer
-    /// post had published.
-    @inline(__always)
-    package static var publication: UnsafeMutablePointer<Published> {
-        // Invariant: the key's value is nil or a pointer the key owns (see `publicationKey`).
-        if let raw = pthread_getspecific(publicationKey) { return published(at: raw) }
-        return makePublication()
+    /// it just built: they take the record with ``publishedRecord(in:carrying:)``. By pointer,
+    /// into the poster's frame: keeping a copy of the record cost about 1,000 instructions a post
+    /// (10% of a filtered-out post) in copies and releases. Invariant: the poster restores the
+    /// outer value before its record goes out of scope (in the `withUnsafePointer` block that
+    /// made it), so the pointer is valid while it is published; nested posts restore what an
+    /// outer post had published.
+    @inlinable @inline(__always)
+    package static var thisThread: UnsafeMutablePointer<PostingThreadState> {
+        // Invariant: the key's value is nil or the state `makeThisThread` allocated for this
+        // thread, which the key's destructor frees.
+        if let raw = pthread_getspecific(threadKey) { return raw.assumingMemoryBound(to: PostingThreadState.self) }
+        return makeThisThread()
     }
 
-    /// The key's value as what it is. Invariant: only `makePublication` sets it, to a
-    /// ``Published`` it allocated.
-    @usableFromInline @inline(__always)
-    static func published(at raw: UnsafeMutableRawPointer) -> UnsafeMutablePointer<Published> {
-        raw.assumingMemoryBound(to: Published.self)
+    @usableFromInline @inline(never)
+    static func makeThisThread() -> UnsafeMutablePointer<PostingThreadState> {
+        let state = UnsafeMutablePointer<PostingThreadState>.allocate(capacity: 1)
+        state.initialize(to: PostingThreadState())
+        pthread_setspecific(threadKey, state)
+        return state
     }
 
-    @inline(never)
-    private static func makePublication() -> UnsafeMutablePointer<Published> {
-        let publication = UnsafeMutablePointer<Published>.allocate(capacity: 1)
-        publication.initialize(to: Published())
-        pthread_setspecific(publicationKey, publication)
-        return publication
-    }
-
-    /// The thread-specific key of each thread's ``Published``; its destructor frees it when the
-    /// thread exits.
-    @usableFromInline static let publicationKey: pthread_key_t = {
+    /// The thread-specific key of each thread's ``PostingThreadState``. Its destructor runs when
+    /// the thread exits: it releases the aggregators' object (which tells their buffers that
+    /// nothing more will come) and frees the state.
+    @usableFromInline static let threadKey: pthread_key_t = {
         var key = pthread_key_t()
         pthread_key_create(&key) { raw in
             // (The parameter is optional on Linux.)
             let raw: UnsafeMutableRawPointer? = raw
-            if let raw {
-                let publication = published(at: raw)
-                publication.deinitialize(count: 1)
-                publication.deallocate()
-            }
+            guard let state = raw?.assumingMemoryBound(to: PostingThreadState.self) else { return }
+            state.deinitialize(count: 1)
+            state.deallocate()
         }
         return key
     }()
 
-    /// The record published by the post in progress on this thread, if `notification` carries
-    /// the very userInfo that post is posting; otherwise nil, and the caller decodes the
-    /// notification, which gives the same record. Valid only while the observer runs; read in
-    /// place (a copy retains and releases every field).
+    /// The record published by the post in progress on the thread of `state`, if
+    /// `notification` carries the very userInfo that post is posting; otherwise nil, and the
+    /// caller decodes the notification, which gives the same record. Valid only while the
+    /// observer runs; read in place (a copy retains and releases every field).
     ///
     /// Invariant: the poster holds its userInfo until `post` returns, so while it is published
     /// no other dictionary storage can have its identity; a dictionary with the same identity
     /// shares its storage, hence its contents. A copy of the userInfo (same storage) matches; one
     /// bridged to or from `NSDictionary`, or rebuilt, does not, and is decoded.
     @inlinable
-    package static func publishedRecord(carrying notification: borrowing Notification) -> UnsafePointer<PostedEvent>? {
-        // Without making this thread's value: a thread that never posted has published nothing.
-        guard let raw = pthread_getspecific(publicationKey) else { return nil }
-        let published = published(at: raw).pointee
-        guard let record = published.record else { return nil }
+    package static func publishedRecord(
+        in state: UnsafeMutablePointer<PostingThreadState>, carrying notification: borrowing Notification
+    ) -> UnsafeMutablePointer<PostedEvent>? {
+        guard let record = state.pointee.published.record else { return nil }
         // The identity without binding a copy of the dictionary (a retain and a release).
-        guard notification.userInfo.map({ identity(of: $0) }) == published.userInfo else { return nil }
+        guard notification.userInfo.map({ identity(of: $0) }) == state.pointee.published.userInfo else { return nil }
         return record
+    }
+
+    /// Takes the published `record` out of the poster's frame, for an aggregator that keeps it:
+    /// moved, not copied (a copy retained every field, which the poster then released: about 250
+    /// instructions a kept post). The poster is left with an empty record to destroy, and nothing
+    /// is published any more on the thread of `state`, so that another aggregator observing the
+    /// same post decodes its userInfo, which gives the same record.
+    @inlinable
+    package static func take(
+        _ record: UnsafeMutablePointer<PostedEvent>, publishedIn state: UnsafeMutablePointer<PostingThreadState>
+    ) -> PostedEvent {
+        state.pointee.published.record = nil
+        var taken = PostedEvent(name: EventName(rawValue: ""), type: .default, category: nil, args: .typed([:]))
+        swap(&taken, &record.pointee)
+        return taken
     }
 
     /// The identity of a dictionary's storage (its one word), or nil on a platform

@@ -81,13 +81,7 @@ extension MeasurementEvent {
         // The aggregators observing `center` take this record instead of decoding `info`.
         var record = PostedEvent(name: name, type: type, category: category, args: .typed(args))
         record.postSite = site
-        withUnsafePointer(to: &record) { record in
-            let publication = PostedEvent.publication
-            let outer = publication.pointee
-            publication.pointee = PostedEvent.Published(record: record, userInfo: identity)
-            center.post(name: .measurementEvent, object: nil, userInfo: info)
-            publication.pointee = outer
-        }
+        record.post(info, identifiedBy: identity, to: center)
     }
 
     /// The userInfo of every post: the name, the args as given (a dictionary an observer reads

@@ -60,7 +60,7 @@ open class EventAggregator: @unchecked Sendable {
     let queueKey = DispatchSpecificKey<ObjectIdentifier>()
     let state: LockedValue<State>
     /// The posting path: everything posting threads touch (see the concurrency map in
-    /// `Aggregator/Inbox.swift`).
+    /// `Inbox.swift`).
     let inbox: Inbox
     /// Serialises synchronous delivery; recursive so that a tracker may post.
     let synchronousDelivery = NSRecursiveLock()
@@ -82,7 +82,9 @@ open class EventAggregator: @unchecked Sendable {
         func isOpen(consent: MeasurementEventsAggregator.Consent) -> Bool { consent == .granted && ready }
 
         /// ``isOpen(consent:)`` with nothing held: an event may go to the trackers now.
-        func forwardsNow(consent: MeasurementEventsAggregator.Consent) -> Bool { isOpen(consent: consent) && held.isEmpty }
+        func forwardsNow(consent: MeasurementEventsAggregator.Consent) -> Bool {
+            isOpen(consent: consent) && held.isEmpty
+        }
     }
 
     /// Makes an aggregator. No event is delivered before ``start()``, which observes the center;
@@ -284,8 +286,8 @@ open class EventAggregator: @unchecked Sendable {
     public func receive(_ notification: Notification) {
         switch notification.name {
         case .measurementIdentity: inbox.receiveIdentity(notification)
-        case .legacyAQSEvent: inbox.receive(notification, keys: .legacyAQS)
-        default: inbox.receive(notification, keys: .standard)
+        case .legacyAQSEvent: inbox.receive(notification, legacyAQS: true)
+        default: inbox.receive(notification, legacyAQS: false)
         }
     }
 }

@@ -5,42 +5,67 @@ import XCTest
 @testable import MeasurementEvents
 @testable import MeasurementEventsAggregator
 
-/// How many drains posts schedule: one pending at a time, whatever else drains meanwhile.
+/// How many drains posts ask for: one pending at a time, whatever else drains meanwhile. The
+/// inbox alone, with a `roundWaiting` that counts, so that no production type carries a counter
+/// for these tests; the drains are the aggregator's two kinds (`EventAggregator.drain`): the one a
+/// post asked for (`asRequested`) and the others (`waitUntilDelivered`).
 final class DrainSchedulingTests: XCTestCase {
-    /// `waitUntilDelivered` drains without taking over the pending drain: posts after it do
-    /// not schedule another timer while one is pending. (When every drain cleared the
-    /// request, each of these 50 rounds scheduled one, and a busy poster beside a running
-    /// drain scheduled one every few dozen posts.)
-    func testDrainingBetweenPostsSchedulesNoFurtherDrain() {
-        let (aggregator, tracker, center) = allowingAggregator(coalescing: 0.5)
+    private final class Requests: @unchecked Sendable {
+        // @unchecked: every access holds the lock.
+        private let lock = NSLock()
+        private var count = 0
+        func add() { lock.withLock { count += 1 } }
+        var value: Int { lock.withLock { count } }
+    }
+
+    private func inbox(center: NotificationCenter) -> (Inbox, Requests, [any NSObjectProtocol]) {
+        let requests = Requests()
+        let inbox = Inbox(
+            filter: .allowAll, consent: .granted, configuration: .testing,
+            roundWaiting: { requests.add() }, deliverNow: { _ in XCTFail("asynchronous delivery only") })
+        return (inbox, requests, inbox.observe(center, legacyAQS: false))
+    }
+
+    /// A drain as the aggregator runs one: a round taken, then finished.
+    private func drain(_ inbox: Inbox, asRequested: Bool) -> [MeasurementEvent] {
+        var round = inbox.nextRound(asRequested: asRequested)
+        let events = round.events
+        inbox.finish(&round)
+        return events
+    }
+
+    /// Drains that a post did not ask for leave the request pending: posts after them do not
+    /// ask again while it is. (When every drain cleared the request, each of these 50 rounds
+    /// scheduled one, and a busy poster beside a running drain scheduled one every few dozen
+    /// posts.)
+    func testDrainingBetweenPostsAsksForNoFurtherDrain() {
+        let center = NotificationCenter()
+        let (inbox, requests, observers) = inbox(center: center)
+        defer { observers.forEach(center.removeObserver) }
+        var delivered: [EventValue?] = []
         for round in 0..<50 {
             for index in 0..<10 { MeasurementEvent.post("x/posted", args: ["n": round * 10 + index], to: center) }
-            aggregator.waitUntilDelivered()
+            delivered += drain(inbox, asRequested: false).map { $0.args["n"] }
         }
-        XCTAssertEqual(aggregator.inbox.drainsScheduled.value, 1)
-        let delivered = tracker.events.map { $0.args["n"] }
+        XCTAssertEqual(requests.value, 1)
         XCTAssertEqual(delivered, (0..<500).map { .int($0) })
     }
 
-    /// The scheduled drain delivers the post that scheduled it; because that round gave posts
-    /// back to their thread, it asks for one more round (which releases what the thread does
-    /// not), and that round, with nothing to give back, asks for none. The next post schedules
-    /// again.
+    /// The drain a post asked for delivers it; because that round gave posts back to their
+    /// thread, it asks for one more round (which releases what the thread does not), and that
+    /// round, with nothing to give back, asks for none. The next post asks again.
     func testARoundThatGaveBackPostsAsksForExactlyOneMore() {
-        let (aggregator, tracker, center) = allowingAggregator(coalescing: 0.05)
+        let center = NotificationCenter()
+        let (inbox, requests, observers) = inbox(center: center)
+        defer { observers.forEach(center.removeObserver) }
         MeasurementEvent.post("x/first", to: center)
-        let delivered = expectation(description: "the scheduled drain delivered x/first")
-        DispatchQueue.global().async {
-            while tracker.names.isEmpty { usleep(1_000) }
-            delivered.fulfill()
-        }
-        wait(for: [delivered], timeout: 10)
-        // Five coalescing delays: the follow-up round has run, and asked for nothing more.
-        usleep(250_000)
-        XCTAssertEqual(aggregator.inbox.drainsScheduled.value, 2)
+        XCTAssertEqual(requests.value, 1)
+        XCTAssertEqual(drain(inbox, asRequested: true).map(\.name), ["x/first"])
+        XCTAssertEqual(requests.value, 2)
+        XCTAssertEqual(drain(inbox, asRequested: true).map(\.name), [])
+        XCTAssertEqual(requests.value, 2)
         MeasurementEvent.post("x/second", to: center)
-        XCTAssertEqual(aggregator.inbox.drainsScheduled.value, 3)
-        aggregator.waitUntilDelivered()
-        XCTAssertEqual(tracker.names, ["x/first", "x/second"])
+        XCTAssertEqual(requests.value, 3)
+        XCTAssertEqual(drain(inbox, asRequested: true).map(\.name), ["x/second"])
     }
 }

@@ -30,7 +30,8 @@ final class CoreReadabilityTests: XCTestCase {
     /// protocols and may live with them, as may a core type's conformance to the protocol a
     /// file is named for (`EventValueConvertible.swift`). One concept, one file, however long (issue 31).
     func testEveryExtensionOfACoreTypeLivesWithItOrInAFileNamedForOneOfItsCapabilities() throws {
-        let sources = try files(in: ["Sources/MeasurementEvents", "Sources/MeasurementEventsAggregator"], extensions: ["swift"])
+        let sources = try files(
+            in: ["Sources/MeasurementEvents", "Sources/MeasurementEventsAggregator"], extensions: ["swift"])
         let declaration = try NSRegularExpression(
             pattern:
                 #"^(?:(?:public|package|internal|private|fileprivate|final|indirect|@\w+) )*(?:struct|class|enum|protocol|actor) (\w+)"#,
@@ -76,10 +77,13 @@ final class CoreReadabilityTests: XCTestCase {
             "put the extension in its type's file, or name the file Type+Capability.swift")
     }
 
-    func testFewerThanTenLinesOfTheCoreUseUnsafeConstructs() throws {
+    /// The operations that step outside Swift's safety: reinterpreting memory or a type,
+    /// lifetimes managed by hand, exclusivity unchecked, thread-local storage by hand. A pointer
+    /// type in a signature is not counted; the operation that makes or reads through it is.
+    func testFewerThanTenUnsafeOperationsInTheCoreAndTheAggregator() throws {
         let unsafe = try NSRegularExpression(
             pattern:
-                #"unsafeBitCast|assumingMemoryBound|unowned\(unsafe\)|@exclusivity\(unchecked\)|withUnsafeBytes\(of:|_Thread_local|withUnsafePointer\(to:|Unmanaged|UnsafeRawPointer|UnsafePointer<|unsafeAddress"#
+                #"unsafeBitCast|unsafeDowncast|assumingMemoryBound|unowned\(unsafe\)|@exclusivity\(unchecked\)|withUnsafeBytes\(of:|_Thread_local|withUnsafe(?:Mutable)?Pointer\(to:|Unmanaged|unsafeAddress"#
         )
         var found: [String] = []
         for file in try files(

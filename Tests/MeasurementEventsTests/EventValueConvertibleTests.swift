@@ -1,9 +1,9 @@
 import Foundation
+import MeasurementEventsAggregator
 import MeasurementEventsTesting
 import XCTest
 
 @testable import MeasurementEvents
-import MeasurementEventsAggregator
 
 final class EventValueConvertibleTests: XCTestCase {
     func testWideIntegersThatDoNotFitA32BitIntBecomeTheirDigitsNotATrap() {

@@ -133,7 +133,8 @@ final class PlanConformanceTests: XCTestCase {
         for (name, args, expected) in cases {
             let result = deliver(name, args)
             // The file and line are those of `deliver`'s post (PlanViolationSiteTests checks them).
-            XCTAssertEqual(result.violations.map(\.file), ["MeasurementEventsAggregatorTests/PlanConformanceTests.swift"])
+            XCTAssertEqual(
+                result.violations.map(\.file), ["MeasurementEventsAggregatorTests/PlanConformanceTests.swift"])
             XCTAssertEqual(result.violations.map(withoutSite), [expected], "\(expected.kind)")
             XCTAssertEqual(result.diagnostics.planViolations, [expected.kind: 1])
             XCTAssertEqual(result.events.count, 1, "reported, not blocked, by default")
