@@ -28,7 +28,7 @@ public enum Consent: String, Sendable, Equatable, Codable {
 }
 
 extension EventAggregator {
-    /// The consent type, now ``MeasurementEvents/Consent`` at the top level so that trackers
+    /// The consent type, now `MeasurementEvents/Consent` at the top level so that trackers
     /// need not name the aggregator class.
     @available(*, deprecated, renamed: "MeasurementEventsAggregator.Consent")
     public typealias Consent = MeasurementEventsAggregator.Consent

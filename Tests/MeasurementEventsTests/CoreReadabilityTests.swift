@@ -65,8 +65,8 @@ final class CoreReadabilityTests: XCTestCase {
         let known: Set<String> = [
             "Sources/MeasurementEventsAggregator/Conformance/PlanChecker.swift: extension EventValue",
             "Sources/MeasurementEventsAggregator/Consent.swift: extension EventAggregator",
-            "Sources/MeasurementEvents/Identity/EventAttribution.swift: extension MeasurementEvent",
-            "Sources/MeasurementEvents/Identity/MalformedIdentityError.swift: extension IdentityChange",
+            "Sources/MeasurementEvents/EventAttribution.swift: extension MeasurementEvent",
+            "Sources/MeasurementEvents/MalformedIdentityError.swift: extension IdentityChange",
             "Sources/MeasurementEvents/Matching.swift: extension MeasurementEvent",
             "Sources/MeasurementEvents/Posting.swift: extension MeasurementEvent",
             "Sources/MeasurementEventsAggregator/Privacy/ProcessSalt.swift: extension PersonalDataProcessor",

@@ -3,9 +3,9 @@ import Foundation
 /// The device and app an event comes from, as vendors want it (Segment's `context`,
 /// Amplitude's `platform`/`os_*`/`device_*`/`app_version`, OpenTelemetry's resource).
 ///
-/// The aggregator collects it once at start with ``current(bundleInfo:locale:timeZone:)`` (Foundation and the C
+/// The aggregator collects it once at start with `current(bundleInfo:locale:timeZone:)` (Foundation and the C
 /// library only, no UIKit) and again when the app returns to the foreground. An app adds or
-/// overrides fields with ``EventAggregator/Configuration/context``:
+/// overrides fields with `EventAggregator/Configuration/context`:
 ///
 /// ```swift
 /// configuration.context = {
@@ -114,7 +114,7 @@ public struct EventContext: Sendable, Hashable, Codable {
     /// Fields the app adds (a screen size it reads from UIKit, a build flavour); scalar values.
     public var extra: EventArgs
 
-    /// A context; ``current(bundleInfo:locale:timeZone:)`` collects one for this process.
+    /// A context; `current(bundleInfo:locale:timeZone:)` collects one for this process.
     ///
     /// - Parameters:
     ///   - app: the app's name, version, build and bundle id.
