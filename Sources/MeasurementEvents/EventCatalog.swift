@@ -10,7 +10,7 @@
 /// ```
 ///
 /// The args the catalogs mark `"pii": true` are then hashed before any tracker sees them
-/// (see `EventAggregator/Configuration/catalogs`).
+/// (see `EventAggregator.Configuration.catalogs`).
 public struct EventCatalog: Sendable, Hashable {
     /// The Swift module the catalog belongs to: `DemoFeed`.
     public var module: String
@@ -37,7 +37,7 @@ public struct EventSpec: Sendable, Hashable {
     /// The event's args, in catalog order.
     public var args: [ArgSpec]
     /// Whether the plan retires the event (`"deprecated"`): posting it is a
-    /// `PlanViolation/Kind/deprecatedEvent`.
+    /// `PlanViolation.Kind.deprecatedEvent`.
     public var isDeprecated: Bool
     /// The event that replaces a deprecated one, when the catalog names it.
     public var replacement: EventName?

@@ -5,7 +5,7 @@ import Foundation
 ///
 /// The aggregator collects it once at start with `current(bundleInfo:locale:timeZone:)` (Foundation and the C
 /// library only, no UIKit) and again when the app returns to the foreground. An app adds or
-/// overrides fields with `EventAggregator/Configuration/context`:
+/// overrides fields with `EventAggregator.Configuration.context`:
 ///
 /// ```swift
 /// configuration.context = {

@@ -8,7 +8,7 @@
     import Android
 #endif
 
-/// A value behind a lock: the lock of every piece of shared state in the core.
+/// A value behind a lock: the lock of every piece of shared state in the core and the aggregator.
 ///
 /// The core's other synchronisation is listed, with the order in which locks are taken, in the
 /// concurrency map at the head of `MeasurementEventsAggregator/Inbox.swift`: C11 atomics for the posting path's

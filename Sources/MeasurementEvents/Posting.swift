@@ -5,7 +5,7 @@ extension Notification.Name {
     public static let measurementEvent = Notification.Name("org.measurementevents.event")
 
     /// The notification name of the Objective-C AQSEvent library, accepted by aggregators
-    /// with `EventAggregator/Configuration/acceptsLegacyAQSNotifications`.
+    /// with `EventAggregator.Configuration.acceptsLegacyAQSNotifications`.
     public static let legacyAQSEvent = Notification.Name("org.openaquamarine.measurement_event")
 }
 

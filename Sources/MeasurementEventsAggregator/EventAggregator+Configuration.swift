@@ -46,7 +46,7 @@ extension EventAggregator {
         /// Where event timestamps and session times come from. `nil`: the system clock.
         public var clock: (any EventClock)?
         /// Makes the device and app context, at start and on returning to the foreground.
-        /// `nil`: `EventContext/current(bundleInfo:locale:timeZone:)`.
+        /// `nil`: `EventContext.current(bundleInfo:locale:timeZone:)`.
         public var context: (@Sendable () -> EventContext)?
         /// How long asynchronous delivery waits after the first event of a burst before it
         /// wakes the delivery queue, so that one wake-up serves the whole burst instead of

@@ -35,7 +35,7 @@ extension EventAggregator {
         /// ``Diagnostics/filteredOut``. The usual sign of a missing allow-list entry.
         case filteredOut(EventName)
         /// The aggregator started with an empty allow-list (no filter and no
-        /// ``EventAggregator/allowList``, or `EventFilter/denyAll`): it keeps no event.
+        /// ``EventAggregator/allowList``, or `EventFilter.denyAll`): it keeps no event.
         /// Reported at ``EventAggregator/start()``.
         case emptyAllowList
         /// Debug builds of an app on an Apple platform, outside tests and previews: the

@@ -26,13 +26,13 @@ import MeasurementEvents
 /// ```
 ///
 /// The observer runs on the posting thread and only filters by name and queues the event (a
-/// post made with `MeasurementEvent/post(_:type:category:args:to:file:line:)` is not even
+/// post made with `MeasurementEvent.post(_:type:category:args:to:file:line:)` is not even
 /// decoded); processors, ``didReceive(_:)`` and trackers run on the aggregator's serial queue,
 /// in posting order per posting thread (or on the posting thread with ``Delivery/synchronous``).
 ///
 /// Identity changes (`MeasurementIdentity`) travel the same way, in order with the events of
 /// their thread: every forwarded event carries the identity, session and device context in
-/// force when it was posted (`MeasurementEvent/attribution`).
+/// force when it was posted (`MeasurementEvent.attribution`).
 open class EventAggregator: @unchecked Sendable {
     // @unchecked: every mutable property lives in `state` behind its lock, or in the inbox;
     // `attribution` is touched in the delivery context only; the other stored properties are

@@ -10,7 +10,7 @@ public struct IdentityEvent: Sendable, Hashable {
     public var id: UUID
     /// When the change was applied.
     public var timestamp: Date
-    /// The identity after the change (after `IdentityChange/reset`: the new anonymous id),
+    /// The identity after the change (after `IdentityChange.reset`: the new anonymous id),
     /// with the session and context.
     public var attribution: EventAttribution
     /// The identity before the change.
