@@ -129,6 +129,11 @@ let httpTargets: [Target] = [
     .target(
         name: "LoopbackCollector", dependencies: ["MeasurementEventsHTTP", "MeasurementEventsSockets"],
         path: "Tests/Fixtures/LoopbackCollector"),
+    // Sample batches and standard calls the encoders' tests share (HTTP's and each vendor's).
+    .target(
+        name: "EncoderTestSupport",
+        dependencies: ["MeasurementEvents", "MeasurementEventsAggregator", "MeasurementEventsHTTP"],
+        path: "Tests/Fixtures/EncoderTestSupport"),
     .executableTarget(
         name: "http-crash-child",
         dependencies: ["MeasurementEventsHTTP"],
@@ -139,12 +144,35 @@ let httpTargets: [Target] = [
         // The generator reads every catalog of the repository for the personal-data wire test.
         dependencies: [
             "MeasurementEvents", "MeasurementEventsAggregator", "MeasurementEventsHTTP", "MeasurementEventsStandard", "LoopbackCollector",
-            "MeasurementEventsGenerator",
+            "MeasurementEventsGenerator", "MeasurementEventsGA4", "MeasurementEventsAmplitude", "MeasurementEventsOTLP",
+            "EncoderTestSupport",
         ]
     ),
 ]
 let httpProducts: [Product] = [
     .library(name: "MeasurementEventsHTTP", targets: ["MeasurementEventsHTTP"]),
+    .library(name: "MeasurementEventsGA4", targets: ["MeasurementEventsGA4"]),
+    .library(name: "MeasurementEventsAmplitude", targets: ["MeasurementEventsAmplitude"]),
+    .library(name: "MeasurementEventsOTLP", targets: ["MeasurementEventsOTLP"]),
+]
+
+// MARK: Vendors beyond Segment, one module each: an app links only the encoders it uses (issue 34)
+let vendorDependencies: [Target.Dependency] = [
+    "MeasurementEvents", "MeasurementEventsAggregator", "MeasurementEventsHTTP", "MeasurementEventsJSON",
+    "MeasurementEventsStandard",
+]
+let vendorTestDependencies: [Target.Dependency] = [
+    "MeasurementEvents", "MeasurementEventsAggregator", "MeasurementEventsHTTP", "MeasurementEventsStandard",
+    "LoopbackCollector", "EncoderTestSupport",
+]
+let vendorTargets: [Target] = [
+    .target(name: "MeasurementEventsGA4", dependencies: vendorDependencies),
+    .testTarget(name: "MeasurementEventsGA4Tests", dependencies: ["MeasurementEventsGA4"] + vendorTestDependencies),
+    .target(name: "MeasurementEventsAmplitude", dependencies: vendorDependencies),
+    .testTarget(
+        name: "MeasurementEventsAmplitudeTests", dependencies: ["MeasurementEventsAmplitude"] + vendorTestDependencies),
+    .target(name: "MeasurementEventsOTLP", dependencies: vendorDependencies),
+    .testTarget(name: "MeasurementEventsOTLPTests", dependencies: ["MeasurementEventsOTLP"] + vendorTestDependencies),
 ]
 
 // MARK: App lifecycle
@@ -198,6 +226,9 @@ let demoTargets: [Target] = [
             "EventTriggers",
             "LoopbackCollector",
             "MeasurementEventsHTTP",
+            "MeasurementEventsGA4",
+            "MeasurementEventsAmplitude",
+            "MeasurementEventsOTLP",
             "ImpressionTracking",
             "MeasurementEventsStandard",
             "MeasurementEventsInspector",
@@ -217,6 +248,7 @@ let inspectorTargets: [Target] = [
         name: "MeasurementEventsInspectorServer",
         dependencies: [
             "MeasurementEvents", "MeasurementEventsAggregator", "MeasurementEventsHTTP", "MeasurementEventsGenerator", "MeasurementEventsSockets",
+            "MeasurementEventsGA4", "MeasurementEventsAmplitude", "MeasurementEventsOTLP",
         ]
     ),
     // A listening TCP socket and its accept loop, shared by the inspector and the tests' loopback
@@ -240,6 +272,6 @@ let package = Package(
     products: coreProducts + generatorProducts + planProducts + impressionProducts + triggerProducts + httpProducts + lifecycleProducts + standardProducts
         + inspectorProducts,
     targets: coreTargets + generatorTargets + planTargets + impressionTargets + triggerTargets + httpTargets + lifecycleTargets + standardTargets + demoTargets
-        + inspectorTargets,
+        + inspectorTargets + vendorTargets,
     swiftLanguageModes: [.v6]
 )

@@ -1,6 +1,7 @@
 import Foundation
 import MeasurementEvents
 import MeasurementEventsAggregator
+import MeasurementEventsGA4
 import MeasurementEventsHTTP
 import MeasurementEventsInspector
 

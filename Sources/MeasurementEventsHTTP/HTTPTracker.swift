@@ -99,7 +99,7 @@ public final class HTTPTracker: EventTracker, @unchecked Sendable {
     /// The library's version, sent with its name: the package's one version.
     public static let libraryVersion = PackageVersion.current
     /// This library, for a payload whose events carry no context.
-    static let library = EventContext.Library(name: libraryName, version: libraryVersion)
+    package static let library = EventContext.Library(name: libraryName, version: libraryVersion)
 
     /// How a tracker batches, retries and logs.
     public struct Configuration: Sendable {

@@ -1,4 +1,5 @@
 import Foundation
+import MeasurementEventsGA4
 import MeasurementEventsGenerator
 
 /// The descriptions and rules of a package's catalogs (`Events/*.json`, read with the

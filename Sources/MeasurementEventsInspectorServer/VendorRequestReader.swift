@@ -1,4 +1,5 @@
 import Foundation
+import MeasurementEventsGA4
 import MeasurementEventsHTTP
 
 /// Reads what an app or a vendor SDK posted to the inspector into ``InspectedEvent``s, and

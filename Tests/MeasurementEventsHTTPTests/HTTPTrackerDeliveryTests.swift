@@ -1,7 +1,10 @@
+import EncoderTestSupport
 import Foundation
 import LoopbackCollector
 import MeasurementEvents
 import MeasurementEventsAggregator
+import MeasurementEventsAmplitude
+import MeasurementEventsGA4
 import XCTest
 
 @testable import MeasurementEventsHTTP

@@ -4,9 +4,10 @@ import MeasurementEventsAggregator
 
 /// Turns a batch of queued events into one HTTP request for a vendor.
 ///
-/// Four encoders ship: ``SegmentEncoder``, ``AmplitudeEncoder``, ``GA4Encoder`` and
-/// ``OTLPLogsEncoder``. A custom
-/// one needs an endpoint, limits, and `encode`:
+/// Four encoders ship: ``SegmentEncoder`` here, and `AmplitudeEncoder`, `GA4Encoder` and
+/// `OTLPLogsEncoder` in products of their own (`MeasurementEventsAmplitude`,
+/// `MeasurementEventsGA4`, `MeasurementEventsOTLP`). A custom one needs an endpoint, limits, and
+/// `encode`:
 ///
 /// ```swift
 /// struct CollectorEncoder: BatchEncoder {
@@ -275,7 +276,7 @@ public enum VendorEventName: Sendable, Equatable {
     /// The tracking plan's label (`MeasurementEvent.label`) when set, else the name.
     case labelWhenSet
 
-    func pick(_ event: MeasurementEvent) -> String {
+    package func pick(_ event: MeasurementEvent) -> String {
         switch self {
         case .name: return event.name.rawValue
         case .labelWhenSet: return event.label ?? event.name.rawValue
@@ -286,7 +287,7 @@ public enum VendorEventName: Sendable, Equatable {
 extension MeasurementEvent {
     /// The args a vendor receives as properties: the event's args, plus `event_type` and
     /// `category` unless the event has args of those names.
-    var vendorProperties: EventArgs {
+    package var vendorProperties: EventArgs {
         var properties = args
         if properties["event_type"] == nil { properties["event_type"] = .string(type.name) }
         if let category, properties["category"] == nil { properties["category"] = .string(category) }

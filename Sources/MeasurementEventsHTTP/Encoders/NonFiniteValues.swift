@@ -12,15 +12,15 @@ import MeasurementEventsAggregator
 ///
 /// Events posted through a notification never carry these values (the bus refuses them); an
 /// event made in code can.
-enum NonFiniteValues {
+package enum NonFiniteValues {
     /// The spelling used for `value` by encoders that send it as a string.
-    static func spelling(_ value: Double) -> String {
+    package static func spelling(_ value: Double) -> String {
         value.isNaN ? "NaN" : value > 0 ? "Infinity" : "-Infinity"
     }
 
     /// One adaptation per event of `events` whose values hold a non-finite double, naming the
     /// keys and what was sent instead (`sentAs`).
-    static func adaptations(in events: [QueuedEvent], sentAs: String) -> [EncodedBatch.Rejection] {
+    package static func adaptations(in events: [QueuedEvent], sentAs: String) -> [EncodedBatch.Rejection] {
         events.compactMap { queued in
             let values: EventArgs
             switch queued.kind {

@@ -6,12 +6,12 @@ import MeasurementEventsStandard
 /// The standard events a vendor has its own call for, read from a queued event. An event
 /// whose args do not check out (an order with a bad amount) is `nil` here and goes as a
 /// plain event: the encoder never writes a number it could not verify.
-enum StandardCall {
+package enum StandardCall {
     case screen(ScreenView)
     case order(Order)
     case alias(previousID: String, userID: String)
 
-    init?(_ queued: QueuedEvent) {
+    package init?(_ queued: QueuedEvent) {
         guard queued.kind == .track else { return nil }
         let event = queued.event
         switch event.name {
@@ -31,12 +31,12 @@ enum StandardCall {
 
     /// The session's campaign an event carries: its `utm_*` args (``StandardEventsProcessor``
     /// stamps them on every event of the session after a deep link named one).
-    static func campaign(of event: MeasurementEvent) -> EventArgs {
+    package static func campaign(of event: MeasurementEvent) -> EventArgs {
         event.args.filter { DeepLink.utmArgs.contains($0.key) }
     }
 
     /// `args` without the campaign, for vendors that take the campaign as context.
-    static func withoutCampaign(_ args: EventArgs) -> EventArgs {
+    package static func withoutCampaign(_ args: EventArgs) -> EventArgs {
         args.filter { !DeepLink.utmArgs.contains($0.key) }
     }
 }
@@ -44,7 +44,7 @@ enum StandardCall {
 extension JSONWriter {
     /// Writes an amount as the JSON number its decimal text spells (no binary floating point
     /// on the way): `19.99` stays `19.99`.
-    mutating func decimal(_ value: Decimal) {
+    package mutating func decimal(_ value: Decimal) {
         let text = DecimalText.text(value)
         if DecimalText.value(text) != nil { raw(Array(text.utf8)) } else { null() }
     }

@@ -3,12 +3,12 @@ import MeasurementEvents
 import MeasurementEventsAggregator
 
 /// Small formatting helpers shared by the encoders.
-enum WireFormats {
+package enum WireFormats {
     /// `2024-05-01T12:30:00.123Z`: ISO 8601 in UTC with milliseconds, as Segment expects.
     ///
     /// Computed in Int64 from the civil calendar, not with `gmtime_r`: `time_t` is 32 bits on
     /// Apple Watch, where a date after 2038 would trap.
-    static func iso8601(_ date: Date) -> String {
+    package static func iso8601(_ date: Date) -> String {
         let milliseconds = self.milliseconds(date)
         let (days, dayMilliseconds) = floorDivision(milliseconds, 86_400_000)
         let (year, month, day) = civilDate(daysSince1970: days)
@@ -22,10 +22,10 @@ enum WireFormats {
     }
 
     /// Milliseconds since 1970, clamped to the years 1 to 9999 (``UnixTime``).
-    static func milliseconds(_ date: Date) -> Int64 { UnixTime.milliseconds(date) }
+    package static func milliseconds(_ date: Date) -> Int64 { UnixTime.milliseconds(date) }
 
     /// Microseconds since 1970, clamped like ``milliseconds(_:)``.
-    static func microseconds(_ date: Date) -> Int64 { UnixTime.microseconds(date) }
+    package static func microseconds(_ date: Date) -> Int64 { UnixTime.microseconds(date) }
 
     private static func floorDivision(_ value: Int64, _ divisor: Int64) -> (quotient: Int64, remainder: Int64) {
         let remainder = (value % divisor + divisor) % divisor
@@ -44,7 +44,7 @@ enum WireFormats {
     }
 
     /// `base` with `path` appended, keeping any path the base already has (for proxies).
-    static func url(_ base: URL, path: String, query: [(String, String)] = []) -> URL {
+    package static func url(_ base: URL, path: String, query: [(String, String)] = []) -> URL {
         var components = URLComponents(url: base, resolvingAgainstBaseURL: false)!
         let basePath = components.path.hasSuffix("/") ? String(components.path.dropLast()) : components.path
         components.path = basePath + path

@@ -19,12 +19,13 @@ final class GA4Validator: Sendable {
     private let timeout: TimeInterval
     private let report: @Sendable (String) -> Void
 
-    /// A validator when `encoder` is a GA4 encoder whose validation is on in this build; else `nil`.
+    /// A validator when `encoder` is one whose requests GA4's validation server checks, with its
+    /// validation on in this build (`GA4Encoder`, in `MeasurementEventsGA4`); else `nil`.
     init?(
         encoder: any BatchEncoder, transport: any HTTPTransport, timeout: TimeInterval,
         report: @escaping @Sendable (String) -> Void
     ) {
-        guard let ga4 = encoder as? GA4Encoder, ga4.validation.isOn else { return nil }
+        guard let validated = encoder as? any ServerValidatedEncoder, validated.validatesRequests else { return nil }
         self.transport = transport
         self.timeout = timeout
         self.report = report
@@ -107,4 +108,12 @@ final class GA4Validator: Sendable {
         else { return [] }
         return list.map { strings(in: $0)["name"] ?? "?" }
     }
+}
+
+/// An encoder whose request bodies are also sent to a validation server (GA4's
+/// `/debug/mp/collect`, see ``GA4Validator``): how `MeasurementEventsHTTP` knows of GA4's
+/// validation without linking GA4's encoder into every app.
+package protocol ServerValidatedEncoder: BatchEncoder {
+    /// Whether each request body goes to the validation server too, in this build.
+    var validatesRequests: Bool { get }
 }

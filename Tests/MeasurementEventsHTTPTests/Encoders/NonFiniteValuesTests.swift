@@ -1,6 +1,10 @@
+import EncoderTestSupport
 import Foundation
 import MeasurementEvents
 import MeasurementEventsAggregator
+import MeasurementEventsAmplitude
+import MeasurementEventsGA4
+import MeasurementEventsOTLP
 import XCTest
 
 @testable import MeasurementEventsHTTP

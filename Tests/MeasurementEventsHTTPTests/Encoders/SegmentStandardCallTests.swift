@@ -1,3 +1,4 @@
+import EncoderTestSupport
 import Foundation
 import MeasurementEvents
 import MeasurementEventsAggregator

@@ -1,6 +1,9 @@
+import EncoderTestSupport
 import Foundation
 import MeasurementEvents
 import MeasurementEventsAggregator
+import MeasurementEventsAmplitude
+import MeasurementEventsGA4
 import XCTest
 
 @testable import MeasurementEventsHTTP

@@ -2,6 +2,8 @@ import Foundation
 import LoopbackCollector
 import MeasurementEvents
 import MeasurementEventsAggregator
+import MeasurementEventsAmplitude
+import MeasurementEventsOTLP
 import XCTest
 
 @testable import MeasurementEventsHTTP

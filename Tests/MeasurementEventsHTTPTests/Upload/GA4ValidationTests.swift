@@ -2,6 +2,7 @@ import Foundation
 import LoopbackCollector
 import MeasurementEvents
 import MeasurementEventsAggregator
+import MeasurementEventsGA4
 import MeasurementEventsStandard
 import XCTest
 

@@ -2,6 +2,7 @@ import Foundation
 import LoopbackCollector
 import MeasurementEvents
 import MeasurementEventsAggregator
+import MeasurementEventsOTLP
 import XCTest
 
 @testable import MeasurementEventsHTTP

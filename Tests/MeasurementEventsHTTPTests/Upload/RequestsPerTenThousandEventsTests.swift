@@ -1,7 +1,11 @@
+import EncoderTestSupport
 import Foundation
 import LoopbackCollector
 import MeasurementEvents
 import MeasurementEventsAggregator
+import MeasurementEventsAmplitude
+import MeasurementEventsGA4
+import MeasurementEventsOTLP
 import XCTest
 
 @testable import MeasurementEventsHTTP

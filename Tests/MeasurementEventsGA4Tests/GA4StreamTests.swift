@@ -1,9 +1,11 @@
+import EncoderTestSupport
 import Foundation
 import MeasurementEvents
 import MeasurementEventsAggregator
 import MeasurementEventsStandard
 import XCTest
 
+@testable import MeasurementEventsGA4
 @testable import MeasurementEventsHTTP
 
 /// GA4 stream kinds, the backdating window and purchase de-duplication, each field traced to

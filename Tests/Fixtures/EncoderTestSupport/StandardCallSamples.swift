@@ -1,14 +1,13 @@
 import Foundation
 import MeasurementEvents
 import MeasurementEventsAggregator
+import MeasurementEventsHTTP
 import MeasurementEventsStandard
-
-@testable import MeasurementEventsHTTP
 
 /// One screen view, order, alias and campaign-carrying event, posted by a signed-in user with
 /// the full context of ``EncoderSamples``.
-enum StandardCallSamples {
-    static func queued(_ name: EventName, args: EventArgs, id: Int, at seconds: TimeInterval) -> QueuedEvent {
+package enum StandardCallSamples {
+    package static func queued(_ name: EventName, args: EventArgs, id: Int, at seconds: TimeInterval) -> QueuedEvent {
         var event = MeasurementEvent(
             name, type: .activity, args: args, id: UUID(uuidString: "00000000-0000-4000-8000-00000000001\(id)")!,
             timestamp: Date(timeIntervalSince1970: 1_714_566_600 + seconds))
@@ -16,12 +15,12 @@ enum StandardCallSamples {
         return QueuedEvent(event: event)
     }
 
-    static let screen = queued(
+    package static let screen = queued(
         "screen/viewed",
         args: ScreenView("Feed", screenClass: "FeedViewController", properties: ["tab": "home"]).args, id: 1, at: 1)
 
     /// Two products: 0.1 × 3 and 0.2, in euros: revenue 0.5 exactly.
-    static let order = queued(
+    package static let order = queued(
         "order/completed",
         args: Order(
             currency: "EUR", orderID: "T-1001", revenueType: "purchase",
@@ -32,23 +31,24 @@ enum StandardCallSamples {
         ).args, id: 2, at: 2)
 
     /// One product of a large amount.
-    static let largeOrder = queued(
+    package static let largeOrder = queued(
         "order/completed",
         args: Order(
             currency: "JPY", orderID: "T-1002",
             products: [.init(productID: "yacht", price: Decimal(string: "12345678901234567.89")!)]
         ).args, id: 3, at: 3)
 
-    static let alias = queued("user/aliased", args: ["previous_id": "anon-1234", "user_id": "user-42"], id: 4, at: 4)
+    package static let alias = queued(
+        "user/aliased", args: ["previous_id": "anon-1234", "user_id": "user-42"], id: 4, at: 4)
 
     /// A tracked event carrying the session's campaign, as StandardEventsProcessor stamps it.
-    static let campaignTrack = queued(
+    package static let campaignTrack = queued(
         "feed/opened",
         args: ["source": "deep_link", "utm_source": "newsletter", "utm_medium": "email", "utm_campaign": "spring"],
         id: 5, at: 5)
 
     /// An error the app opted to send the message of.
-    static let error = queued(
+    package static let error = queued(
         "error/occurred",
         args: [
             "error_type": "URLError", "error_domain": "NSURLErrorDomain", "error_code": -1001,
@@ -56,16 +56,16 @@ enum StandardCallSamples {
         ], id: 7, at: 7)
 
     /// An event a timer measured: StandardEventsProcessor added `duration` (seconds).
-    static let timed = queued("checkout/completed", args: ["duration": 42.5], id: 8, at: 8)
+    package static let timed = queued("checkout/completed", args: ["duration": 42.5], id: 8, at: 8)
 
-    static let all = [screen, order, largeOrder, alias, campaignTrack, error, timed]
+    package static let all = [screen, order, largeOrder, alias, campaignTrack, error, timed]
 }
 
 #if os(macOS) || os(Linux)
     /// Runs `Tests/Scripts/check_otlp_logs.py` on a body file: the official opentelemetry-proto
     /// definitions parse it with unknown fields refused. Status 3 or 127: python3 or the package is missing.
-    enum OTLPSchemaCheck {
-        static func run(_ file: URL, records: Int) throws -> (Int32, String) {
+    package enum OTLPSchemaCheck {
+        package static func run(_ file: URL, records: Int) throws -> (Int32, String) {
             let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
                 .deletingLastPathComponent().appendingPathComponent("Scripts/check_otlp_logs.py")
             let process = Process()

@@ -1,9 +1,11 @@
+import EncoderTestSupport
 import Foundation
 import MeasurementEvents
 import MeasurementEventsAggregator
 import XCTest
 
 @testable import MeasurementEventsHTTP
+@testable import MeasurementEventsOTLP
 
 // Fields traced to their definitions:
 // - ExportLogsServiceRequest.resourceLogs, ResourceLogs.resource/scopeLogs, ScopeLogs.scope/

@@ -1,8 +1,10 @@
+import EncoderTestSupport
 import Foundation
 import MeasurementEvents
 import MeasurementEventsAggregator
 import XCTest
 
+@testable import MeasurementEventsAmplitude
 @testable import MeasurementEventsHTTP
 
 /// Exact bodies of the standard calls (``StandardCallSamples``), each field traced to the vendor's documentation.

@@ -1,4 +1,5 @@
 import Foundation
+import MeasurementEventsHTTP
 
 extension GA4Encoder {
     /// The kind of GA4 data stream the events go to, chosen explicitly: the Measurement Protocol

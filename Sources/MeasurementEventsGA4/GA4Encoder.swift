@@ -1,6 +1,7 @@
 import Foundation
 import MeasurementEvents
 import MeasurementEventsAggregator
+import MeasurementEventsHTTP
 
 /// Encodes for the Google Analytics 4 Measurement Protocol
 /// (`POST https://www.google-analytics.com/mp/collect?measurement_id=…&api_secret=…`).
@@ -86,7 +87,9 @@ public struct GA4Encoder: BatchEncoder {
     }
     /// The Measurement Protocol API secret of the data stream.
     public let apiSecret: String
+    /// Where requests go: GA4's `/mp/collect`, with the stream's ids and the API secret in the query.
     public let endpoint: URL
+    /// What one request may carry: at most GA4's 25 events and 130 KB.
     public let limits: BatchLimits
     /// Which name an event is sent under (before GA4's own name rules).
     public let eventName: VendorEventName
@@ -453,4 +456,9 @@ public struct GA4Encoder: BatchEncoder {
         }
         return params
     }
+}
+
+extension GA4Encoder: ServerValidatedEncoder {
+    /// Whether ``validation`` is on in this build: each body also goes to `/debug/mp/collect`.
+    package var validatesRequests: Bool { validation.isOn }
 }

@@ -1,8 +1,10 @@
+import EncoderTestSupport
 import Foundation
 import MeasurementEvents
 import MeasurementEventsAggregator
 import XCTest
 
+@testable import MeasurementEventsGA4
 @testable import MeasurementEventsHTTP
 
 // Fields traced to Google's documentation (developers.google.com/analytics/devguides/collection/

@@ -1,8 +1,10 @@
+import EncoderTestSupport
 import Foundation
 import MeasurementEvents
 import MeasurementEventsAggregator
 import XCTest
 
+@testable import MeasurementEventsAmplitude
 @testable import MeasurementEventsHTTP
 
 // Fields traced to Amplitude's documentation (amplitude.com/docs/apis/analytics):

@@ -1,6 +1,7 @@
 import Foundation
 import MeasurementEvents
 import MeasurementEventsAggregator
+import MeasurementEventsHTTP
 internal import MeasurementEventsJSON
 
 /// Encodes for Amplitude's HTTP V2 API (`POST https://api2.amplitude.com/2/httpapi`).
@@ -41,7 +42,9 @@ public struct AmplitudeEncoder: BatchEncoder {
 
     /// The project's API key, sent in each request's body.
     public let apiKey: String
+    /// Where requests go: Amplitude's `/2/httpapi` on the base URL.
     public let endpoint: URL
+    /// What one request may carry (see the `defaultLimits` of this encoder).
     public let limits: BatchLimits
     /// Which name an event is sent under.
     public let eventName: VendorEventName

@@ -1,6 +1,7 @@
 import Foundation
 import MeasurementEvents
 import MeasurementEventsAggregator
+import MeasurementEventsHTTP
 import MeasurementEventsStandard
 
 // GA4's events for the standard events:

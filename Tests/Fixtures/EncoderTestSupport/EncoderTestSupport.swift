@@ -1,12 +1,10 @@
 import Foundation
 import MeasurementEvents
 import MeasurementEventsAggregator
-import XCTest
-
-@testable import MeasurementEventsHTTP
+import MeasurementEventsHTTP
 
 /// One event of each type; the first carries every arg type and a personal arg, hashed.
-func sampleBatch() -> [QueuedEvent] {
+package func sampleBatch() -> [QueuedEvent] {
     let privacy = PersonalDataProcessor(personalArgs: ["email"], treatment: .hash(salt: "salt-1"))
     func id(_ n: Int) -> UUID { UUID(uuidString: "00000000-0000-4000-8000-00000000000\(n)")! }
     let tapped = MeasurementEvent(
@@ -31,23 +29,23 @@ func sampleBatch() -> [QueuedEvent] {
     }
 }
 
-let context = BatchContext(sentAt: Date(timeIntervalSince1970: 1_714_566_610))
+package let context = BatchContext(sentAt: Date(timeIntervalSince1970: 1_714_566_610))
 
 /// One track, identify and group call with everything set: a signed-in user with traits, a
 /// group with traits, a session and a full device and app context.
-enum EncoderSamples {
-    static let context = EventContext(
+package enum EncoderSamples {
+    package static let context = EventContext(
         app: .init(name: "Shop", version: "2.4.1", build: "812", bundleID: "com.example.shop"),
         os: .init(name: "iOS", version: "17.2.1"), device: .init(model: "iPhone15,2", manufacturer: "Apple"),
         locale: "en-US", timeZone: "Europe/Berlin", library: .init(name: "MeasurementEvents", version: "1.1.0"),
         extra: ["screen_width": 390])
-    static let identity = EventIdentity(
+    package static let identity = EventIdentity(
         userID: "user-42", anonymousID: "anon-1234", traits: ["plan": "pro", "seats": 3], groupID: "acme",
         groupTraits: ["name": "Acme Inc", "employees": 120])
-    static let sessionID: Int64 = 1_714_566_000_000
-    static let attribution = EventAttribution(identity: identity, sessionID: sessionID, context: context)
+    package static let sessionID: Int64 = 1_714_566_000_000
+    package static let attribution = EventAttribution(identity: identity, sessionID: sessionID, context: context)
 
-    static let track: QueuedEvent = {
+    package static let track: QueuedEvent = {
         var event = MeasurementEvent(
             "feed/item_tapped", type: .click, category: "feed", args: ["item_id": "42", "position": 3],
             label: "Feed Item Tapped", id: UUID(uuidString: "00000000-0000-4000-8000-000000000001")!,
@@ -56,38 +54,38 @@ enum EncoderSamples {
         return QueuedEvent(event: event)
     }()
 
-    static let identify = QueuedEvent(
+    package static let identify = QueuedEvent(
         IdentityEvent(
             change: .identify(userID: "user-42", traits: ["plan": "pro", "seats": 3]),
             id: UUID(uuidString: "00000000-0000-4000-8000-000000000002")!,
             timestamp: Date(timeIntervalSince1970: 1_714_566_601), attribution: attribution,
             previousIdentity: EventIdentity(anonymousID: "anon-1234")))!
 
-    static let group = QueuedEvent(
+    package static let group = QueuedEvent(
         IdentityEvent(
             change: .group(groupID: "acme", traits: ["name": "Acme Inc", "employees": 120]),
             id: UUID(uuidString: "00000000-0000-4000-8000-000000000003")!,
             timestamp: Date(timeIntervalSince1970: 1_714_566_602), attribution: attribution,
             previousIdentity: EventIdentity(userID: "user-42", anonymousID: "anon-1234")))!
 
-    static func body(_ encoder: any BatchEncoder, _ queued: QueuedEvent) -> String {
+    package static func body(_ encoder: any BatchEncoder, _ queued: QueuedEvent) -> String {
         String(decoding: encoder.encode([queued], context: EncoderTestContext.value).request?.body ?? [], as: UTF8.self)
     }
 }
 
-enum EncoderTestContext {
-    static let value = BatchContext(sentAt: Date(timeIntervalSince1970: 1_714_566_610))
+package enum EncoderTestContext {
+    package static let value = BatchContext(sentAt: Date(timeIntervalSince1970: 1_714_566_610))
 }
 
 /// `event` as posted by `userID` (anonymous id "anon-1234").
-func withUser(_ userID: String?, _ event: MeasurementEvent) -> MeasurementEvent {
+package func withUser(_ userID: String?, _ event: MeasurementEvent) -> MeasurementEvent {
     var event = event
     event.attribution = EventAttribution(identity: EventIdentity(userID: userID, anonymousID: "anon-1234"))
     return event
 }
 
 extension EncoderSamples {
-    static func bodyOf(_ encoder: any BatchEncoder, _ events: [QueuedEvent]) -> String {
+    package static func bodyOf(_ encoder: any BatchEncoder, _ events: [QueuedEvent]) -> String {
         String(decoding: encoder.encode(events, context: EncoderTestContext.value).request?.body ?? [], as: UTF8.self)
     }
 }

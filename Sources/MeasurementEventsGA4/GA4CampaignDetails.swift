@@ -1,6 +1,7 @@
 import Foundation
 import MeasurementEvents
 import MeasurementEventsAggregator
+import MeasurementEventsHTTP
 import MeasurementEventsStandard
 
 extension GA4Encoder {

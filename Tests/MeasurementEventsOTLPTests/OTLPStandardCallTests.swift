@@ -1,9 +1,11 @@
+import EncoderTestSupport
 import Foundation
 import MeasurementEvents
 import MeasurementEventsAggregator
 import XCTest
 
 @testable import MeasurementEventsHTTP
+@testable import MeasurementEventsOTLP
 
 /// Exact bodies of the standard calls (``StandardCallSamples``), each field traced to the vendor's documentation.
 final class OTLPStandardCallTests: XCTestCase {

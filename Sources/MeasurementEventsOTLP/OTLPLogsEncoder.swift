@@ -1,6 +1,7 @@
 import Foundation
 import MeasurementEvents
 import MeasurementEventsAggregator
+import MeasurementEventsHTTP
 internal import MeasurementEventsJSON
 
 /// Encodes for any OpenTelemetry Collector (or backend) that takes OTLP/HTTP with JSON logs
@@ -32,7 +33,9 @@ internal import MeasurementEventsJSON
 /// Identify and group calls are log records too, named `identify` and `group`, with the
 /// traits as `user.trait.<name>` or `group.trait.<name>` attributes.
 public struct OTLPLogsEncoder: BatchEncoder {
+    /// Where requests go: the collector's `/v1/logs` on the base URL.
     public let endpoint: URL
+    /// What one request may carry (see the `defaultLimits` of this encoder).
     public let limits: BatchLimits
     /// 2,000 log records and 1,000,000 bytes of JSON before gzip per request. The OTLP
     /// specification sets no request size (opentelemetry.io/docs/specs/otlp/#otlphttp); this
