@@ -2,7 +2,10 @@ import Benchmark
 import Foundation
 import MeasurementEvents
 import MeasurementEventsAggregator
+import MeasurementEventsAmplitude
+import MeasurementEventsGA4
 import MeasurementEventsHTTP
+import MeasurementEventsOTLP
 
 // The HTTP delivery side: vendor encoders and the disk queue behind `HTTPTracker`.
 // Names use underscores, as in BusBenchmarks.
