@@ -36,28 +36,28 @@ package struct PostedEvent {
     /// A userInfo's args, boxed: a record is then copied with one retain, never through an
     /// existential's witnesses (which cost more than the rest of the copy).
     package final class Untyped {
-        package let value: Any
-        package init(_ value: Any) { self.value = value }
+        let value: Any
+        init(_ value: Any) { self.value = value }
     }
 
     package var name: EventName
-    package var type: EventType
-    package var category: String?
-    package var args: Args
+    var type: EventType
+    var category: String?
+    var args: Args
     /// The id a re-posted complete event carries; `nil`: the delivery side assigns one.
-    package var id: UUID?
+    var id: UUID?
     /// When it was posted: carried by a re-posted complete event, otherwise stamped by the
     /// inbox when it admits the record.
     package var timestamp: Date?
     /// Whether it came under the Objective-C AQSEvent library's notification name (for errors).
-    package var isLegacyAQS = false
+    var isLegacyAQS = false
     /// Where it was posted (`File.swift:42`), while an aggregator checks a plan: beside the args,
     /// so that no observer sees it as one (see `PostSites`).
-    package var postSite: String?
+    var postSite: String?
     /// The place in the aggregator's sequence (asynchronous delivery), set by its buffer.
     package var sequence: Int64 = 0
 
-    package var notificationName: Notification.Name { isLegacyAQS ? .legacyAQSEvent : .measurementEvent }
+    var notificationName: Notification.Name { isLegacyAQS ? .legacyAQSEvent : .measurementEvent }
 }
 
 extension PostedEvent {
@@ -86,7 +86,7 @@ extension PostedEvent {
 extension PostedEvent {
     /// Decodes a notification's userInfo under `keys`, strictly (see ``readName(of:keys:)`` and
     /// ``init(name:rest:keys:notificationName:)``).
-    package init(decoding notification: Notification, keys: NotificationKeys) throws(MalformedEventError) {
+    init(decoding notification: Notification, keys: NotificationKeys) throws(MalformedEventError) {
         let (name, rest) = try Self.readName(of: notification, keys: keys)
         try self.init(name: name, rest: rest, keys: keys, notificationName: notification.name)
     }
@@ -159,7 +159,7 @@ extension PostedEvent.Args {
     /// The args of a userInfo, sorted by shape; not checked yet. A `[String: Any]`, the typed
     /// dictionary `MeasurementEvent.post` makes, or an object is kept as it is (no allocation);
     /// any other value is boxed.
-    package init(_ raw: Any?) {
+    init(_ raw: Any?) {
         guard let raw else {
             self = .typed([:])
             return
@@ -183,11 +183,11 @@ extension PostedEvent.Args {
 /// Where a notification format keeps the event name and args: the uniform format, or the
 /// Objective-C AQSEvent library's.
 package struct NotificationKeys: Sendable {
-    package var name: String
-    package var args: String
+    var name: String
+    var args: String
 
     /// Whether these are the uniform format's keys (the only format `MeasurementEvent.post` makes).
-    package var isStandard = false
+    var isStandard = false
 
     package static let standard = NotificationKeys(
         name: MeasurementEvent.UserInfoKey.name, args: MeasurementEvent.UserInfoKey.args, isStandard: true)
@@ -199,7 +199,7 @@ package struct NotificationKeys: Sendable {
     /// comparison (about 3,000 instructions), so six lookups cost more than the post itself;
     /// one pass costs a few hundred per entry. A large userInfo, or one with a key that is not a
     /// `String`, is looked up key by key instead.
-    package func values(in info: [AnyHashable: Any]) -> Values {
+    func values(in info: [AnyHashable: Any]) -> Values {
         var values = Values()
         guard info.count <= 8 else { return lookingUp(info) }
         for (key, value) in info {
@@ -228,17 +228,17 @@ package struct NotificationKeys: Sendable {
     /// A userInfo's values under the keys of a format, before `PostedEvent` checks them. A
     /// struct: a tuple of six `Any?` was copied through the runtime's generic tuple witnesses.
     package struct Values {
-        package var name: Any?
+        var name: Any?
         var args: Any?
-        package var type: Any?
-        package var category: Any?
-        package var id: Any?
-        package var timestamp: Any?
-        package var postSite: Any?
+        var type: Any?
+        var category: Any?
+        var id: Any?
+        var timestamp: Any?
+        var postSite: Any?
     }
 
     /// The args of a userInfo that holds them as a `[String: Any]` (the usual shape).
-    package static func readPlainArgs(
+    static func readPlainArgs(
         _ args: [String: Any], notificationName: Notification.Name
     ) throws(MalformedEventError) -> EventArgs {
         try convertArgs(args, notificationName: notificationName) { $0 }
@@ -247,7 +247,7 @@ package struct NotificationKeys: Sendable {
     /// The args of a userInfo in any other shape (``PostedEvent/Args/init(_:)`` sorted out the
     /// usual ones): an `NSDictionary`, an `[AnyHashable: Any]`, or something that is not a
     /// dictionary at all.
-    package static func readOtherArgs(_ raw: Any, notificationName: Notification.Name) throws(MalformedEventError)
+    static func readOtherArgs(_ raw: Any, notificationName: Notification.Name) throws(MalformedEventError)
         -> EventArgs
     {
         // Converted in place: upcasting a [String: Any] to [AnyHashable: Any] copies it.
@@ -271,7 +271,7 @@ package struct NotificationKeys: Sendable {
     ///
     /// `mapValues` keeps the dictionary's hash layout: no key is hashed again, which made up
     /// most of the delivery thread's cost per event when each was inserted into a new one.
-    package static func readPostedArgs(
+    static func readPostedArgs(
         _ args: [String: any EventValueConvertible], notificationName: Notification.Name
     ) throws(MalformedEventError) -> EventArgs {
         var valid = true
