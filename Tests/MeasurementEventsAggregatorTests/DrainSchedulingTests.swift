@@ -10,19 +10,13 @@ import XCTest
 /// for these tests; the drains are the aggregator's two kinds (`EventAggregator.drain`): the one a
 /// post asked for (`asRequested`) and the others (`waitUntilDelivered`).
 final class DrainSchedulingTests: XCTestCase {
-    private final class Requests: @unchecked Sendable {
-        // @unchecked: every access holds the lock.
-        private let lock = NSLock()
-        private var count = 0
-        func add() { lock.withLock { count += 1 } }
-        var value: Int { lock.withLock { count } }
-    }
-
-    private func inbox(center: NotificationCenter) -> (Inbox, Requests, [any NSObjectProtocol]) {
-        let requests = Requests()
+    /// An inbox observing `center`, with the number of rounds it has asked for.
+    private func inbox(center: NotificationCenter) -> (Inbox, LockedValue<Int>, [any NSObjectProtocol]) {
+        let requests = LockedValue(0)
         let inbox = Inbox(
             filter: .allowAll, consent: .granted, configuration: .testing,
-            roundWaiting: { requests.add() }, deliverNow: { _ in XCTFail("asynchronous delivery only") })
+            roundWaiting: { requests.withLock { $0 += 1 } },
+            deliverNow: { _ in XCTFail("asynchronous delivery only") })
         return (inbox, requests, inbox.observe(center, legacyAQS: false))
     }
 
@@ -47,7 +41,7 @@ final class DrainSchedulingTests: XCTestCase {
             for index in 0..<10 { MeasurementEvent.post("x/posted", args: ["n": round * 10 + index], to: center) }
             delivered += drain(inbox, asRequested: false).map { $0.args["n"] }
         }
-        XCTAssertEqual(requests.value, 1)
+        XCTAssertEqual(requests.withLock { $0 }, 1)
         XCTAssertEqual(delivered, (0..<500).map { .int($0) })
     }
 
@@ -59,13 +53,13 @@ final class DrainSchedulingTests: XCTestCase {
         let (inbox, requests, observers) = inbox(center: center)
         defer { observers.forEach(center.removeObserver) }
         MeasurementEvent.post("x/first", to: center)
-        XCTAssertEqual(requests.value, 1)
+        XCTAssertEqual(requests.withLock { $0 }, 1)
         XCTAssertEqual(drain(inbox, asRequested: true).map(\.name), ["x/first"])
-        XCTAssertEqual(requests.value, 2)
+        XCTAssertEqual(requests.withLock { $0 }, 2)
         XCTAssertEqual(drain(inbox, asRequested: true).map(\.name), [])
-        XCTAssertEqual(requests.value, 2)
+        XCTAssertEqual(requests.withLock { $0 }, 2)
         MeasurementEvent.post("x/second", to: center)
-        XCTAssertEqual(requests.value, 3)
+        XCTAssertEqual(requests.withLock { $0 }, 3)
         XCTAssertEqual(drain(inbox, asRequested: true).map(\.name), ["x/second"])
     }
 }

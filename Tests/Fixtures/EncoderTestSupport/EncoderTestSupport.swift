@@ -29,7 +29,8 @@ package func sampleBatch() -> [QueuedEvent] {
     }
 }
 
-package let context = BatchContext(sentAt: Date(timeIntervalSince1970: 1_714_566_610))
+/// The batch context of the samples (`EncoderTestContext.value`, under the name most tests use).
+package let context = EncoderTestContext.value
 
 /// One track, identify and group call with everything set: a signed-in user with traits, a
 /// group with traits, a session and a full device and app context.
