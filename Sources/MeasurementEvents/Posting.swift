@@ -105,9 +105,18 @@ extension MeasurementEvent {
     @inline(__always)
     private static func allPlain(_ args: [String: any EventValueConvertible]) -> Bool {
         for value in args.values {
-            guard PlainValueTypes.contains(Swift.type(of: value)) else { return false }
+            guard isPlain(value) else { return false }
         }
         return true
+    }
+
+    /// Whether `value`'s type is one of the four plain types. Opened as its static type `T`, not
+    /// read with `type(of:)`, which asks the runtime for a dynamic type (about 100 instructions
+    /// a value): a class instance's static type may differ from its dynamic one, but neither
+    /// can be one of the four structs, so the answer is the same.
+    @inline(__always)
+    private static func isPlain<T: EventValueConvertible>(_ value: T) -> Bool {
+        PlainValueTypes.contains(T.self)
     }
 
     /// Posts this complete event, id and timestamp included; receivers keep both.
