@@ -2,28 +2,34 @@ import Dispatch
 import Foundation
 import MeasurementEvents
 
-// The delivery pipeline: what happens to a round of posted events, in this order, every step
-// in this file. Everything here runs in the delivery context (the aggregator's queue, or the
-// posting thread under the synchronous-delivery lock).
+// The delivery pipeline: what happens to a round of posted events. Its order is one function,
+// `run(_:from:trackers:)`, over the aggregator's `pipeline` of steps; every step is in this
+// file. Everything here runs in the delivery context (the aggregator's queue, or the posting
+// thread under the synchronous-delivery lock).
 //
 //   drain / deliverNow     a round from the inbox: events in posting order, controls (identity
-//                          changes, moves to the background) at their places among them
-//   1. attribution         `deliverSegment`: identity, session and context stamped; session
+//                          changes, moves to the background) applied at their places between
+//                          segments of events; each segment goes through the steps as a batch
+//   1. attribution         `stampAttribution`: identity, session and context stamped; session
 //                          events added where sessions start or end
-//   2. the tracking plan   `checkPlanThenDeliver` / `checkingPlan`: args omitted, events
-//                          blocked, violations counted, reported and (by policy) forwarded
-//   3. the app's processors  `deliver(_:violations:)`, in order; with none (the usual case)
-//                          `admitWhole` admits the whole batch under one lock instead
-//   4. consent, readiness, holding  `admitOrHold`, built on `State.forwardsNow(consent:)`, the
-//                          one decision; held events come back here (`releaseHeldEvents`)
-//   5. personal data       `forward` / `forwardHashingPersonalData`: `pii` args hashed, except
-//                          for trackers that take them in clear
-//   6. the trackers        `forward`, each in order, then the trail's entry (`forwardRecording`,
-//                          only with a trail); `didReceive(_:)` just before them
+//   2. the tracking plan   `checkPlan`: args omitted, events blocked, violations counted,
+//                          reported and (by policy) forwarded as `plan/violation` events
+//   3. the app's processors  `process(_:with:)`, in order (a step only when there are any)
+//   4. consent, readiness, holding  `admit`: the batch goes on now (the usual case: one lock),
+//                          or its events are held or discarded (`admitOrHold`). Both rest on
+//                          `State.forwardsNow(consent:)`, the one decision; held events come
+//                          back after this step (`releaseHeldEvents`)
+//   5. personal data       `hashPersonalData`: `pii` args hashed; the clear event is kept for
+//                          the trackers that take it in clear
+//   6. the trackers        `forward`: each event to each tracker in order, then the trail's
+//                          entry (`forwardRecording`, only with a trail); `didReceive(_:)`
+//                          just before them
 //
-// Every step that ends an event (blocked, discarded, held and dropped, forwarded) records its
-// `EventTrailEntry` when a trail is set. Processors can be inserted after steps 1, 2, 3 and 5
-// (`Configuration.processorsAfter`), which is how the tests see an event as each step left it.
+// The steps are of one kind (`PipelineStep`, each a function of the batch), and the app's
+// processors are one of them: processors inserted after steps 1, 2, 3 and 5
+// (`Configuration.processorsAfter`) are steps of that same kind, which is how the tests see an
+// event as each step left it. Every step that ends an event (blocked, discarded, held and
+// dropped, forwarded) records its `EventTrailEntry` when a trail is set.
 
 /// A built-in step of the delivery pipeline after which processors can be inserted
 /// (``EventAggregator/Configuration/processorsAfter``).
@@ -36,6 +42,67 @@ package enum DeliveryStep: Hashable, Sendable, CaseIterable {
     case processors
     /// Personal data hashed: the event the trackers get (except those taking it in clear).
     case personalData
+}
+
+/// One step of the delivery pipeline (see the head of this file), in the order of
+/// `EventAggregator.pipeline`.
+enum PipelineStep {
+    case attribution
+    case plan
+    /// Processors, in order: the app's, or those a test inserted after a built-in step.
+    case processors([any EventProcessor])
+    case admission
+    case personalData
+
+    /// The steps in their order, with the app's `processors` (a step only when there are any)
+    /// and the processors inserted after each built-in step.
+    static func pipeline(
+        processors: [any EventProcessor], inserted: [DeliveryStep: [any EventProcessor]]
+    ) -> [PipelineStep] {
+        func after(_ step: DeliveryStep) -> [PipelineStep] {
+            guard let processors = inserted[step], !processors.isEmpty else { return [] }
+            return [.processors(processors)]
+        }
+        return [.attribution] + after(.attribution) + [.plan] + after(.plan)
+            + (processors.isEmpty ? [] : [.processors(processors)]) + after(.processors)
+            + [.admission, .personalData] + after(.personalData)
+    }
+}
+
+/// What goes through the pipeline: a segment of a round's events, in order, and what the steps
+/// found on each.
+struct DeliveryBatch {
+    var events: [MeasurementEvent]
+    /// The plan's findings on each event, by its place in `events`: only with a trail, and only
+    /// once the plan found something in the batch.
+    var violations: [[PlanViolation]]?
+    /// Each event as it was before its personal data was hashed (nil for those with none), for
+    /// the trackers that take it in clear; nil while no event was hashed.
+    var clear: [MeasurementEvent?]?
+
+    init(_ events: [MeasurementEvent] = []) { self.events = events }
+
+    /// The plan's findings on the event at `index`.
+    func violations(at index: Int) -> [PlanViolation] { violations?[index] ?? [] }
+
+    /// Keeps the events for which `transform` returns one (in its place), with what was found
+    /// on them; drops the others. `transform` gets each event with the plan's findings on it.
+    mutating func compactMap(_ transform: (MeasurementEvent, [PlanViolation]) -> MeasurementEvent?) {
+        var kept: [Int] = []
+        var events: [MeasurementEvent] = []
+        events.reserveCapacity(self.events.count)
+        for index in self.events.indices {
+            if let event = transform(self.events[index], violations(at: index)) {
+                events.append(event)
+                kept.append(index)
+            }
+        }
+        if kept.count < self.events.count {
+            violations = violations.map { found in kept.map { found[$0] } }
+            clear = clear.map { found in kept.map { found[$0] } }
+        }
+        self.events = events
+    }
 }
 
 extension EventAggregator {
@@ -97,116 +164,127 @@ extension EventAggregator {
     }
 
     private func deliver(_ round: inout Inbox.Round) {
+        // Usually no control: the round's array goes through the pipeline as it is (no copy),
+        // and comes back to the inbox for its capacity.
+        guard !round.controls.isEmpty else {
+            var batch = DeliveryBatch()
+            swap(&batch.events, &round.events)
+            run(&batch)
+            swap(&batch.events, &round.events)
+            return
+        }
         var start = 0
         for control in round.controls {
-            deliverSegment(&round.events, start..<control.position)
+            var batch = DeliveryBatch(Array(round.events[start..<control.position]))
+            run(&batch)
             apply(control)
             start = control.position
         }
-        deliverSegment(&round.events, start..<round.events.count)
+        var batch = DeliveryBatch(Array(round.events[start...]))
+        run(&batch)
+    }
+
+    // MARK: The pipeline
+
+    /// The pipeline: `batch` through the steps from `start` on, in order, each taking the batch
+    /// as the step before left it, then to the trackers. Held events come back after the
+    /// admission (`trackers`: those they were admitted to), session events after attribution.
+    func run(_ batch: inout DeliveryBatch, from start: Int = 0, trackers admitted: [any EventTracker]? = nil) {
+        var trackers = admitted
+        for step in pipeline[start...] {
+            guard !batch.events.isEmpty else { return }
+            switch step {
+            case .attribution:
+                stampAttribution(&batch)  // 1
+            case .plan:
+                checkPlan(&batch)  // 2
+            case .processors(let processors):
+                process(&batch, with: processors)  // 3, and any inserted after a step
+            case .admission:
+                trackers = admit(&batch)  // 4
+                guard trackers != nil else { return }
+            case .personalData:
+                hashPersonalData(&batch)  // 5
+            }
+        }
+        guard let trackers, !batch.events.isEmpty else { return }
+        forward(&batch, to: trackers)  // 6
     }
 
     // MARK: 1. Attribution
 
-    /// Stamps the events of `range` with identity, session and context, adds session events
-    /// where sessions start or end (when configured), and delivers them.
-    func deliverSegment(_ batch: inout [MeasurementEvent], _ range: Range<Int>) {
-        guard !range.isEmpty else { return }
+    /// Stamps the events with identity, session and context, and adds session events where
+    /// sessions start or end (when configured).
+    func stampAttribution(_ batch: inout DeliveryBatch) {
         var expanded: [MeasurementEvent]?
         var sessionsStarted = 0
-        for index in range {
-            let (transition, problem) = attribution.stamp(&batch[index])
+        for index in batch.events.indices {
+            let (transition, problem) = attribution.stamp(&batch.events[index])
             if let problem { reportStoreProblem(problem) }
             if transition.started != nil { sessionsStarted += 1 }
             if !transition.isEmpty, configuration.sessions.emitsEvents {
-                if expanded == nil { expanded = Array(batch[range.lowerBound..<index]) }
+                if expanded == nil { expanded = Array(batch.events[..<index]) }
                 expanded!.append(contentsOf: sessionEvents(for: transition))
             }
-            expanded?.append(batch[index])
+            expanded?.append(batch.events[index])
         }
         if sessionsStarted > 0 { state.withLock { $0.diagnostics.sessionsStarted += sessionsStarted } }
-        if var expanded {
-            deliverAll(&expanded, 0..<expanded.count)
-        } else {
-            deliverAll(&batch, range)
-        }
+        if let expanded { batch.events = expanded }
     }
 
-    /// Steps 2 to 6 of the pipeline (see the head of this file) for events already stamped:
-    /// the plan, then the processors, consent and holding, personal data and the trackers.
-    func deliverAll(_ batch: inout [MeasurementEvent], _ range: Range<Int>) {
-        guard !range.isEmpty else { return }
-        if insertsProcessors {
-            var stamped = processed(batch[range], after: .attribution)
-            return checkPlanThenDeliver(&stamped, stamped.indices)
-        }
-        checkPlanThenDeliver(&batch, range)
+    /// Events already stamped (a session's end and start when the app comes back to the
+    /// foreground) through the pipeline after attribution.
+    func deliverStamped(_ events: [MeasurementEvent]) {
+        var batch = DeliveryBatch(events)
+        run(&batch, from: afterAttribution)
     }
 
     // MARK: 2. The tracking plan
 
-    private func checkPlanThenDeliver(_ batch: inout [MeasurementEvent], _ range: Range<Int>) {
-        guard !range.isEmpty else { return }
-        if let checker = planChecker {
-            // For the trail: the violations of the delivered events, by their place in the range.
-            var found: [Int: [PlanViolation]] = [:]
-            if var replaced = checkingPlan(&batch, range, with: checker, violationsByPlace: &found) {
-                return deliverChecked(&replaced, 0..<replaced.count, violations: found)
-            }
-            return deliverChecked(&batch, range, violations: found)
-        } else if PostSites.checkingAggregators.value > 0 {
-            removingPostSites(&batch, range)
+    /// Checks the events against the plan, omitting args in place as the policy says, leaving
+    /// blocked events out and adding `plan/violation` events after the event they describe.
+    /// With a trail, the batch keeps each event's violations, and blocked events are recorded
+    /// with theirs. Without a plan, only removes the posting sites another aggregator's plan
+    /// made the posts carry (see PostSites).
+    func checkPlan(_ batch: inout DeliveryBatch) {
+        // Sites travel only while an aggregator records them.
+        let sitesTravel = PostSites.checkingAggregators.value > 0
+        guard let checker = planChecker else {
+            if sitesTravel { for index in batch.events.indices { _ = PostSites.take(from: &batch.events[index]) } }
+            return
         }
-        deliverChecked(&batch, range, violations: [:])
-    }
-
-    /// Checks the events of `range`, omitting args in place as the policy says. Returns `nil`
-    /// when the range is to be delivered as it is; otherwise the events to deliver instead
-    /// (blocked ones left out, `plan/violation` events added after the event they describe).
-    ///
-    /// With a trail, `violationsByPlace` receives the violations of each delivered event, by its
-    /// place among the events to deliver, and blocked events are recorded with theirs.
-    func checkingPlan(
-        _ batch: inout [MeasurementEvent], _ range: Range<Int>, with checker: PlanChecker,
-        violationsByPlace: inout [Int: [PlanViolation]]
-    ) -> [MeasurementEvent]? {
-        var blockedEvents: [(MeasurementEvent, [PlanViolation])] = []
         let trail = inbox.trail
-        // The place of the next delivered event: in `replaced` once it exists (its events so
-        // far are those of the range before it, in the same places), in the range until then.
-        var place = 0
+        let forwards = checker.policy.forwardsViolationEvents
+        var blockedEvents: [(MeasurementEvent, [PlanViolation])] = []
+        // The events to deliver instead, once one is blocked or a violation event is added:
+        // until then they are the events of the batch before the current one.
         var replaced: [MeasurementEvent]?
+        var violationsByPlace: [[PlanViolation]] = []
         var violations: [PlanViolation] = []
         var blocked = 0
-        let forwards = checker.policy.forwardsViolationEvents
-        // Sites travel only while an aggregator records them (see PostSites).
-        let sitesTravel = PostSites.checkingAggregators.value > 0
-        for index in range {
+        for index in batch.events.indices {
             let first = violations.count
-            let site = sitesTravel ? PostSites.take(from: &batch[index]) : nil
-            let deliver = checker.check(&batch[index], file: site?.file, line: site?.line, into: &violations)
-            let found = violations.count > first
+            let site = sitesTravel ? PostSites.take(from: &batch.events[index]) : nil
+            let deliver = checker.check(&batch.events[index], file: site?.file, line: site?.line, into: &violations)
+            let found = Array(violations[first...])
             if !deliver { blocked += 1 }
-            if replaced == nil, !deliver || (forwards && found) {
-                replaced = Array(batch[range.lowerBound..<index])
+            if replaced == nil, !deliver || (forwards && !found.isEmpty) {
+                replaced = Array(batch.events[..<index])
             }
-            if deliver { replaced?.append(batch[index]) }
-            if trail != nil, found {
-                if deliver {
-                    violationsByPlace[place] = Array(violations[first...])
-                } else {
-                    blockedEvents.append((batch[index], Array(violations[first...])))
-                }
+            if deliver {
+                replaced?.append(batch.events[index])
+                if trail != nil { violationsByPlace.append(found) }
+            } else if trail != nil, !found.isEmpty {
+                blockedEvents.append((batch.events[index], found))
             }
-            if deliver { place += 1 }
-            if forwards, found {
-                for violation in violations[first...] {
-                    replaced?.append(Self.violationEvent(violation, at: batch[index]))
-                    place += 1
+            if forwards {
+                for violation in found {
+                    replaced?.append(Self.violationEvent(violation, at: batch.events[index]))
+                    if trail != nil { violationsByPlace.append([]) }
                 }
             }
         }
-        guard !violations.isEmpty else { return nil }
+        guard !violations.isEmpty else { return }
         state.withLock { state in
             for violation in violations { state.diagnostics.planViolations[violation.kind, default: 0] += 1 }
             state.diagnostics.blockedByPlan += blocked
@@ -219,13 +297,8 @@ extension EventAggregator {
             trail?.record(
                 EventTrailEntry(event: event, fate: .dropped(reason: "blocked by the plan"), violations: found))
         }
-        return replaced
-    }
-
-    /// An aggregator without a plan on a center where another one checks a plan: the posts
-    /// carry their site, which is not an arg of the event.
-    func removingPostSites(_ batch: inout [MeasurementEvent], _ range: Range<Int>) {
-        for index in range { _ = PostSites.take(from: &batch[index]) }
+        if let replaced { batch.events = replaced }
+        if trail != nil { batch.violations = violationsByPlace }
     }
 
     /// The `plan/violation` event that reports `violation` to trackers; never the value.
@@ -245,94 +318,65 @@ extension EventAggregator {
         return report
     }
 
-    // MARK: 3. The app's processors, 4. consent, readiness and holding
+    // MARK: 3. The app's processors
 
-    private func deliverChecked(
-        _ batch: inout [MeasurementEvent], _ range: Range<Int>, violations: [Int: [PlanViolation]]
-    ) {
-        guard !range.isEmpty else { return }
-        if !insertsProcessors, let trackers = admitWhole(&batch, range) {
-            // Passed `inout`: reading `batch[index]` (or through a buffer pointer) copied every
-            // field and destroyed the copy, per event; exclusive access needs no copy.
-            if violations.isEmpty {
-                for index in range { forward(&batch[index], to: trackers) }
-            } else {
-                for index in range {
-                    forward(&batch[index], to: trackers, violations: violations[index - range.lowerBound] ?? [])
+    /// Each event through `processors` in order (the events given their ids first); one that a
+    /// processor discards leaves the batch there (counted, and recorded in the trail).
+    func process(_ batch: inout DeliveryBatch, with processors: [any EventProcessor]) {
+        assignIDs(&batch)
+        var discarded = 0
+        batch.compactMap { event, violations in
+            var event = event
+            for processor in processors {
+                guard let processed = processor.process(event) else {
+                    discarded += 1
+                    inbox.trail?.record(
+                        EventTrailEntry(event: event, fate: .discardedByProcessor, violations: violations))
+                    return nil
                 }
+                event = processed
             }
-        } else {
-            for index in range { deliver(batch[index], violations: violations[index - range.lowerBound] ?? []) }
+            return event
+        }
+        if discarded > 0 { state.withLock { $0.diagnostics.discarded += discarded } }
+    }
+
+    /// Gives the events that have none their ids, in order.
+    private func assignIDs(_ batch: inout DeliveryBatch) {
+        state.withLock { state in
+            for index in batch.events.indices where batch.events[index].id == MeasurementEvent.placeholderID {
+                batch.events[index].id = state.ids.next()
+            }
         }
     }
 
-    /// In the usual state (consent granted, ready, nothing held, no processors) admits a whole
-    /// batch under one lock, giving its events their ids, and returns the trackers; otherwise
-    /// returns nil and admits nothing. Locking per event made the delivery thread contend
-    /// for the state lock four times per event.
-    private func admitWhole(_ batch: inout [MeasurementEvent], _ range: Range<Int>) -> [any EventTracker]? {
-        state.withLock { state -> [any EventTracker]? in
-            guard state.processors.isEmpty, state.forwardsNow(consent: inbox.consent) else {
-                return nil
+    // MARK: 4. Consent, readiness and holding
+
+    /// The trackers the batch goes to now, in the usual state (consent granted, ready, nothing
+    /// held): the whole batch admitted under one lock, its events given their ids. Otherwise
+    /// each event is discarded or held (``admitOrHold(_:postedWithoutConsent:violations:)``)
+    /// and leaves the batch; nil when none is left. (Locking per event made the delivery thread
+    /// contend for the state lock four times per event.)
+    func admit(_ batch: inout DeliveryBatch) -> [any EventTracker]? {
+        let trackers = state.withLock { state -> [any EventTracker]? in
+            guard state.forwardsNow(consent: inbox.consent) else { return nil }
+            for index in batch.events.indices where batch.events[index].id == MeasurementEvent.placeholderID {
+                batch.events[index].id = state.ids.next()
             }
-            for index in range where batch[index].id == MeasurementEvent.placeholderID {
-                batch[index].id = state.ids.next()
-            }
-            state.diagnostics.forwarded += range.count
+            state.diagnostics.forwarded += batch.events.count
             return state.trackers
         }
-    }
-
-    private func deliver(_ event: MeasurementEvent, violations: [PlanViolation]) {
-        let (processors, assignedID) = state.withLock { state -> ([any EventProcessor], UUID?) in
-            (state.processors, event.id == MeasurementEvent.placeholderID ? state.ids.next() : nil)
-        }
-        var event = event
-        if let assignedID { event.id = assignedID }
-        if insertsProcessors {
-            guard let processed = process(event, with: processorsAfter[.plan] ?? [], violations: violations) else {
-                return
-            }
-            event = processed
-        }
-        guard var event = process(event, with: processors, violations: violations) else { return }
-        if insertsProcessors {
-            guard let processed = process(event, with: processorsAfter[.processors] ?? [], violations: violations)
-            else { return }
-            event = processed
-        }
-        if let trackers = admitOrHold(.event(event), violations: violations) {
-            forward(&event, to: trackers, violations: violations)
-        }
-    }
-
-    /// `event` through `processors` in order; nil when one discards it (counted, and recorded
-    /// in the trail).
-    private func process(
-        _ event: MeasurementEvent, with processors: [any EventProcessor], violations: [PlanViolation]
-    ) -> MeasurementEvent? {
-        var event = event
-        for processor in processors {
-            guard let processed = processor.process(event) else {
-                state.withLock { $0.diagnostics.discarded += 1 }
-                inbox.trail?.record(EventTrailEntry(event: event, fate: .discardedByProcessor, violations: violations))
+        if let trackers { return trackers }
+        assignIDs(&batch)
+        var admitted: [any EventTracker]?
+        batch.compactMap { event, violations in
+            guard let trackers = admitOrHold(.event(event), violations: violations) else {
                 return nil
             }
-            event = processed
+            admitted = trackers
+            return event
         }
-        return event
-    }
-
-    /// The events of `events` through the processors inserted after `step`, those discarded left
-    /// out (see ``Configuration/processorsAfter``).
-    func processed(_ events: ArraySlice<MeasurementEvent>, after step: DeliveryStep) -> [MeasurementEvent] {
-        let processors = processorsAfter[step] ?? []
-        return events.compactMap { process($0, with: processors, violations: []) }
-    }
-
-    /// `event` through the processors inserted after `step`.
-    func processed(_ event: MeasurementEvent, after step: DeliveryStep) -> MeasurementEvent? {
-        process(event, with: processorsAfter[step] ?? [], violations: [])
+        return admitted
     }
 
     /// The trackers when `item` may go to them now; otherwise discards it (no consent now, or
@@ -411,16 +455,24 @@ extension EventAggregator {
                 }
                 return (state.held, state.trackers)
             }
+            // The events, in order, through the steps after the admission; identity changes
+            // between them.
+            var batch = DeliveryBatch()
             for item in items {
                 switch item {
-                case .event(let event): self.forward(event, to: trackers)
-                case .identity(let event): self.forward(event, to: trackers)
+                case .event(let event):
+                    batch.events.append(event)
+                case .identity(let event):
+                    self.run(&batch, from: self.afterAdmission, trackers: trackers)
+                    batch = DeliveryBatch()
+                    self.forward(event, to: trackers)
                 }
             }
+            self.run(&batch, from: self.afterAdmission, trackers: trackers)
         }
     }
 
-    // MARK: 5. Personal data, 6. the trackers
+    // MARK: 5. Personal data
 
     /// The merged catalogs of `configuration` and the processor that hashes their personal
     /// args (minus those sent in clear); no processor when nothing is left to hash.
@@ -437,52 +489,51 @@ extension EventAggregator {
         return (registered, PersonalDataProcessor(personalArgsByEvent: args, treatment: .hash(salt: salt)))
     }
 
-    /// Forwards `clear` hashed, except to the trackers that asked for personal data in clear.
-    func forwardHashingPersonalData(
-        _ clear: MeasurementEvent, with hashing: PersonalDataProcessor, to trackers: [any EventTracker],
-        violations: [PlanViolation] = []
-    ) {
+    /// Hashes the personal args of the events that have any, keeping each of them as it was
+    /// for the trackers that take personal data in clear (``PersonalDataInClearTracker``).
+    func hashPersonalData(_ batch: inout DeliveryBatch) {
+        guard let hashing = personalDataHashing else { return }
         // Without an app-wide salt, the install's (delivery context: the attribution's own).
-        let hashing =
+        let salted =
             configuration.personalDataSalt != nil
             ? hashing
             : PersonalDataProcessor(
                 personalArgsByEvent: hashing.personalArgsByEvent, treatment: .hash(salt: attribution.personalDataSalt))
-        // A hashing processor never discards.
-        var hashed = hashing.process(clear) ?? clear
-        if insertsProcessors {
-            guard let processed = processed(hashed, after: .personalData) else { return }
-            hashed = processed
+        for index in batch.events.indices where hashing.treatsArgs(of: batch.events[index]) {
+            if batch.clear == nil { batch.clear = Array(repeating: nil, count: batch.events.count) }
+            batch.clear![index] = batch.events[index]
+            // A hashing processor never discards.
+            if let hashed = salted.process(batch.events[index]) { batch.events[index] = hashed }
         }
-        if inbox.recordsTrail { return forwardRecording(clear, hashed, to: trackers, violations: violations) }
-        didReceive(hashed)
-        for tracker in trackers {
-            let event = tracker is PersonalDataInClearTracker ? clear : hashed
-            do {
-                try tracker.track(event)
-            } catch {
-                trackerFailed(tracker, on: event.name, error)
+    }
+
+    // MARK: 6. The trackers
+
+    /// Each event to each tracker, in order: in clear to those that take personal data in
+    /// clear, and, with a trail, recorded with each tracker's outcome.
+    func forward(_ batch: inout DeliveryBatch, to trackers: [any EventTracker]) {
+        if batch.clear == nil, !inbox.recordsTrail {
+            for index in batch.events.indices { forward(&batch.events[index], to: trackers) }
+            return
+        }
+        for index in batch.events.indices {
+            let clear = batch.clear?[index]
+            if inbox.recordsTrail {
+                forwardRecording(
+                    clear ?? batch.events[index], batch.events[index], to: trackers,
+                    violations: batch.violations(at: index))
+            } else if let clear {
+                forward(batch.events[index], clear: clear, to: trackers)
+            } else {
+                forward(&batch.events[index], to: trackers)
             }
         }
     }
 
-    func forward(_ event: borrowing MeasurementEvent, to trackers: [any EventTracker]) {
-        var event = copy event
-        forward(&event, to: trackers)
-    }
-
-    /// ``forward(_:to:)`` for an event the caller has exclusive access to: not copied.
-    ///
-    /// - Parameter violations: the plan's findings on the event, for the trail.
-    func forward(_ event: inout MeasurementEvent, to trackers: [any EventTracker], violations: [PlanViolation] = []) {
-        if let hashing = personalDataHashing, hashing.treatsArgs(of: event) {
-            return forwardHashingPersonalData(event, with: hashing, to: trackers, violations: violations)
-        }
-        if insertsProcessors {
-            guard let processed = processed(event, after: .personalData) else { return }
-            event = processed
-        }
-        if inbox.recordsTrail { return forwardRecording(event, event, to: trackers, violations: violations) }
+    /// One event to each tracker, in order. Passed `inout`: reading `batch[index]` (or through
+    /// a buffer pointer) copied every field and destroyed the copy, per event; exclusive access
+    /// needs no copy.
+    func forward(_ event: inout MeasurementEvent, to trackers: [any EventTracker]) {
         didReceive(event)
         // No closure: capturing the event in one copied it (a retain and a release per field)
         // per event and tracker.
@@ -493,6 +544,19 @@ extension EventAggregator {
                 } catch {
                     trackerFailed(trackers[index], on: event.name, error)
                 }
+            }
+        }
+    }
+
+    /// `hashed` to each tracker, except `clear` to those that take personal data in clear.
+    func forward(_ hashed: MeasurementEvent, clear: MeasurementEvent, to trackers: [any EventTracker]) {
+        didReceive(hashed)
+        for tracker in trackers {
+            let event = tracker is PersonalDataInClearTracker ? clear : hashed
+            do {
+                try tracker.track(event)
+            } catch {
+                trackerFailed(tracker, on: event.name, error)
             }
         }
     }

@@ -26,8 +26,7 @@ extension EventAggregator {
                 at: control.timestamp, context: configuration.makeContext())
             if let problem { reportStoreProblem(problem) }
             if let ended, configuration.sessions.emitsEvents, !control.consentAtPost.discards {
-                var events = sessionEvents(for: SessionTimeline.Transition(ended: ended))
-                deliverAll(&events, 0..<events.count)
+                deliverStamped(sessionEvents(for: SessionTimeline.Transition(ended: ended)))
             }
         case .refreshContext:
             attribution.replaceContext(configuration.makeContext())

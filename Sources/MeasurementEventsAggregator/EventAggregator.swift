@@ -48,10 +48,12 @@ open class EventAggregator: @unchecked Sendable {
     let personalDataHashing: PersonalDataProcessor?
     /// Checks events against the registered catalogs; `nil` without catalogs (nothing to pay).
     let planChecker: PlanChecker?
-    /// ``Configuration/processorsAfter``, and whether there are any (one check per batch and
-    /// per event forwarded when there are none).
-    let processorsAfter: [DeliveryStep: [any EventProcessor]]
-    let insertsProcessors: Bool
+    /// The delivery pipeline's steps, in order (see `EventAggregator+Delivery.swift`): the
+    /// built-in ones, the app's processors and those of ``Configuration/processorsAfter``.
+    let pipeline: [PipelineStep]
+    /// Where in ``pipeline`` stamped events (session events) and released held events join it.
+    let afterAttribution: Int
+    let afterAdmission: Int
     /// Counts posts on ``center`` until ``start()``, to report an aggregator never started.
     let startCheck: StartCheck
     let consentDecision = ConsentDecisionCheck()
@@ -68,7 +70,6 @@ open class EventAggregator: @unchecked Sendable {
 
     struct State {
         var trackers: [any EventTracker]
-        var processors: [any EventProcessor]
         var observers: [any NSObjectProtocol] = []
         var ready: Bool
         var held: [Held] = []
@@ -115,8 +116,9 @@ open class EventAggregator: @unchecked Sendable {
         self.configuration = configuration
         (registeredCatalogs, personalDataHashing) = Self.registering(configuration)
         planChecker = PlanChecker(registeredCatalogs, policy: configuration.planConformance)
-        processorsAfter = configuration.processorsAfter
-        insertsProcessors = configuration.processorsAfter.values.contains { !$0.isEmpty }
+        pipeline = PipelineStep.pipeline(processors: processors, inserted: configuration.processorsAfter)
+        afterAttribution = 1
+        afterAdmission = pipeline.firstIndex { if case .admission = $0 { true } else { false } }! + 1
         if planChecker?.policy.recordsPostSites == true { PostSites.register(center) }
         startCheck = StartCheck(center: center)
         queue = DispatchQueue(label: "MeasurementEvents.EventAggregator")
@@ -130,7 +132,7 @@ open class EventAggregator: @unchecked Sendable {
         diagnostics.catalogProblems = registeredCatalogs.problems.count
         state = LockedValue(
             State(
-                trackers: trackers, processors: processors, ready: !configuration.holdsEventsUntilReady,
+                trackers: trackers, ready: !configuration.holdsEventsUntilReady,
                 diagnostics: diagnostics))
         // The inbox knows nothing of the aggregator: it reaches it through these two closures,
         // which hold it weakly (the observers hold the inbox, and must not keep it alive).

@@ -17,9 +17,10 @@ import MeasurementEvents
 //      `scheduleDrain`). Further down: `nextRound` merges every thread's buffer in posting order
 //      and makes each record its public event; at the end of the file, the per-thread buffers,
 //      slots and decision caches (`PostingThread`, `PostingBuffer`, `NameDecisionCache`).
-//   4. EventAggregator+Delivery.swift: `scheduleDrain` and `drain` take the round; the delivery
-//      pipeline, its steps in order (attribution, plan, processors, consent, personal data, each
-//      `EventTracker.track`); attribution is `AttributionState.stamp` (AttributionState.swift).
+//   4. EventAggregator+Delivery.swift: `scheduleDrain` and `drain` take the round; `run` takes
+//      it through the delivery pipeline, its steps in order (attribution, plan, processors,
+//      consent, personal data), then to each `EventTracker.track`; attribution is
+//      `AttributionState.stamp` (AttributionState.swift).
 //
 // Locks (all `LockedValue`, non-recursive, never held while user code runs, except 1), in the
 // order they may be taken; a lock further down is never held while one further up is taken:
@@ -27,8 +28,8 @@ import MeasurementEvents
 //      the delivery context of a `.synchronous` aggregator. It is held while trackers,
 //      processors and `didReceive` run, on purpose: it stands for the delivery queue, which
 //      an asynchronous aggregator uses instead. Recursive so that a tracker may post.
-//   2. `EventAggregator.state`: trackers, processors, observers, readiness, held events, event
-//      ids, the diagnostics counted in delivery. Posting threads never take it.
+//   2. `EventAggregator.state`: trackers, observers, readiness, held events, event ids, the
+//      diagnostics counted in delivery. Posting threads never take it.
 //   Leaves, each taken alone (no other lock of this list is taken while one is held):
 //   3. `Inbox.posting`: the filter and what the posting path counts under a lock (malformed
 //      notifications, filtered-out names, identity changes). Taken by a post only on a

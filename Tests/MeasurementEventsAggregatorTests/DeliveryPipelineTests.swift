@@ -28,10 +28,11 @@ final class DeliveryPipelineTests: XCTestCase {
 
     private func makeAggregator(
         trackers: [any EventTracker], processors: [any EventProcessor] = [],
-        after: [DeliveryStep: [any EventProcessor]]
+        after: [DeliveryStep: [any EventProcessor]], holdsUntilReady: Bool = false
     ) -> (EventAggregator, NotificationCenter) {
         let center = NotificationCenter()
         var configuration = EventAggregator.Configuration.testing
+        configuration.holdsEventsUntilReady = holdsUntilReady
         configuration.catalogs = [catalog]
         configuration.personalDataSalt = "salt"
         configuration.planConformance.actions[.unplannedArg] = .omitArg
@@ -115,5 +116,56 @@ final class DeliveryPipelineTests: XCTestCase {
         aggregator.waitUntilDelivered()
         XCTAssertEqual(tracker.events.map { $0.args["plan"] }, (0..<50).map { .string("p\($0)") })
         XCTAssertEqual(aggregator.diagnostics.forwarded, 50)
+    }
+
+    /// Events held until the trackers are ready joined the pipeline after the admission when
+    /// released: hashed then, seen by what comes after personal data, in posting order.
+    func testHeldEventsGoThroughTheStepsAfterTheAdmissionWhenReleased() {
+        let seen = Seen()
+        let tracker = RecordingTracker()
+        var after: [DeliveryStep: [any EventProcessor]] = [:]
+        for step in DeliveryStep.allCases { after[step] = [seen.processor(after: step)] }
+        let (aggregator, center) = makeAggregator(trackers: [tracker], after: after, holdsUntilReady: true)
+
+        for index in 0..<3 {
+            MeasurementEvent.post(
+                "account/signed_up", args: ["email": "user\(index)@example.com", "plan": "p\(index)"], to: center)
+        }
+        aggregator.waitUntilDelivered()
+        XCTAssertTrue(tracker.events.isEmpty)
+        XCTAssertEqual(aggregator.diagnostics.held, 3)
+        XCTAssertEqual(seen.entries.withLock { $0.filter { $0.0 == .personalData }.count }, 0, "held before step 5")
+
+        aggregator.markReady()
+        aggregator.waitUntilDelivered()
+        let hashed = (0..<3).map {
+            EventValue.string(PersonalDataProcessor.hashed(.string("user\($0)@example.com"), salt: "salt"))
+        }
+        XCTAssertEqual(tracker.events.map { $0.args["email"] }, hashed)
+        XCTAssertEqual(tracker.events.map { $0.args["plan"] }, ["p0", "p1", "p2"])
+        XCTAssertEqual(
+            seen.entries.withLock { $0.filter { $0.0 == .personalData }.map { $0.1.args["email"] } }, hashed)
+        XCTAssertEqual(aggregator.diagnostics.forwarded, 3)
+    }
+
+    /// Step 5 keeps each event as it was for the trackers that take personal data in clear;
+    /// every other tracker, and what comes after the step, gets it hashed.
+    func testATrackerInClearGetsTheEventBeforeHashingAndTheOthersAfter() {
+        let seen = Seen()
+        let hashedTracker = RecordingTracker()
+        let clearTracker = RecordingTracker()
+        let (aggregator, center) = makeAggregator(
+            trackers: [hashedTracker, clearTracker.receivingPersonalDataInClear()],
+            after: [.personalData: [seen.processor(after: .personalData)]])
+
+        MeasurementEvent.post("account/signed_up", args: ["email": "jane@example.com", "plan": "pro"], to: center)
+        MeasurementEvent.post("account/signed_up", args: ["plan": "free"], to: center)
+        aggregator.waitUntilDelivered()
+
+        let hashed = EventValue.string(PersonalDataProcessor.hashed("jane@example.com", salt: "salt"))
+        XCTAssertEqual(hashedTracker.events.map { $0.args["email"] }, [hashed, nil])
+        XCTAssertEqual(clearTracker.events.map { $0.args["email"] }, ["jane@example.com", nil])
+        XCTAssertEqual(clearTracker.events.map { $0.args["plan"] }, ["pro", "free"])
+        XCTAssertEqual(seen.entries.withLock { $0.map { $0.1.args["email"] } }, [hashed, nil])
     }
 }
