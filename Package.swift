@@ -121,7 +121,7 @@ let httpTargets: [Target] = [
     .systemLibrary(name: "CZlib", providers: [.apt(["zlib1g-dev"])]),
     // PrivacyInfo.xcprivacy: Apple's privacy manifest (file metadata, for the disk queue).
     .target(
-        name: "MeasurementEventsHTTP", dependencies: ["MeasurementEvents", "MeasurementEventsAggregator", "MeasurementEventsJSON", "MeasurementEventsStandard", "CZlib"],
+        name: "MeasurementEventsHTTP", dependencies: ["MeasurementEvents", "MeasurementEventsAggregator", "MeasurementEventsStandard", "CZlib"],
         resources: [.copy("PrivacyInfo.xcprivacy")]
     ),
     // A tiny HTTP/1.1 server on loopback with scripted replies: for the tests and the demo.

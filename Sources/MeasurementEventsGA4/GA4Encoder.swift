@@ -459,6 +459,11 @@ public struct GA4Encoder: BatchEncoder {
 }
 
 extension GA4Encoder: ServerValidatedEncoder {
-    /// Whether ``validation`` is on in this build: each body also goes to `/debug/mp/collect`.
-    package var validatesRequests: Bool { validation.isOn }
+    /// The check of each body by `/debug/mp/collect` when ``validation`` is on in this build
+    /// (``GA4Validator``); nil when it is off.
+    package func makeRequestValidator(
+        transport: any HTTPTransport, timeout: TimeInterval, report: @escaping @Sendable (String) -> Void
+    ) -> (any RequestValidator)? {
+        validation.isOn ? GA4Validator(transport: transport, timeout: timeout, report: report) : nil
+    }
 }

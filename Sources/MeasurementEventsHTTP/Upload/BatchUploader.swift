@@ -79,8 +79,8 @@ final class BatchUploader: @unchecked Sendable {
     private let policy: RetryPolicy
     private let timeout: TimeInterval
     private let compressesBodies: Bool
-    /// Checks GA4 bodies with GA4's validation server, when the encoder asks for it.
-    private var validator: GA4Validator?
+    /// Checks each body beside it (GA4's validation server), when the encoder asks for it.
+    private var validator: (any RequestValidator)?
     /// Whether the next events too old for the vendor start an episode (and get a report).
     private var reportsExpired = true
     /// Fills in the records of queue version 1, which kept no anonymous id.
@@ -133,7 +133,9 @@ final class BatchUploader: @unchecked Sendable {
         self.legacyAnonymousID = legacyAnonymousID
         self.log = log
         requestSize = RequestSizeLearner(maximum: encoder.limits.maximumEvents)
-        validator = GA4Validator(encoder: encoder, transport: transport, timeout: timeout) { [weak self] in
+        validator = (encoder as? any ServerValidatedEncoder)?.makeRequestValidator(
+            transport: transport, timeout: timeout
+        ) { [weak self] in
             self?.problem($0)
         }
     }

@@ -2,10 +2,10 @@ import Foundation
 import LoopbackCollector
 import MeasurementEvents
 import MeasurementEventsAggregator
-import MeasurementEventsGA4
 import MeasurementEventsStandard
 import XCTest
 
+@testable import MeasurementEventsGA4
 @testable import MeasurementEventsHTTP
 
 /// GA4's validation server (`/debug/mp/collect`), played by the loopback collector: each

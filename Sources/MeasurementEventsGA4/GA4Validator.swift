@@ -1,6 +1,7 @@
 import Foundation
 import MeasurementEvents
 import MeasurementEventsAggregator
+import MeasurementEventsHTTP
 internal import MeasurementEventsJSON
 
 /// Sends each GA4 request body, as it is sent to `/mp/collect`, also to GA4's validation server
@@ -14,18 +15,16 @@ internal import MeasurementEventsJSON
 /// "Response"): `{"validationMessages": [{"fieldPath", "description", "validationCode"}]}`,
 /// an empty list when the body is valid. It does not process the events: the real request is
 /// sent as usual, whatever the validation says.
-final class GA4Validator: Sendable {
+///
+/// Here, not in `MeasurementEventsHTTP`: the HTTP tracker asks the encoder for it
+/// (``GA4Encoder/makeRequestValidator(transport:timeout:report:)``), so that an app that sends to
+/// another vendor links neither it nor the JSON parser its replies need.
+final class GA4Validator: RequestValidator {
     private let transport: any HTTPTransport
     private let timeout: TimeInterval
     private let report: @Sendable (String) -> Void
 
-    /// A validator when `encoder` is one whose requests GA4's validation server checks, with its
-    /// validation on in this build (`GA4Encoder`, in `MeasurementEventsGA4`); else `nil`.
-    init?(
-        encoder: any BatchEncoder, transport: any HTTPTransport, timeout: TimeInterval,
-        report: @escaping @Sendable (String) -> Void
-    ) {
-        guard let validated = encoder as? any ServerValidatedEncoder, validated.validatesRequests else { return nil }
+    init(transport: any HTTPTransport, timeout: TimeInterval, report: @escaping @Sendable (String) -> Void) {
         self.transport = transport
         self.timeout = timeout
         self.report = report
@@ -108,12 +107,4 @@ final class GA4Validator: Sendable {
         else { return [] }
         return list.map { strings(in: $0)["name"] ?? "?" }
     }
-}
-
-/// An encoder whose request bodies are also sent to a validation server (GA4's
-/// `/debug/mp/collect`, see ``GA4Validator``): how `MeasurementEventsHTTP` knows of GA4's
-/// validation without linking GA4's encoder into every app.
-package protocol ServerValidatedEncoder: BatchEncoder {
-    /// Whether each request body goes to the validation server too, in this build.
-    var validatesRequests: Bool { get }
 }
