@@ -111,7 +111,7 @@ extension MeasurementEvent {
     }
 
     /// Whether `value`'s type is one of the four plain types. Opened as its static type `T`, not
-    /// read with `type(of:)`, which asks the runtime for a dynamic type (about 100 instructions
+    /// read with `type(of:)`, which asks the runtime for a dynamic type (about 60 instructions
     /// a value): a class instance's static type may differ from its dynamic one, but neither
     /// can be one of the four structs, so the answer is the same.
     @inline(__always)
