@@ -47,13 +47,16 @@ import Foundation
 
     /// The next random (version 4) UUID.
     package mutating func next() -> UUID {
-        // The 16 bytes are the two words, most significant byte first, with the version (4) in
-        // the high nibble of byte 6 and the variant (10) in the top bits of byte 8: stored as
-        // two big-endian words, not assembled byte by byte (about 40 instructions an id).
-        let high = (nextWord() & ~0xF000) | 0x4000
-        let low = (nextWord() & ~(0xC0 << 56)) | (0x80 << 56)
-        let words = (high.bigEndian, low.bigEndian)
-        return UUID(uuid: withUnsafeBytes(of: words) { $0.load(as: uuid_t.self) })
+        let high = nextWord()
+        let low = nextWord()
+        func byte(_ word: UInt64, _ index: UInt64) -> UInt8 { UInt8(truncatingIfNeeded: word >> (56 - 8 * index)) }
+        return UUID(
+            uuid: (
+                byte(high, 0), byte(high, 1), byte(high, 2), byte(high, 3),
+                byte(high, 4), byte(high, 5), (byte(high, 6) & 0x0F) | 0x40, byte(high, 7),
+                (byte(low, 0) & 0x3F) | 0x80, byte(low, 1), byte(low, 2), byte(low, 3),
+                byte(low, 4), byte(low, 5), byte(low, 6), byte(low, 7)
+            ))
     }
 
     private static let shared = LockedValue(EventIDGenerator())
