@@ -85,6 +85,13 @@ struct DeliveryBatch {
     /// The plan's findings on the event at `index`.
     func violations(at index: Int) -> [PlanViolation] { violations?[index] ?? [] }
 
+    /// Gives the events that have none their ids from `ids`, in order (under the state lock).
+    mutating func assignIDs(from ids: inout EventIDGenerator) {
+        for index in events.indices where events[index].id == MeasurementEvent.placeholderID {
+            events[index].id = ids.next()
+        }
+    }
+
     /// Keeps the events for which `transform` returns one (in its place), with what was found
     /// on them; drops the others. `transform` gets each event with the plan's findings on it.
     mutating func compactMap(_ transform: (MeasurementEvent, [PlanViolation]) -> MeasurementEvent?) {
@@ -343,11 +350,7 @@ extension EventAggregator {
 
     /// Gives the events that have none their ids, in order.
     private func assignIDs(_ batch: inout DeliveryBatch) {
-        state.withLock { state in
-            for index in batch.events.indices where batch.events[index].id == MeasurementEvent.placeholderID {
-                batch.events[index].id = state.ids.next()
-            }
-        }
+        state.withLock { batch.assignIDs(from: &$0.ids) }
     }
 
     // MARK: 4. Consent, readiness and holding
@@ -360,9 +363,7 @@ extension EventAggregator {
     func admit(_ batch: inout DeliveryBatch) -> [any EventTracker]? {
         let trackers = state.withLock { state -> [any EventTracker]? in
             guard state.forwardsNow(consent: inbox.consent) else { return nil }
-            for index in batch.events.indices where batch.events[index].id == MeasurementEvent.placeholderID {
-                batch.events[index].id = state.ids.next()
-            }
+            batch.assignIDs(from: &state.ids)
             state.diagnostics.forwarded += batch.events.count
             return state.trackers
         }
