@@ -121,7 +121,7 @@ let httpTargets: [Target] = [
     .systemLibrary(name: "CZlib", providers: [.apt(["zlib1g-dev"])]),
     // PrivacyInfo.xcprivacy: Apple's privacy manifest (file metadata, for the disk queue).
     .target(
-        name: "MeasurementEventsHTTP", dependencies: ["MeasurementEvents", "MeasurementEventsAggregator", "MeasurementEventsStandard", "CZlib"],
+        name: "MeasurementEventsHTTP", dependencies: ["MeasurementEvents", "MeasurementEventsAggregator", "MeasurementEventsStandardValues", "CZlib"],
         resources: [.copy("PrivacyInfo.xcprivacy")]
     ),
     // A tiny HTTP/1.1 server on loopback with scripted replies: for the tests and the demo.
@@ -159,7 +159,7 @@ let httpProducts: [Product] = [
 // MARK: Vendors beyond Segment, one module each: an app links only the encoders it uses (issue 34)
 let vendorDependencies: [Target.Dependency] = [
     "MeasurementEvents", "MeasurementEventsAggregator", "MeasurementEventsHTTP", "MeasurementEventsJSON",
-    "MeasurementEventsStandard",
+    "MeasurementEventsStandardValues",
 ]
 let vendorTestDependencies: [Target.Dependency] = [
     "MeasurementEvents", "MeasurementEventsAggregator", "MeasurementEventsHTTP", "MeasurementEventsStandard",
@@ -171,7 +171,8 @@ let vendorTargets: [Target] = [
     .target(name: "MeasurementEventsAmplitude", dependencies: vendorDependencies),
     .testTarget(
         name: "MeasurementEventsAmplitudeTests", dependencies: ["MeasurementEventsAmplitude"] + vendorTestDependencies),
-    .target(name: "MeasurementEventsOTLP", dependencies: vendorDependencies),
+    // Also the standard calls' catalog: an error event becomes an OTLP exception record.
+    .target(name: "MeasurementEventsOTLP", dependencies: vendorDependencies + ["MeasurementEventsStandard"]),
     .testTarget(name: "MeasurementEventsOTLPTests", dependencies: ["MeasurementEventsOTLP"] + vendorTestDependencies),
 ]
 
@@ -194,9 +195,17 @@ let lifecycleProducts: [Product] = [
 let standardTargets: [Target] = [
     // Its own module: the catalog's generated file imports MeasurementEvents, so it cannot live
     // in the core; and apps that send only plain events do not carry it.
-    .target(name: "MeasurementEventsStandard", dependencies: ["MeasurementEvents", "MeasurementEventsAggregator"]),
+    .target(
+        name: "MeasurementEventsStandard",
+        dependencies: ["MeasurementEvents", "MeasurementEventsAggregator", "MeasurementEventsStandardValues"]),
+    // The standard events as values (orders, screen views, decimal amounts), which the module
+    // above posts and the vendors' encoders read from queued events: an app that sends to one
+    // vendor links these few types, not the standard calls' processor, deep links and catalog
+    // (issue 34: 167 KB of the one-event app). Re-exported by MeasurementEventsStandard.
+    .target(name: "MeasurementEventsStandardValues", dependencies: ["MeasurementEvents"]),
     // The SwiftUI modifier and the UIKit helper; compiled only where those frameworks exist.
     .target(name: "MeasurementEventsUI", dependencies: ["MeasurementEvents", "MeasurementEventsAggregator", "MeasurementEventsStandard"]),
+    .testTarget(name: "MeasurementEventsStandardValuesTests", dependencies: ["MeasurementEventsStandardValues", "MeasurementEvents"]),
     .testTarget(
         name: "MeasurementEventsStandardTests",
         dependencies: ["MeasurementEventsStandard", "MeasurementEvents", "MeasurementEventsAggregator", "MeasurementEventsTesting", "MeasurementEventsPlan"]
@@ -204,6 +213,7 @@ let standardTargets: [Target] = [
 ]
 let standardProducts: [Product] = [
     .library(name: "MeasurementEventsStandard", targets: ["MeasurementEventsStandard"]),
+    .library(name: "MeasurementEventsStandardValues", targets: ["MeasurementEventsStandardValues"]),
     .library(name: "MeasurementEventsUI", targets: ["MeasurementEventsUI"]),
 ]
 

@@ -5,5 +5,15 @@
 # Usage: Benchmarks/Scripts/size_budget.sh [--startup]   (--startup: instructions to the first event, callgrind)
 set -euo pipefail
 cd "$(dirname "$0")/../SizeBudget"
-swift build -c release 2>&1 | grep -E "error|warning:" && exit 1
+# A failed build must fail here: before, `swift build | grep … && exit 1` let the pipeline's
+# status (pipefail) skip the exit, and the figures of the previous build were reported.
+if ! log=$(swift build -c release 2>&1); then
+    printf '%s\n' "$log" >&2
+    echo "error: the size budget's apps did not build (Benchmarks/SizeBudget); nothing measured" >&2
+    exit 1
+fi
+if grep -E "warning:" <<<"$log"; then
+    echo "error: the size budget's apps built with warnings" >&2
+    exit 1
+fi
 python3 ../Scripts/size_report.py "$(swift build -c release --show-bin-path)" budget.txt "$@"

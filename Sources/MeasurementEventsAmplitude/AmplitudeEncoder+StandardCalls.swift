@@ -2,7 +2,7 @@ import Foundation
 import MeasurementEvents
 import MeasurementEventsAggregator
 import MeasurementEventsHTTP
-import MeasurementEventsStandard
+import MeasurementEventsStandardValues
 
 // Amplitude's fields for the standard events:
 // - Screen views: the event the Amplitude iOS Swift SDK's screen-view autocapture sends,

@@ -2,7 +2,7 @@ import Foundation
 import MeasurementEvents
 import MeasurementEventsAggregator
 import MeasurementEventsHTTP
-import MeasurementEventsStandard
+import MeasurementEventsStandardValues
 
 extension GA4Encoder {
     // The Measurement Protocol takes a campaign as a `campaign_details` event, which GA4
@@ -16,7 +16,7 @@ extension GA4Encoder {
     /// The campaign of a request, sent as `campaign_details` events.
     enum CampaignDetails {
         /// The args the campaign is read from.
-        static let utmArgs = Set(DeepLink.utmArgs)
+        static let utmArgs = Set(StandardEventNames.campaignArgs)
         /// The `campaign_details` param for each `utm_*` arg.
         static let params = [
             "utm_source": "source", "utm_medium": "medium", "utm_campaign": "campaign", "utm_term": "term",

@@ -2,7 +2,7 @@ import Foundation
 import MeasurementEvents
 import MeasurementEventsAggregator
 import MeasurementEventsHTTP
-import MeasurementEventsStandard
+import MeasurementEventsStandardValues
 
 // GA4's events for the standard events:
 // - Screen views, app stream: screen_view with screen_name and screen_class, GA4's screen-view
@@ -36,7 +36,9 @@ extension GA4Encoder {
             if case .app = stream { name = "screen_view" } else { name = "screen_viewed" }
             var properties = event
             properties.args = view.properties
-            params = ga4Params(properties, adaptations: &adaptations).filter { !DeepLink.utmArgs.contains($0.key) }
+            params = ga4Params(properties, adaptations: &adaptations).filter {
+                !StandardEventNames.campaignArgs.contains($0.key)
+            }
             params["screen_name"] = .string(view.name)
             if let screenClass = view.screenClass { params["screen_class"] = .string(screenClass) }
         case .order(let purchase):

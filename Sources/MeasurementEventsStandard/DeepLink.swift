@@ -19,7 +19,7 @@ public struct DeepLink: Sendable, Equatable {
     /// The longest UTM value kept, in characters.
     public static let maximumParameterLength = 256
     /// The UTM query parameters, as args.
-    public static let utmArgs = ["utm_source", "utm_medium", "utm_campaign", "utm_term", "utm_content"]
+    public static let utmArgs = StandardEventNames.campaignArgs
 
     /// The URL as opened.
     public var url: String

@@ -1,7 +1,7 @@
 import Foundation
 import MeasurementEvents
 import MeasurementEventsAggregator
-import MeasurementEventsStandard
+import MeasurementEventsStandardValues
 
 // Segment's own calls for the standard events (twilio.com/docs/segment):
 // - screen: connections/spec/screen ("name", "properties"; type "screen").

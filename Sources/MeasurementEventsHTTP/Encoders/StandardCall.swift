@@ -1,7 +1,7 @@
 import Foundation
 import MeasurementEvents
 import MeasurementEventsAggregator
-import MeasurementEventsStandard
+import MeasurementEventsStandardValues
 
 /// The standard events a vendor has its own call for, read from a queued event. An event
 /// whose args do not check out (an order with a bad amount) is `nil` here and goes as a
@@ -15,15 +15,17 @@ package enum StandardCall {
         guard queued.kind == .track else { return nil }
         let event = queued.event
         switch event.name {
-        case MeasurementEventsStandardEvents.ScreenViewed.eventName:
+        case ScreenView.eventName:
             guard let view = ScreenView(event), !view.name.isEmpty else { return nil }
             self = .screen(view)
-        case MeasurementEventsStandardEvents.OrderCompleted.eventName:
+        case Order.eventName:
             guard let order = try? Order(validating: event) else { return nil }
             self = .order(order)
-        case MeasurementEventsStandardEvents.UserAliased.eventName:
-            guard let alias = MeasurementEventsStandardEvents.UserAliased(event) else { return nil }
-            self = .alias(previousID: alias.previousID, userID: alias.userID)
+        case StandardEventNames.userAliased:
+            guard let previousID = event.args["previous_id"]?.stringValue,
+                let userID = event.args["user_id"]?.stringValue
+            else { return nil }
+            self = .alias(previousID: previousID, userID: userID)
         default:
             return nil
         }
@@ -32,12 +34,12 @@ package enum StandardCall {
     /// The session's campaign an event carries: its `utm_*` args (``StandardEventsProcessor``
     /// stamps them on every event of the session after a deep link named one).
     package static func campaign(of event: MeasurementEvent) -> EventArgs {
-        event.args.filter { DeepLink.utmArgs.contains($0.key) }
+        event.args.filter { StandardEventNames.campaignArgs.contains($0.key) }
     }
 
     /// `args` without the campaign, for vendors that take the campaign as context.
     package static func withoutCampaign(_ args: EventArgs) -> EventArgs {
-        args.filter { !DeepLink.utmArgs.contains($0.key) }
+        args.filter { !StandardEventNames.campaignArgs.contains($0.key) }
     }
 }
 

@@ -1,9 +1,8 @@
 import Foundation
 import MeasurementEvents
-import MeasurementEventsAggregator
 import XCTest
 
-@testable import MeasurementEventsStandard
+@testable import MeasurementEventsStandardValues
 
 final class OrderTests: XCTestCase {
     func testPointOnePlusPointTwoIsExactlyPointThree() {
@@ -67,6 +66,21 @@ final class OrderTests: XCTestCase {
         }
     }
 
+    func testAnOptionalArgOfAnotherTypeIsRejectedNamingIt() {
+        var args = Order(currency: "EUR", orderID: "T-1", products: [.init(productID: "a", price: decimal("1"))]).args
+        args["order_id"] = 1001
+        XCTAssertThrowsError(try Order(validating: MeasurementEvent("order/completed", args: args))) { error in
+            XCTAssertEqual("\(error)", "order/completed: order_id: found 1001, expected a string")
+        }
+    }
+
+    func testAnotherEventIsNotAnOrder() {
+        let args = Order(currency: "EUR", products: [.init(productID: "a", price: decimal("1"))]).args
+        XCTAssertThrowsError(try Order(validating: MeasurementEvent("order/refunded", args: args))) { error in
+            XCTAssertEqual((error as? StandardEventProblem)?.arg, "revenue, currency, product_count")
+        }
+    }
+
     func testRevenueThatIsNotTheProductsTotalIsRejected() {
         var args = Order(currency: "EUR", products: [.init(productID: "a", price: decimal("1"))]).args
         args["revenue"] = "2"
@@ -91,3 +105,6 @@ final class OrderTests: XCTestCase {
         XCTAssertFalse(ISO4217.isKnown("EUX"))
     }
 }
+
+/// An amount from decimal text, for the tests.
+func decimal(_ text: String) -> Decimal { Decimal(string: text, locale: Locale(identifier: "en_US_POSIX"))! }

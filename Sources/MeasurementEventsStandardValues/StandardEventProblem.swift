@@ -1,5 +1,4 @@
 import MeasurementEvents
-import MeasurementEventsAggregator
 
 /// Why a standard event (screen view, order, deep link, error, timer) was not passed on: the
 /// event, the arg, what was found and what was expected.

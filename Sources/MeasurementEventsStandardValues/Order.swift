@@ -1,6 +1,5 @@
 import Foundation
 import MeasurementEvents
-import MeasurementEventsAggregator
 
 /// A completed purchase: one or more products, their prices in one currency, and the ids a
 /// store and a vendor de-duplicate on.
@@ -18,8 +17,10 @@ import MeasurementEventsAggregator
 /// made from a `Double` literal carries the `Double`'s error. Encoders write the text as the
 /// JSON number it spells (OTLP: as a string attribute), so no rounding happens on the device.
 ///
-/// Validation happens where every event passes, in ``StandardEventsProcessor``: a negative
-/// quantity, a non-finite amount or an unknown ISO 4217 code is reported and the event dropped.
+/// Validation happens where every event passes, in `MeasurementEventsStandard`'s
+/// `StandardEventsProcessor`: a negative quantity, a non-finite amount or an unknown ISO 4217
+/// code is reported and the event dropped. The vendors' encoders check again with
+/// ``init(validating:)`` and send an order that fails as a plain event.
 public struct Order: Sendable, Equatable {
     /// One product of the order.
     public struct Product: Sendable, Equatable {
@@ -85,10 +86,13 @@ public struct Order: Sendable, Equatable {
     /// The event's args: the catalog's order args, and `products.<i>.product_id`, `.name`,
     /// `.price` (decimal text) and `.quantity` for each product.
     public var args: EventArgs {
-        var args = MeasurementEventsStandardEvents.OrderCompleted(
-            revenue: DecimalText.text(revenue), currency: currency, productCount: products.count,
-            orderID: orderID, revenueType: revenueType, receipt: receipt
-        ).args
+        var args: EventArgs = [
+            "revenue": .string(DecimalText.text(revenue)), "currency": .string(currency),
+            "product_count": .int(products.count),
+        ]
+        args["order_id"] = orderID.map { .string($0) }
+        args["revenue_type"] = revenueType.map { .string($0) }
+        args["receipt"] = receipt.map { .string($0) }
         for (index, product) in products.enumerated() {
             let prefix = "products.\(index)."
             args[prefix + "product_id"] = .string(product.productID)
@@ -103,11 +107,15 @@ public struct Order: Sendable, Equatable {
     ///
     /// - Parameter center: where to post; `.default` unless a test isolates it.
     public func post(to center: NotificationCenter = .default) {
-        MeasurementEvent.post(
-            MeasurementEventsStandardEvents.OrderCompleted.eventName,
-            type: MeasurementEventsStandardEvents.OrderCompleted.eventType,
-            args: args, to: center)
+        MeasurementEvent.post(Self.eventName, type: Self.eventType, args: args, to: center)
     }
+
+    /// The event an order is posted as, declared in `Events/MeasurementEventsStandard.json`
+    /// (`MeasurementEventsStandardEvents.OrderCompleted`, whose args ``args`` writes and
+    /// ``init(validating:)`` reads; a test holds the two to the catalog).
+    package static let eventName: EventName = "order/completed"
+    /// The event's type in the catalog.
+    package static let eventType: EventType = .activity
 }
 
 extension Order {
@@ -124,19 +132,27 @@ extension Order {
         func problem(_ arg: String, _ found: String, _ expected: String) -> StandardEventProblem {
             StandardEventProblem(event: event.name, arg: arg, found: found, expected: expected)
         }
-        guard let typed = MeasurementEventsStandardEvents.OrderCompleted(event) else {
+        guard event.name == Self.eventName, let revenueText = event.args["revenue"]?.stringValue,
+            let currency = event.args["currency"]?.stringValue,
+            let productCount = event.args["product_count"]?.intValue
+        else {
             throw problem(
                 "revenue, currency, product_count", "a missing or mistyped arg",
                 "revenue and currency strings, product_count an integer")
         }
-        guard ISO4217.isKnown(typed.currency) else {
-            throw problem("currency", quotedInFull(typed.currency), "an ISO 4217 currency code such as EUR")
+        func optionalText(_ arg: String) throws(StandardEventProblem) -> String? {
+            guard let value = event.args[arg] else { return nil }
+            guard let text = value.stringValue else { throw problem(arg, "\(value)", "a string") }
+            return text
         }
-        guard (0...Self.maximumProducts).contains(typed.productCount) else {
-            throw problem("product_count", String(typed.productCount), "0 to \(Self.maximumProducts)")
+        guard ISO4217.isKnown(currency) else {
+            throw problem("currency", quotedInFull(currency), "an ISO 4217 currency code such as EUR")
+        }
+        guard (0...Self.maximumProducts).contains(productCount) else {
+            throw problem("product_count", String(productCount), "0 to \(Self.maximumProducts)")
         }
         var products: [Product] = []
-        for index in 0..<typed.productCount {
+        for index in 0..<productCount {
             let prefix = "products.\(index)."
             guard let id = event.args[prefix + "product_id"]?.stringValue, !id.isEmpty else {
                 let found = event.args[prefix + "product_id"].map { "\($0)" } ?? "nothing"
@@ -156,11 +172,11 @@ extension Order {
             )
         }
         self.init(
-            currency: typed.currency, orderID: typed.orderID, revenueType: typed.revenueType, receipt: typed.receipt,
-            products: products)
-        guard let revenue = DecimalText.value(typed.revenue), revenue == self.revenue else {
+            currency: currency, orderID: try optionalText("order_id"), revenueType: try optionalText("revenue_type"),
+            receipt: try optionalText("receipt"), products: products)
+        guard let revenue = DecimalText.value(revenueText), revenue == self.revenue else {
             throw problem(
-                "revenue", quotedInFull(typed.revenue),
+                "revenue", quotedInFull(revenueText),
                 "decimal text equal to the products' total, \(DecimalText.text(self.revenue))")
         }
     }
