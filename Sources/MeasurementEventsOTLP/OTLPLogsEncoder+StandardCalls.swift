@@ -2,7 +2,7 @@ import Foundation
 import MeasurementEvents
 import MeasurementEventsAggregator
 import MeasurementEventsHTTP
-import MeasurementEventsStandard
+import MeasurementEventsStandardValues
 
 // OpenTelemetry's semantic conventions for the standard events
 // (opentelemetry.io/docs/specs/semconv/registry/attributes/app/):
@@ -17,8 +17,8 @@ import MeasurementEventsStandard
 extension OTLPLogsEncoder {
     /// The semantic-convention attributes of a standard event, added to its args.
     static func standardAttributes(_ queued: QueuedEvent) -> [(String, EventValue)] {
-        if queued.kind == .track, let error = MeasurementEventsStandardEvents.ErrorOccurred(queued.event) {
-            var attributes: [(String, EventValue)] = [("exception.type", .string(error.errorType))]
+        if queued.kind == .track, let error = ReportedError(queued.event) {
+            var attributes: [(String, EventValue)] = [("exception.type", .string(error.type))]
             if let message = error.message { attributes.append(("exception.message", .string(message))) }
             return attributes
         }
