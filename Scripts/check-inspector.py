@@ -22,6 +22,7 @@ import time
 import urllib.request
 
 import headless_chromium  # installs Chromium, its driver and Selenium when missing
+from selenium.common.exceptions import StaleElementReferenceException, TimeoutException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
@@ -115,20 +116,41 @@ try:
         return driver.find_elements(By.CSS_SELECTOR, "[data-testid=row]")
 
     def names():
-        return [row.find_element(By.CSS_SELECTOR, ".name").text for row in rows()]
+        # One script reads every row's name at once: the page re-renders its rows as events
+        # arrive and as a search applies, and a row read element by element can be replaced
+        # between two reads (StaleElementReferenceException, seen on a busy CI machine).
+        return driver.execute_script(
+            "return Array.from(document.querySelectorAll('[data-testid=row] .name'), (e) => e.innerText)")
+
+    def names_once_searched(text, shows):
+        """Types `text` into the search box and waits (up to 10 s) for the rows to follow it: the
+        list re-renders on the page's next frame, not when the keys are sent. Returns the names
+        then shown, for the check to judge (a timeout leaves them as they were)."""
+        search.clear()
+        search.send_keys(text)
+        try:
+            WebDriverWait(driver, 10).until(lambda d: shows(names()))
+        except TimeoutException:
+            pass
+        return names()
 
     WebDriverWait(driver, 30).until(lambda d: len(rows()) >= 10)
     total = driver.execute_script("return all.length")
     check("rows appear without reload", total >= 40, "%d events" % total)
 
     search = driver.find_element(By.CSS_SELECTOR, "[data-testid=search]")
-    search.send_keys("item_tapped")
-    shown = names()
-    check("search 'item_tapped' shows only those", shown and all("item_tapped" in n for n in shown), len(shown))
-    search.clear()
-    search.send_keys("0.75")  # feed/item_shown's ratio, and nothing else's
-    shown = names()
-    check("search by arg value '0.75'", shown and all(n in ("feed/item_shown", "feed_item_shown") for n in shown), shown)
+
+    def only_tapped(shown):
+        return bool(shown) and all("item_tapped" in n for n in shown)
+
+    shown = names_once_searched("item_tapped", only_tapped)
+    check("search 'item_tapped' shows only those", only_tapped(shown), len(shown))
+
+    def only_shown_items(shown):
+        return bool(shown) and all(n in ("feed/item_shown", "feed_item_shown") for n in shown)
+
+    shown = names_once_searched("0.75", only_shown_items)  # feed/item_shown's ratio, and nothing else's
+    check("search by arg value '0.75'", only_shown_items(shown), shown)
     search.clear()
     driver.execute_script("document.getElementById('search').dispatchEvent(new Event('input'))")
 
@@ -148,9 +170,18 @@ try:
         select.select_by_value("")
 
     # Open one event's vendor body: a Segment request.
-    search.send_keys("xss/arg")
-    WebDriverWait(driver, 10).until(lambda d: len(rows()) >= 1)
-    rows()[0].click()
+    names_once_searched("xss/arg", lambda shown: bool(shown) and all(n == "xss/arg" for n in shown))
+
+    def open_first(_):
+        try:
+            shown = rows()
+            if shown:
+                shown[0].click()
+            return bool(shown)
+        except StaleElementReferenceException:  # replaced by a render between the two steps
+            return False
+
+    WebDriverWait(driver, 10).until(open_first)
     bodies = driver.find_elements(By.CSS_SELECTOR, "[data-testid=vendor-body]")
     detail = driver.find_element(By.CSS_SELECTOR, "[data-testid=detail]").text
     check("the event's vendor body is shown", bodies and "\"event\" : \"xss/arg\"" in bodies[0].text, bodies[0].text[:80] if bodies else "")
@@ -174,15 +205,24 @@ try:
     except Exception:
         print("rows shown for 'item_tapped':", names()[:20], "search:", search.get_attribute("value"))
         raise
-    tapped = tapped_rows()
-    # The app's own entry when the trail is emitted (its trackers' bodies), else Segment's request.
-    app = [row for row in tapped if row.find_element(By.CSS_SELECTOR, ".source").text == "app"]
-    (app or tapped)[0].click()
+    def open_tapped(_):
+        """Opens the app's own entry when the trail is emitted (its trackers' bodies), else
+        Segment's request; False (try again) when a row was replaced while it was read."""
+        try:
+            tapped = tapped_rows()
+            app = [row for row in tapped if row.find_element(By.CSS_SELECTOR, ".source").text == "app"]
+            if not (app or tapped):
+                return False
+            (app or tapped)[0].click()
+            return True
+        except StaleElementReferenceException:
+            return False
+
+    WebDriverWait(driver, 10).until(open_tapped)
     detail = driver.find_element(By.CSS_SELECTOR, "[data-testid=detail]").text
     check("the catalog's description is shown beside the event, as text", "onerror=window.__xss='catalog'" in detail)
-    search.clear()
-    search.send_keys("script")
-    check("the <script> name is shown as text", "<script>window.__xss='name'</script>" in names(), names())
+    shown = names_once_searched("script", lambda shown: "<script>window.__xss='name'</script>" in shown)
+    check("the <script> name is shown as text", "<script>window.__xss='name'</script>" in shown, shown)
     check("no payload executed", driver.execute_script("return window.__xss") is None,
           driver.execute_script("return window.__xss"))
     check("no image element was created", len(driver.find_elements(By.TAG_NAME, "img")) == 0)
