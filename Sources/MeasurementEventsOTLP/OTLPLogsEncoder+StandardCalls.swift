@@ -28,3 +28,30 @@ extension OTLPLogsEncoder {
         return attributes
     }
 }
+
+/// An `error/occurred` event as this encoder reads it: `MeasurementEventsStandard`'s `ErrorEvent`
+/// posts it, and its catalog declares it (`MeasurementEventsStandardEvents.ErrorOccurred`, which
+/// this reads the way the generated type does; `OTLPStandardCallTests` holds the two together).
+/// Here rather than beside `Order` in MeasurementEventsStandardValues: only this encoder reads it,
+/// and every app that links that module would pay for the type (4 KB of the one-event app).
+struct ReportedError: Equatable {
+    /// The event's name in the catalog.
+    static let eventName: EventName = "error/occurred"
+    /// The error's type (`error_type`): `CocoaError`, `URLError`.
+    var type: String
+    /// The error's message (`message`), present only when the app opted in to sending it.
+    var message: String?
+
+    /// The error an `error/occurred` event reports; `nil` for any other event, and for one the
+    /// catalog's typed event would not read (a required arg missing, an arg of another type).
+    init?(_ event: MeasurementEvent) {
+        guard event.name == Self.eventName, let type = event.args["error_type"]?.stringValue,
+            event.args["error_domain"]?.stringValue != nil, event.args["error_code"]?.intValue != nil
+        else { return nil }
+        for optional in ["message", "context"] {
+            if let value = event.args[optional], value.stringValue == nil { return nil }
+        }
+        self.type = type
+        self.message = event.args["message"]?.stringValue
+    }
+}

@@ -2,6 +2,7 @@ import EncoderTestSupport
 import Foundation
 import MeasurementEvents
 import MeasurementEventsAggregator
+import MeasurementEventsStandard
 import XCTest
 
 @testable import MeasurementEventsHTTP
@@ -77,5 +78,30 @@ extension OTLPStandardCallTests {
             body.contains(
                 #"{"key":"exception.type","value":{"stringValue":"URLError"}},{"key":"exception.message","value":{"stringValue":"The request timed out."}},{"key":"event.name""#
             ), body)
+    }
+
+    /// The error reader agrees with the catalog's generated type, arg by arg.
+    func testAnErrorIsReadAsTheCatalogReadsIt() {
+        let valid: EventArgs = [
+            "error_type": "CocoaError", "error_domain": "NSCocoaErrorDomain", "error_code": 4, "message": "gone",
+            "context": "feed/cache",
+        ]
+        var cases: [(EventName, EventArgs)] = [(ReportedError.eventName, valid), ("error/other", valid)]
+        for key in valid.keys {
+            var missing = valid
+            missing[key] = nil
+            var mistyped = valid
+            mistyped[key] = key == "error_code" ? "4" : 4
+            cases += [(ReportedError.eventName, missing), (ReportedError.eventName, mistyped)]
+        }
+        for (name, args) in cases {
+            let event = MeasurementEvent(name, args: args)
+            let typed = MeasurementEventsStandardEvents.ErrorOccurred(event)
+            let read = ReportedError(event)
+            XCTAssertEqual(read == nil, typed == nil, "\(name) \(args)")
+            XCTAssertEqual(read?.type, typed?.errorType)
+            XCTAssertEqual(read?.message, typed?.message)
+        }
+        XCTAssertEqual(ReportedError.eventName, MeasurementEventsStandardEvents.ErrorOccurred.eventName)
     }
 }

@@ -53,30 +53,6 @@ final class StandardValuesExportsTests: XCTestCase {
             Catalog.UserAliased(previousID: "a", userID: "b").args, ["previous_id": "a", "user_id": "b"])
     }
 
-    func testAnErrorIsReadAsTheCatalogReadsIt() {
-        let valid: EventArgs = [
-            "error_type": "CocoaError", "error_domain": "NSCocoaErrorDomain", "error_code": 4, "message": "gone",
-            "context": "feed/cache",
-        ]
-        var cases: [(EventName, EventArgs)] = [(ReportedError.eventName, valid), ("error/other", valid)]
-        for key in valid.keys {
-            var missing = valid
-            missing[key] = nil
-            var mistyped = valid
-            mistyped[key] = key == "error_code" ? "4" : 4
-            cases += [(ReportedError.eventName, missing), (ReportedError.eventName, mistyped)]
-        }
-        for (name, args) in cases {
-            let event = MeasurementEvent(name, args: args)
-            let typed = Catalog.ErrorOccurred(event)
-            let read = ReportedError(event)
-            XCTAssertEqual(read == nil, typed == nil, "\(name) \(args)")
-            XCTAssertEqual(read?.type, typed?.errorType)
-            XCTAssertEqual(read?.message, typed?.message)
-        }
-        XCTAssertEqual(ReportedError.eventName, Catalog.ErrorOccurred.eventName)
-    }
-
     private func spec(_ name: EventName) -> EventSpec? {
         Catalog.catalog.events.first { $0.name == name }
     }
