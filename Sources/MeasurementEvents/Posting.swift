@@ -84,16 +84,16 @@ extension MeasurementEvent {
         record.post(info, identifiedBy: identity, to: center)
     }
 
-    /// The userInfo of every post: the name, the args as given (a dictionary an observer reads
-    /// with `as? [String: Any]`), and the type and category when they are not the defaults.
-    /// Not inlined: in the caller, the literal's array of pairs was allocated on the heap
-    /// instead of the stack (one more allocation a post). Generic rather than taking `Any`:
-    /// specialized for each caller's dictionary, it stores it without going through an
-    /// existential's value witnesses.
     /// An empty userInfo with room for a name and args, which `postedUserInfo` copies.
     /// `nonisolated(unsafe)`: a constant that holds no value, only room (`Any` is not `Sendable`).
     nonisolated(unsafe) private static let emptyUserInfo = [AnyHashable: Any](minimumCapacity: 2)
 
+    /// The userInfo of every post: the name, the args as given (a dictionary an observer reads
+    /// with `as? [String: Any]`), and the type and category when they are not the defaults.
+    /// Not inlined: one copy of this code, not one per caller (inlined, a post measures the
+    /// same: 9,812 instructions filtered out, 9,957 allowed). Generic rather than taking `Any`:
+    /// specialized for each caller's dictionary, it stores it without going through an
+    /// existential's value witnesses.
     @inline(never)
     private static func postedUserInfo<Args>(name: EventName, type: EventType, category: String?, args: Args)
         -> [AnyHashable: Any]
