@@ -37,15 +37,14 @@ public struct ScreenView: Sendable, Equatable {
     /// - Parameter event: an event from the bus.
     public init?(_ event: MeasurementEvent) {
         guard event.name == Self.eventName, let screen = event.args["screen"]?.stringValue else { return nil }
-        var text: [String: String] = [:]
-        for key in ["screen_class", "label"] {
-            guard let value = event.args[key] else { continue }
-            guard let string = value.stringValue else { return nil }
-            text[key] = string
+        for optional in ["screen_class", "label"] {
+            if let value = event.args[optional], value.stringValue == nil { return nil }
         }
         var properties = event.args
         for key in Self.reservedArgs { properties[key] = nil }
-        self.init(text["label"] ?? screen, screenClass: text["screen_class"], properties: properties)
+        self.init(
+            event.args["label"]?.stringValue ?? screen, screenClass: event.args["screen_class"]?.stringValue,
+            properties: properties)
     }
 
     /// The event's args: the properties, `screen` and `screen_class`.
