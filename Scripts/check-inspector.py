@@ -134,6 +134,20 @@ try:
             pass
         return names()
 
+    def clicked_first_of(choose):
+        """A wait condition: clicks the first of the rows `choose` picks from those shown. False
+        (try again) when it picks none, or when a render replaced a row while it was read
+        (StaleElementReferenceException)."""
+        def condition(_):
+            try:
+                chosen = choose(rows())
+                if chosen:
+                    chosen[0].click()
+                return bool(chosen)
+            except StaleElementReferenceException:
+                return False
+        return condition
+
     WebDriverWait(driver, 30).until(lambda d: len(rows()) >= 10)
     total = driver.execute_script("return all.length")
     check("rows appear without reload", total >= 40, "%d events" % total)
@@ -171,17 +185,7 @@ try:
 
     # Open one event's vendor body: a Segment request.
     names_once_searched("xss/arg", lambda shown: bool(shown) and all(n == "xss/arg" for n in shown))
-
-    def open_first(_):
-        try:
-            shown = rows()
-            if shown:
-                shown[0].click()
-            return bool(shown)
-        except StaleElementReferenceException:  # replaced by a render between the two steps
-            return False
-
-    WebDriverWait(driver, 10).until(open_first)
+    WebDriverWait(driver, 10).until(clicked_first_of(lambda shown: shown))
     bodies = driver.find_elements(By.CSS_SELECTOR, "[data-testid=vendor-body]")
     detail = driver.find_element(By.CSS_SELECTOR, "[data-testid=detail]").text
     check("the event's vendor body is shown", bodies and "\"event\" : \"xss/arg\"" in bodies[0].text, bodies[0].text[:80] if bodies else "")
@@ -193,32 +197,18 @@ try:
     # /mp/collect and to the validation server) would fill the rows the page renders.
     search.send_keys("feed/item_tapped")
 
-    def tapped_rows():
-        try:
-            return [row for row in rows() if row.find_element(By.CSS_SELECTOR, ".name").text == "feed/item_tapped"]
-        except Exception:  # a row replaced while it was read: ask again
-            return []
+    def tapped(shown):
+        """The app's own entry when the trail is emitted (its trackers' bodies), else Segment's
+        request."""
+        named = [row for row in shown if row.find_element(By.CSS_SELECTOR, ".name").text == "feed/item_tapped"]
+        return [row for row in named if row.find_element(By.CSS_SELECTOR, ".source").text == "app"] or named
 
     # The rows follow the search on the page's next render: wait for them.
     try:
-        WebDriverWait(driver, 10).until(lambda d: len(tapped_rows()) >= 1)
-    except Exception:
+        WebDriverWait(driver, 10).until(clicked_first_of(tapped))
+    except TimeoutException:
         print("rows shown for 'item_tapped':", names()[:20], "search:", search.get_attribute("value"))
         raise
-    def open_tapped(_):
-        """Opens the app's own entry when the trail is emitted (its trackers' bodies), else
-        Segment's request; False (try again) when a row was replaced while it was read."""
-        try:
-            tapped = tapped_rows()
-            app = [row for row in tapped if row.find_element(By.CSS_SELECTOR, ".source").text == "app"]
-            if not (app or tapped):
-                return False
-            (app or tapped)[0].click()
-            return True
-        except StaleElementReferenceException:
-            return False
-
-    WebDriverWait(driver, 10).until(open_tapped)
     detail = driver.find_element(By.CSS_SELECTOR, "[data-testid=detail]").text
     check("the catalog's description is shown beside the event, as text", "onerror=window.__xss='catalog'" in detail)
     shown = names_once_searched("script", lambda shown: "<script>window.__xss='name'</script>" in shown)
