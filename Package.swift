@@ -1,4 +1,4 @@
-// swift-tools-version: 6.0
+// swift-tools-version: 6.2
 import PackageDescription
 
 // Each capability is its own module. The sections below are kept apart on purpose,
@@ -284,3 +284,26 @@ let package = Package(
         + inspectorTargets + vendorTargets,
     swiftLanguageModes: [.v6]
 )
+
+// MARK: Compiled for size
+// The modules an app links that run off the posting path are compiled for size in release
+// builds (-Osize): an analytics SDK is judged by what it adds to the app, and none of these is
+// on the path of a post (Benchmarks/SizeBudget: the one-event app is 41 KB smaller, all
+// capabilities 94 KB). The core and the aggregator, which post and deliver, keep -O: with
+// -Osize the aggregator saved 51 KB more but cost a post instructions
+// (Benchmarks/Scripts/callgrind_post.sh), even with its posting path marked for speed. The
+// command-line tool's modules and the test kit keep -O too.
+// A package that depends on this one by version accepts the flag since SwiftPM 6.2, for a
+// manifest of tools version 6.2 or later (swiftlang/swift-package-manager#8951); older
+// SwiftPMs refuse it, hence this manifest's tools version.
+let sizeOptimizedModules: Set<String> = [
+    "MeasurementEventsHTTP", "MeasurementEventsGA4", "MeasurementEventsAmplitude", "MeasurementEventsOTLP",
+    "MeasurementEventsPlan", "MeasurementEventsJSON", "ImpressionTracking", "EventTriggers", "MeasurementEventsLifecycle",
+    "MeasurementEventsStandard", "MeasurementEventsStandardValues", "MeasurementEventsUI", "MeasurementEventsInspector",
+]
+for target in package.targets where sizeOptimizedModules.contains(target.name) {
+    target.swiftSettings = (target.swiftSettings ?? []) + [.unsafeFlags(["-Osize"], .when(configuration: .release))]
+}
+precondition(
+    Set(package.targets.map(\.name)).isSuperset(of: sizeOptimizedModules),
+    "Package.swift: a module compiled for size is not a target: \(sizeOptimizedModules.subtracting(package.targets.map(\.name)))")

@@ -103,15 +103,24 @@ func runInterleaved(batch: Int) {
     let (allowedAggregator, tracker) = aggregator(on: allowedCenter, allowing: true, delivery: .asynchronous)
     var filtered: [Double] = []
     var allowed: [Double] = []
+    // Nanoseconds a post, for the medians printed first: which side of a ratio moved.
+    var rawNanoseconds: [Double] = []
+    var filteredNanoseconds: [Double] = []
+    var allowedNanoseconds: [Double] = []
     var allowedIdle: [Double] = []
     var endToEnd: [Double] = []
     var threadRates: [Int: [Double]] = [1: [], 2: [], 4: []]
     let pools = [1: PostingThreads(count: 1), 2: PostingThreads(count: 2), 4: PostingThreads(count: 4)]
     for _ in 0..<31 {
         let raw1 = nanoseconds(per: batch) { for _ in 0..<batch { postRaw(rawCenter) } }
-        filtered.append(nanoseconds(per: batch) { for _ in 0..<batch { post(filteredCenter) } } / raw1)
+        let filteredPost = nanoseconds(per: batch) { for _ in 0..<batch { post(filteredCenter) } }
+        filtered.append(filteredPost / raw1)
+        rawNanoseconds.append(raw1)
+        filteredNanoseconds.append(filteredPost)
         let raw2 = nanoseconds(per: batch) { for _ in 0..<batch { postRaw(rawCenter) } }
-        allowed.append(nanoseconds(per: batch) { for _ in 0..<batch { post(allowedCenter) } } / raw2)
+        let allowedPost = nanoseconds(per: batch) { for _ in 0..<batch { post(allowedCenter) } }
+        allowed.append(allowedPost / raw2)
+        allowedNanoseconds.append(allowedPost)
         allowedAggregator.waitUntilDelivered()
         let raw3 = nanoseconds(per: batch) { for _ in 0..<batch { postRaw(rawCenter) } }
         // 1,000 posts (less than the 2 ms coalescing delay) with the delivery thread idle: the
@@ -141,6 +150,10 @@ func runInterleaved(batch: Int) {
         }
     }
     _ = filteredAggregator
+    print(
+        String(
+            format: "ns a post (medians): raw %.0f, filtered out %.0f, allowed until return %.0f",
+            median(rawNanoseconds), median(filteredNanoseconds), median(allowedNanoseconds)))
     print(String(format: "filtered-out post / raw post: %.2fx", median(filtered)))
     print(String(format: "allowed post until return / raw post: %.2fx", median(allowed)))
     print(String(format: "allowed post, 1,000 after an idle delivery thread / raw post: %.2fx", median(allowedIdle)))
