@@ -307,3 +307,18 @@ for target in package.targets where sizeOptimizedModules.contains(target.name) {
 precondition(
     Set(package.targets.map(\.name)).isSuperset(of: sizeOptimizedModules),
     "Package.swift: a module compiled for size is not a target: \(sizeOptimizedModules.subtracting(package.targets.map(\.name)))")
+
+// MARK: Dead stripping by function (Linux, Android)
+// On ELF platforms swiftc puts the functions of one source file in one section unless told
+// otherwise, and the linker's dead stripping (`--gc-sections`) keeps or drops whole sections: an
+// app kept the code of every file it reached, called or not. `-function-sections` gives each
+// function a section, so an app keeps only the functions it reaches (Benchmarks/SizeBudget: the
+// one-event app 91,736 bytes smaller, all capabilities 120,520). It changes where code is
+// placed, not the code. Apple's linker already strips function by function (Mach-O
+// subsections), so the flag is for ELF only.
+for target in package.targets where [.regular, .executable].contains(target.type) && target.name != "CMeasurementAtomics" {
+    target.swiftSettings =
+        (target.swiftSettings ?? []) + [
+            .unsafeFlags(["-Xfrontend", "-function-sections"], .when(platforms: [.linux, .android], configuration: .release))
+        ]
+}

@@ -6,7 +6,7 @@ Usage: size_report.py <release build folder> <budget file> [--startup]
 Reads `size` (text and data, Berkeley format) of each app of Benchmarks/SizeBudget, prints each
 one's text+data over the hello world's, the ten largest contributors of `one-event` by module
 (the module named in each symbol's Swift mangling; `(Swift generics)` are the standard library's
-generic code specialised for our types) and by symbol (`nm --size-sort`), and exits 1 when an
+generic code specialised for our types; `(code without a symbol)` is the rest of `.text`) and by symbol (`nm --size-sort`), and exits 1 when an
 app passes the budget recorded in the budget file (lines `<app> <bytes>`).
 With --startup, also counts the instructions of the whole `one-event` process, from exec to its
 first event accepted (on disk in the HTTP tracker's queue), under callgrind: with an empty queue
@@ -41,13 +41,22 @@ def module_of(symbol):
 def contributors(path):
     out = subprocess.run(["nm", "--size-sort", "-S", path], check=True, capture_output=True, text=True).stdout
     symbols = []
+    in_text = 0
     for line in out.splitlines():
         parts = line.split()
         if len(parts) == 4:
             symbols.append((int(parts[1], 16), parts[3]))
+            if parts[2] in ("T", "t"):
+                in_text += int(parts[1], 16)
     by_module = collections.Counter()
     for size, name in symbols:
         by_module[module_of(name)] += size
+    # Code the symbol table does not name (functions of LLVM's private linkage): before each
+    # function had a section of its own, most of it was unreachable code kept beside reachable
+    # code of the same file (Package.swift, "Dead stripping by function").
+    sections = subprocess.run(["size", "-A", path], check=True, capture_output=True, text=True).stdout
+    text = next(int(line.split()[1]) for line in sections.splitlines() if line.startswith(".text "))
+    by_module["(code without a symbol)"] = max(0, text - in_text)
     return by_module, sorted(symbols, reverse=True)
 
 
@@ -91,7 +100,7 @@ def main():
             over.append(f"{app}: {size:,} bytes over hello world, the budget is {limit:,}")
 
     by_module, symbols = contributors(os.path.join(build, "one-event"))
-    print("\none-event, the ten largest contributors by module (bytes of symbols):")
+    print("\none-event, the ten largest contributors by module (bytes of named symbols; unnamed code apart):")
     for module, size in by_module.most_common(10):
         print(f"{size:>10,}  {module}")
     print("\none-event, the ten largest symbols:")
