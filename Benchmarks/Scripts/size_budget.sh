@@ -2,7 +2,7 @@
 # The size budget: builds Benchmarks/SizeBudget's apps in release (the toolchain's default dead
 # stripping) and prints each one's text+data over a hello world's and the largest contributors;
 # fails when an app passes its budget in Benchmarks/SizeBudget/budget.txt.
-# Usage: Benchmarks/Scripts/size_budget.sh [--startup]   (--startup: instructions to the first event, callgrind)
+# Usage: Benchmarks/Scripts/size_budget.sh [--startup]   (--startup: each app's instructions to its first event, callgrind)
 # After adding, moving or removing a source file, measure from a clean build
 # (rm -rf Benchmarks/SizeBudget/.build): incremental builds here once failed on moved files and
 # once missed an added one, reporting the previous figure (CI's fresh clone measured 4 KB more).

@@ -8,9 +8,9 @@ one's text+data over the hello world's, the ten largest contributors of `one-eve
 (the module named in each symbol's Swift mangling; `(Swift generics)` are the standard library's
 generic code specialised for our types; `(code without a symbol)` is the rest of `.text`) and by symbol (`nm --size-sort`), and exits 1 when an
 app passes the budget recorded in the budget file (lines `<app> <bytes>`).
-With --startup, also counts the instructions of the whole `one-event` process, from exec to its
-first event accepted (on disk in the HTTP tracker's queue), under callgrind: with an empty queue
-and with 1,000 events already queued.
+With --startup, also counts the instructions of each app's whole process, from exec to its first
+event accepted (on disk in the HTTP tracker's queue), under callgrind: with an empty queue and
+with 1,000 events already queued.
 """
 import collections
 import os
@@ -109,13 +109,15 @@ def main():
         print(f"{size:>10,}  {name[:150]}")
 
     if "--startup" in sys.argv:
-        app = os.path.join(build, "one-event")
-        with tempfile.TemporaryDirectory() as queue:
-            empty = instructions([app, os.path.join(queue, "empty")])
-            subprocess.run([app, os.path.join(queue, "full"), "1000"], check=True, capture_output=True)
-            full = instructions([app, os.path.join(queue, "full")])
-        print("\none-event, instructions from exec to the first event accepted (callgrind, whole process):")
-        print(f"  empty queue: {empty / 1e6:.2f} M;  1,000 events already queued: {full / 1e6:.2f} M")
+        print("\ninstructions from exec to the first event accepted (callgrind, whole process), millions:")
+        print(f"{'app':<22}{'empty queue':>14}{'1,000 events queued':>22}")
+        for name in APPS:
+            app = os.path.join(build, name)
+            with tempfile.TemporaryDirectory() as queue:
+                empty = instructions([app, os.path.join(queue, "empty")])
+                subprocess.run([app, os.path.join(queue, "full"), "1000"], check=True, capture_output=True)
+                full = instructions([app, os.path.join(queue, "full")])
+            print(f"{name:<22}{empty / 1e6:>14.2f}{full / 1e6:>22.2f}")
 
     if over:
         print("\nSize budget exceeded:\n  " + "\n  ".join(over), file=sys.stderr)
