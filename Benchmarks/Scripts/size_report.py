@@ -6,8 +6,9 @@ Usage: size_report.py <release build folder> <budget file> [--startup]
 Reads `size` (text and data, Berkeley format) of each app of Benchmarks/SizeBudget, prints each
 one's text+data over the hello world's, the ten largest contributors of `one-event` by module
 (the module named in each symbol's Swift mangling; `(Swift generics)` are the standard library's
-generic code specialised for our types; `(code without a symbol)` is the rest of `.text`) and by symbol (`nm --size-sort`), and exits 1 when an
-app passes the budget recorded in the budget file (lines `<app> <bytes>`).
+generic code specialised for our types; `(code without a symbol)` is the rest of `.text`) and
+by symbol (`nm --size-sort`), and exits 1 when an app passes the budget recorded in the budget
+file (lines `<app> <bytes>`).
 With --startup, also counts the instructions of each app's whole process, from exec to its first
 event accepted (on disk in the HTTP tracker's queue), under callgrind: with an empty queue and
 with 1,000 events already queued.
