@@ -89,7 +89,18 @@ extension EventAggregator {
         /// To send personal data in clear, say so where it can be seen: per arg with
         /// ``personalDataSentInClear``, per tracker with
         /// ``EventTracker/receivingPersonalDataInClear()``.
-        public var catalogs: [EventCatalog] = []
+        public var catalogs: [EventCatalog] {
+            get { catalogList }
+            set {
+                catalogList = newValue
+                registering = EventAggregator.register
+            }
+        }
+        private(set) var catalogList: [EventCatalog] = []
+        /// How the aggregator registers the ``catalogs``: set with them, so that the code that
+        /// merges catalogs and checks the plan is reached, and linked, only in an app that sets
+        /// them (Package.swift, "Dead stripping by function"); `nil` until then.
+        private(set) var registering: (@Sendable (Configuration) -> RegisteredSupport)?
         /// The salt of the personal-data hashes. `nil` (the default): the install's salt, a random
         /// one made with the anonymous id and kept in the ``identityStore`` (never sent), so that
         /// one install's hashes stay the same across launches but cannot be joined across

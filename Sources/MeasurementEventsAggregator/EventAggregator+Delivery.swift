@@ -258,12 +258,20 @@ extension EventAggregator {
     /// with theirs. Without a plan, only removes the posting sites another aggregator's plan
     /// made the posts carry (see PostSites).
     func checkPlan(_ batch: inout DeliveryBatch) {
-        // Sites travel only while an aggregator records them.
-        let sitesTravel = PostSites.checkingAggregators.value > 0
-        guard let checker = planChecker else {
-            if sitesTravel { for index in batch.events.indices { _ = PostSites.take(from: &batch.events[index]) } }
+        guard let planCheck else {
+            // Sites travel only while an aggregator records them.
+            guard PostSites.checkingAggregators.value > 0 else { return }
+            for index in batch.events.indices { _ = PostSites.take(from: &batch.events[index]) }
             return
         }
+        planCheck(self, &batch)
+    }
+
+    /// ``checkPlan(_:)`` with a plan: `checker`'s findings applied to the batch. Reached only
+    /// through `planCheck`, which `register(_:)` makes.
+    func checkPlan(_ batch: inout DeliveryBatch, with checker: PlanChecker) {
+        // Sites travel only while an aggregator records them.
+        let sitesTravel = PostSites.checkingAggregators.value > 0
         let trail = inbox.trail
         let forwards = checker.policy.forwardsViolationEvents
         var blockedEvents: [(MeasurementEvent, [PlanViolation])] = []
@@ -479,19 +487,28 @@ extension EventAggregator {
 
     // MARK: 5. Personal data
 
-    /// The merged catalogs of `configuration` and the processor that hashes their personal
-    /// args (minus those sent in clear); no processor when nothing is left to hash.
-    static func registering(_ configuration: Configuration) -> (RegisteredCatalogs, PersonalDataProcessor?) {
-        let registered = RegisteredCatalogs(configuration.catalogs)
-        var args = registered.personalDataArgs
+    /// The ``Configuration/catalogs`` registered: merged, the processor that hashes their
+    /// personal args (minus those sent in clear; none when nothing is left to hash), and the
+    /// plan's checker with its step. Reached only through `Configuration.registering`, which
+    /// setting the catalogs sets: an app that registers none links none of it.
+    static func register(_ configuration: Configuration) -> RegisteredSupport {
+        var registered = RegisteredSupport(catalogs: RegisteredCatalogs(configuration.catalogs))
+        var args = registered.catalogs.personalDataArgs
         for (name, inClear) in configuration.personalDataSentInClear {
             args[name]?.subtract(inClear)
             if args[name]?.isEmpty == true { args[name] = nil }
         }
-        guard !args.isEmpty else { return (registered, nil) }
-        // Without an app-wide salt, the install's salt is used at delivery (see below).
-        let salt = configuration.personalDataSalt ?? ""
-        return (registered, PersonalDataProcessor(personalArgsByEvent: args, treatment: .hash(salt: salt)))
+        if !args.isEmpty {
+            // Without an app-wide salt, the install's salt is used at delivery (see below).
+            let salt = configuration.personalDataSalt ?? ""
+            registered.personalDataHashing = PersonalDataProcessor(
+                personalArgsByEvent: args, treatment: .hash(salt: salt))
+        }
+        if let checker = PlanChecker(registered.catalogs, policy: configuration.planConformance) {
+            registered.planChecker = checker
+            registered.planCheck = { aggregator, batch in aggregator.checkPlan(&batch, with: checker) }
+        }
+        return registered
     }
 
     /// Hashes the personal args of the events that have any, keeping each of them as it was
@@ -623,9 +640,21 @@ extension EventAggregator {
     }
 }
 
+/// What registering the catalogs gave an aggregator (`EventAggregator.register(_:)`): nothing
+/// to check or hash without catalogs.
+struct RegisteredSupport {
+    var catalogs = RegisteredCatalogs()
+    var personalDataHashing: PersonalDataProcessor?
+    var planChecker: PlanChecker?
+    var planCheck: ((EventAggregator, inout DeliveryBatch) -> Void)?
+}
+
 extension EventAggregator {
-    /// What waits while consent is pending or the trackers are not ready.
-    enum Held {
+    /// What waits while consent is pending or the trackers are not ready. Indirect: an event
+    /// or identity change held is boxed (rare, and one allocation), so that the code that
+    /// copies a `Held` is a retain rather than every field of the larger of the two (5 KB less
+    /// in an app).
+    indirect enum Held {
         case event(MeasurementEvent)
         case identity(IdentityEvent)
     }

@@ -48,6 +48,10 @@ open class EventAggregator: @unchecked Sendable {
     let personalDataHashing: PersonalDataProcessor?
     /// Checks events against the registered catalogs; `nil` without catalogs (nothing to pay).
     let planChecker: PlanChecker?
+    /// The plan's step with `planChecker` (`checkPlan(_:with:)`), made where the catalogs are
+    /// registered: reached through this value, the checks are not linked into an app that
+    /// registers no catalog.
+    let planCheck: ((EventAggregator, inout DeliveryBatch) -> Void)?
     /// The delivery pipeline's steps, in order (see `EventAggregator+Delivery.swift`): the
     /// built-in ones, the app's processors and those of ``Configuration/processorsAfter``.
     let pipeline: [PipelineStep]
@@ -114,8 +118,11 @@ open class EventAggregator: @unchecked Sendable {
     ) {
         self.center = center
         self.configuration = configuration
-        (registeredCatalogs, personalDataHashing) = Self.registering(configuration)
-        planChecker = PlanChecker(registeredCatalogs, policy: configuration.planConformance)
+        let registered = configuration.registering?(configuration) ?? RegisteredSupport()
+        registeredCatalogs = registered.catalogs
+        personalDataHashing = registered.personalDataHashing
+        planChecker = registered.planChecker
+        planCheck = registered.planCheck
         pipeline = PipelineStep.pipeline(processors: processors, inserted: configuration.processorsAfter)
         afterAttribution = 1
         afterAdmission = pipeline.firstIndex { if case .admission = $0 { true } else { false } }! + 1

@@ -103,6 +103,23 @@ final class OrderTests: XCTestCase {
         XCTAssertTrue(ISO4217.isKnown("JPY"))
         XCTAssertFalse(ISO4217.isKnown("eur"))
         XCTAssertFalse(ISO4217.isKnown("EUX"))
+        XCTAssertFalse(ISO4217.isKnown("EU"))
+        XCTAssertFalse(ISO4217.isKnown("EURO"))
+    }
+
+    /// `isKnown` reads a table of the codes four bytes apart: every code of `codes` is known
+    /// (the first and last ones too), and no three letters across two neighbours are.
+    func testCurrencyCodesTable() {
+        let codes = ISO4217.codes.sorted()
+        XCTAssertEqual(codes.count, 170)
+        XCTAssertEqual(codes.first, "AED")
+        XCTAssertEqual(codes.last, "ZWL")
+        for code in codes { XCTAssertTrue(ISO4217.isKnown(code), code) }
+        let joined = Array(codes.joined())
+        for start in 0..<(joined.count - 2) where start % 3 != 0 {
+            let across = String(joined[start..<(start + 3)])
+            XCTAssertEqual(ISO4217.isKnown(across), ISO4217.codes.contains(across), across)
+        }
     }
 }
 

@@ -15,6 +15,9 @@ public struct RegisteredCatalogs: Sendable, Equatable {
     public private(set) var personalDataArgs: [EventName: Set<String>] = [:]
     private var specs: [EventName: EventSpec] = [:]
 
+    /// None: what an aggregator without catalogs has.
+    init() {}
+
     /// Merges `catalogs`.
     ///
     /// - Parameter catalogs: the app's catalogs, typically `[FeatureEvents.catalog, …]`.
