@@ -308,27 +308,27 @@ precondition(
     Set(package.targets.map(\.name)).isSuperset(of: sizeOptimizedModules),
     "Package.swift: a module compiled for size is not a target: \(sizeOptimizedModules.subtracting(package.targets.map(\.name)))")
 
-// MARK: Dead stripping by function (Linux, Android)
-// The linker's dead stripping (`--gc-sections`) keeps what an app reaches and drops the rest, but
-// on ELF platforms swiftc gets in its way twice:
-// - it puts the functions of one source file in one section unless told otherwise, so that an
-//   app kept the code of every file it reached, called or not. `-function-sections` gives each
-//   function a section (Benchmarks/SizeBudget: the one-event app 91,736 bytes smaller, all
-//   capabilities 120,520);
-// - it marks every public function "used" (`llvm.used`, a section the linker must keep), so that
-//   an app kept all the public API of every module it linked, called or not.
-//   `-internalize-at-link` leaves public functions to the linker like internal ones: an app
-//   keeps those it calls (one-event 148,568 bytes smaller, all capabilities 193,320). A public
-//   function an app does not call is then not in the executable; this package looks none up by
-//   name (no `dlsym`, no `@_cdecl`), and a shared library keeps what it exports either way.
-// Both change what the linker may drop, not the code. Apple's linker already strips function by
-// function (Mach-O subsections) and keeps a main executable's globals only when they are
-// exported (`-export_dynamic`), so the flags are for ELF only.
+// MARK: Dead stripping by function
+// The linker's dead stripping (`--gc-sections`, `-dead_strip`) keeps what an app reaches and
+// drops the rest, but swiftc gets in its way twice:
+// - on ELF platforms it puts the functions of one source file in one section unless told
+//   otherwise, so that an app kept the code of every file it reached, called or not.
+//   `-function-sections` gives each function a section (Benchmarks/SizeBudget: the one-event app
+//   91,736 bytes smaller, all capabilities 120,520). Apple's linker already strips function by
+//   function (Mach-O subsections), so this flag is for Linux and Android only;
+// - on every platform it marks each public function "used" (`llvm.used`: on ELF a section the
+//   linker must keep, on Mach-O a `no_dead_strip` symbol), so that an app kept all the public
+//   API of every module it linked, called or not. `-internalize-at-link` leaves public
+//   functions to the linker like internal ones: an app keeps those it calls (one-event 148,568
+//   bytes smaller on Linux, all capabilities 193,320). A public function an app does not call is
+//   then not in its executable; this package looks none up by name (no `dlsym`, no `@_cdecl`,
+//   no `@objc`), and a shared library or framework keeps what it exports either way.
+// Both change what the linker may drop, not the code.
 for target in package.targets where [.regular, .executable].contains(target.type) && target.name != "CMeasurementAtomics" {
     target.swiftSettings =
         (target.swiftSettings ?? []) + [
+            .unsafeFlags(["-Xfrontend", "-internalize-at-link"], .when(configuration: .release)),
             .unsafeFlags(
-                ["-Xfrontend", "-function-sections", "-Xfrontend", "-internalize-at-link"],
-                .when(platforms: [.linux, .android], configuration: .release))
+                ["-Xfrontend", "-function-sections"], .when(platforms: [.linux, .android], configuration: .release)),
         ]
 }
