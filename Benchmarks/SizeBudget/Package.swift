@@ -12,6 +12,15 @@ let package = Package(
     dependencies: [.package(name: "MeasurementEvents", path: "../..")],
     targets: [
         .executableTarget(name: "hello", path: "Sources/hello"),
+        // Not measured for size: the one-event app's setup left idle, for its CPU time a minute.
+        .executableTarget(
+            name: "idle",
+            dependencies: [
+                .product(name: "MeasurementEvents", package: "MeasurementEvents"),
+                .product(name: "MeasurementEventsAggregator", package: "MeasurementEvents"),
+                .product(name: "MeasurementEventsHTTP", package: "MeasurementEvents"),
+            ],
+            path: "Sources/idle"),
         .executableTarget(
             name: "one-event",
             dependencies: [
