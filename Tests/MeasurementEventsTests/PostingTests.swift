@@ -17,6 +17,32 @@ final class PostingTests: XCTestCase {
         wait(for: [posted], timeout: 1)
     }
 
+    /// Posts with the default type and no category fill a copy of one template userInfo by
+    /// index: each post's userInfo is its own, holds only its own keys, and keeps its values
+    /// after the next post.
+    func testEachPostsUserInfoIsItsOwn() {
+        let center = NotificationCenter()
+        let seen = LockedValue<[[AnyHashable: Any]]>([])
+        let observer = center.addObserver(forName: .measurementEvent, object: nil, queue: nil) { note in
+            seen.withLock { $0.append(note.userInfo ?? [:]) }
+        }
+        defer { center.removeObserver(observer) }
+        MeasurementEvent.post("a/first", args: ["id": "1"], to: center)
+        MeasurementEvent.post("a/second", args: ["id": "2", "n": 2], to: center)
+        MeasurementEvent.post("a/third", type: .click, category: "c", to: center)
+        MeasurementEvent.post("a/fourth", to: center)
+        let infos = seen.withLock { $0 }
+        XCTAssertEqual(infos.map { $0["name"] as? String }, ["a/first", "a/second", "a/third", "a/fourth"])
+        XCTAssertEqual(
+            infos.map { Set($0.keys.compactMap { $0.base as? String }) },
+            [["name", "args"], ["name", "args"], ["name", "args", "type", "category"], ["name", "args"]])
+        XCTAssertEqual((infos[0]["args"] as? [String: Any])?["id"] as? String, "1")
+        XCTAssertEqual((infos[0]["args"] as? [String: Any])?.count, 1)
+        XCTAssertEqual((infos[1]["args"] as? [String: Any])?["n"] as? Int, 2)
+        XCTAssertEqual(infos[2]["category"] as? String, "c")
+        XCTAssertEqual((infos[3]["args"] as? [String: Any])?.count, 0)
+    }
+
     func testDecodingRecoversTheEvent() throws {
         let note = Notification(
             name: .measurementEvent, object: nil,
