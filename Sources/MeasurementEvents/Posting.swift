@@ -92,8 +92,8 @@ extension MeasurementEvent {
     /// placeholders, and where they are: `postedUserInfo` copies it and sets the values by
     /// index, so that such a post hashes no key (a copy of a dictionary has its indices, and
     /// setting a value through `values` keeps them). Hashing the two `AnyHashable` keys through
-    /// their boxes cost about 1,000 instructions a post, and a filtered-out post 1.15–1.2 times
-    /// a raw one's wall clock instead of 1.02–1.06 (Benchmarks/README.md, "The userInfo's keys
+    /// their boxes cost about 1,000 instructions a post, and a filtered-out post 1.17–1.5 times
+    /// a raw one's wall clock instead of 1.03–1.06 (Benchmarks/README.md, "The userInfo's keys
     /// hashed once"). `nonisolated(unsafe)`: a constant, whose placeholders are never read.
     nonisolated(unsafe) private static let nameAndArgs = NameAndArgsUserInfo()
 
