@@ -116,9 +116,8 @@ extension MeasurementEvent {
     /// with `as? [String: Any]`), and the type and category when they are not the defaults.
     /// Not inlined: one copy of this code, not one per caller (inlined, a post measured the
     /// same: 9,812 instructions filtered out, 9,957 allowed, before `nameAndArgs`). Generic
-    /// rather than taking `Any`:
-    /// specialized for each caller's dictionary, it stores it without going through an
-    /// existential's value witnesses.
+    /// rather than taking `Any`: specialized for each caller's dictionary, it stores it without
+    /// going through an existential's value witnesses.
     @inline(never)
     private static func postedUserInfo<Args>(name: EventName, type: EventType, category: String?, args: Args)
         -> [AnyHashable: Any]
