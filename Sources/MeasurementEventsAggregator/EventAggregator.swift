@@ -46,12 +46,12 @@ open class EventAggregator: @unchecked Sendable {
     public let registeredCatalogs: RegisteredCatalogs
     /// Hashes the registered catalogs' personal-data args; `nil` when they have none.
     let personalDataHashing: PersonalDataProcessor?
-    /// Checks events against the registered catalogs; `nil` without catalogs (nothing to pay).
-    let planChecker: PlanChecker?
-    /// The plan's step with `planChecker` (`checkPlan(_:with:)`), made where the catalogs are
-    /// registered: reached through this value, the checks are not linked into an app that
-    /// registers no catalog.
+    /// The plan's step (`checkPlan(_:with:)` with the registered catalogs' checker), made where
+    /// the catalogs are registered: reached through this value, the checks are not linked into
+    /// an app that registers no catalog. `nil` without catalogs (nothing to pay).
     let planCheck: ((EventAggregator, inout DeliveryBatch) -> Void)?
+    /// Whether the plan's policy has posts carry their posting site (`PostSites`).
+    let recordsPostSites: Bool
     /// The delivery pipeline's steps, in order (see `EventAggregator+Delivery.swift`): the
     /// built-in ones, the app's processors and those of ``Configuration/processorsAfter``.
     let pipeline: [PipelineStep]
@@ -121,12 +121,12 @@ open class EventAggregator: @unchecked Sendable {
         let registered = configuration.registering?(configuration) ?? RegisteredSupport()
         registeredCatalogs = registered.catalogs
         personalDataHashing = registered.personalDataHashing
-        planChecker = registered.planChecker
         planCheck = registered.planCheck
+        recordsPostSites = registered.planChecker?.policy.recordsPostSites == true
         pipeline = PipelineStep.pipeline(processors: processors, inserted: configuration.processorsAfter)
         afterAttribution = 1
         afterAdmission = pipeline.firstIndex { if case .admission = $0 { true } else { false } }! + 1
-        if planChecker?.policy.recordsPostSites == true { PostSites.register(center) }
+        if recordsPostSites { PostSites.register(center) }
         startCheck = StartCheck(center: center)
         queue = DispatchQueue(label: "MeasurementEvents.EventAggregator")
         attribution = AttributionState(
@@ -158,7 +158,7 @@ open class EventAggregator: @unchecked Sendable {
     }
 
     deinit {
-        if planChecker?.policy.recordsPostSites == true { PostSites.unregister(center) }
+        if recordsPostSites { PostSites.unregister(center) }
         let observers = state.withLock { $0.observers }
         for observer in observers { center.removeObserver(observer) }
         inbox.buffers.close()

@@ -320,6 +320,7 @@ final class Inbox: Sendable {
         }
     }
 
+    /// The trail of a post dropped by the in-flight bound; not inlined (see `receiveDecoding`).
     @inline(never)
     private func recordDroppedInFlight(_ name: EventName) {
         record(name, .dropped(reason: "more than \(configuration.maximumInFlightEvents) events in flight"))

@@ -34,4 +34,3 @@ let start = cpuSeconds()
 Thread.sleep(forTimeInterval: seconds)
 let used = (cpuSeconds() - start) * 1_000
 print(String(format: "CPU over %.0f s idle: %.1f ms (%.2f ms a minute)", seconds, used, used * 60 / seconds))
-withExtendedLifetime((aggregator, segment)) {}
