@@ -4,14 +4,17 @@ import MeasurementEvents
 
 // The delivery pipeline: what happens to a round of posted events. Its order is one function,
 // `run(_:from:trackers:)`, over the aggregator's `pipeline` of steps; every step is in this
-// file. Everything here runs in the delivery context (the aggregator's queue, or the posting
-// thread under the synchronous-delivery lock).
+// file, and so is the state of the first (`AttributionState`). Everything here runs in the
+// delivery context (the aggregator's queue, or the posting thread under the
+// synchronous-delivery lock).
 //
-//   drain / deliverNow     a round from the inbox: events in posting order, controls (identity
-//                          changes, moves to the background) applied at their places between
-//                          segments of events; each segment goes through the steps as a batch
-//   1. attribution         `stampAttribution`: identity, session and context stamped; session
-//                          events added where sessions start or end
+//   deliver / deliverNow   a round from the inbox (its `drain`): events in posting order,
+//                          controls (identity changes, moves to the background) applied at their
+//                          places between segments of events; each segment goes through the
+//                          steps as a batch
+//   1. attribution         `stampAttribution`: identity, session and context stamped by
+//                          `AttributionState.stamp` (below the step); session events added where
+//                          sessions start or end
 //   2. the tracking plan   `checkPlan`: args omitted, events blocked, violations counted,
 //                          reported and (by policy) forwarded as `plan/violation` events
 //   3. the app's processors  `process(_:with:)`, in order (a step only when there are any)
@@ -138,28 +141,15 @@ extension EventAggregator {
         DispatchQueue.getSpecific(key: queueKey) == ObjectIdentifier(self)
     }
 
-    /// The inbox's `roundWaiting`: a drain on the queue, after the coalescing delay.
+    /// The inbox's `roundWaiting`: its drain (`Inbox.drain(asRequested:)`) on the queue,
+    /// after the coalescing delay.
     func scheduleDrain() {
         let delay = configuration.deliveryCoalescing
         if delay > 0 {
-            queue.asyncAfter(deadline: .now() + delay) { self.drain(asRequested: true) }
+            queue.asyncAfter(deadline: .now() + delay) { self.inbox.drain(asRequested: true) }
         } else {
-            queue.async { self.drain(asRequested: true) }
+            queue.async { self.inbox.drain(asRequested: true) }
         }
-    }
-
-    /// Delivers everything posted before the call, in order, applying controls (identity
-    /// changes, background moves) between the events they were posted between. Posts made
-    /// during the round are left to the drain they scheduled.
-    ///
-    /// Only the drain a post scheduled (`asRequested`) lets posts schedule another, and it
-    /// drains one round: when every drain did (those of `waitUntilDelivered` too) and looped
-    /// until the buffers were empty, a busy poster scheduled one more timer every few dozen
-    /// posts (a dispatch source and four allocations each), and the timers multiplied.
-    func drain(asRequested: Bool = false) {
-        var round = inbox.nextRound(asRequested: asRequested)
-        deliver(&round)
-        inbox.finish(&round)
     }
 
     /// The inbox's `deliverNow` (synchronous delivery): one event or control, on the posting
@@ -170,7 +160,8 @@ extension EventAggregator {
         deliver(&round)
     }
 
-    private func deliver(_ round: inout Inbox.Round) {
+    /// The inbox's `deliver`: a round through the pipeline, in the delivery context.
+    func deliver(_ round: inout Inbox.Round) {
         // Usually no control: the round's array goes through the pipeline as it is (no copy),
         // and comes back to the inbox for its capacity.
         guard !round.controls.isEmpty else {
@@ -249,7 +240,198 @@ extension EventAggregator {
         var batch = DeliveryBatch(events)
         run(&batch, from: afterAttribution)
     }
+}
 
+// MARK: 1. Attribution: its state
+
+/// The aggregator's delivery-side knowledge of who, which session and where: it stamps each
+/// event as it is delivered, in posting order with identity changes and lifecycle moves, and
+/// keeps the identity store up to date.
+///
+/// Only touched in the aggregator's delivery context (its queue, or the synchronous-delivery
+/// lock), one call at a time; ``published`` is what other threads may read.
+final class AttributionState: @unchecked Sendable {
+    // @unchecked: every mutable property is touched in the delivery context only (see above);
+    // `published` has its own lock.
+    private let store: any IdentityStore
+    private var contents: IdentityStoreContents
+    /// What the store holds, as far as this object knows: a save of the same contents is
+    /// skipped (the store is app code, and may be slow, like the Keychain).
+    private var lastSaved: IdentityStoreContents?
+    // Unchecked: the dynamic exclusivity check of the mutation each stamp makes cost about 80
+    // instructions an event on the delivery thread. Invariant: touched in the delivery context
+    // only, one call at a time (above), and `SessionTimeline`'s methods call out to nothing.
+    @exclusivity(unchecked) private var timeline: SessionTimeline
+    private var context: EventContext
+    /// Shared by every event stamped until identity, session or context changes.
+    private var storage: AttributionStorage
+    /// The latest attribution, for readers on any thread.
+    let published: LockedValue<EventAttribution>
+
+    /// What loading found: the consent to start with, and a problem to report.
+    struct Restored {
+        var consent: Consent?
+        var problem: IdentityStoreError?
+    }
+
+    private(set) var restored: Restored
+
+    init(store: any IdentityStore, rules: SessionRules, context: EventContext) {
+        self.store = store
+        var restored = Restored()
+        var loaded: IdentityStoreContents?
+        do {
+            loaded = try store.load()
+        } catch let error as IdentityStoreError {
+            restored.problem = error
+            // A damaged store's anonymous id, when it survived: one install keeps one id.
+            loaded = error.recovered
+        } catch {
+            restored.problem = IdentityStoreError(path: "\(type(of: store))", problem: "cannot be read (\(error))")
+        }
+        // Nothing stored, or a damaged store moved aside: write the identity in force at once.
+        var isNew = loaded == nil || restored.problem != nil
+        var contents = loaded ?? IdentityStoreContents(identity: .anonymous())
+        // The install's salt is made with its identity (or at the first launch of 3.0.0).
+        if contents.personalDataSalt == nil {
+            contents.personalDataSalt = PersonalDataProcessor.newSalt()
+            isNew = true
+        }
+        restored.consent = contents.consent
+        self.contents = contents
+        self.lastSaved = isNew ? nil : loaded
+        self.timeline = SessionTimeline(rules: rules, restored: contents.session)
+        self.context = context
+        // A restored session that is still alive goes on: its events carry its id.
+        let attribution = EventAttribution(
+            identity: contents.identity, sessionID: contents.session?.id, context: context)
+        self.storage = AttributionStorage(attribution)
+        self.published = LockedValue(attribution)
+        self.restored = restored
+        // The anonymous id is made once per install: keep it from the first launch on.
+        if isNew, let problem = save(), self.restored.problem == nil { self.restored.problem = problem }
+    }
+
+    var currentAttribution: EventAttribution { storage.value }
+
+    /// The salt of this install's personal-data hashes (made at init when the store had none).
+    var personalDataSalt: String { contents.personalDataSalt ?? "" }
+
+    /// Stamps `event` with the identity, session and context in force; returns what happened to
+    /// sessions (and saves a session that started).
+    func stamp(_ event: inout MeasurementEvent) -> (SessionTimeline.Transition, IdentityStoreError?) {
+        let transition = timeline.event(at: event.timestamp)
+        var problem: IdentityStoreError?
+        if !transition.isEmpty {
+            rebuild()
+            problem = save()
+        } else if let saved = contents.session?.lastActivityAt, let last = timeline.current?.lastActivityAt,
+            last.timeIntervalSince(saved) >= Self.activitySaveInterval
+        {
+            // So that a relaunch after a crash (no trip to the background) continues the session.
+            problem = save()
+        }
+        event.attributionStorage = storage
+        return (transition, problem)
+    }
+
+    /// How stale the session's saved last activity may grow while events keep coming: one
+    /// store write a minute at most.
+    static let activitySaveInterval: TimeInterval = 60
+
+    /// Applies an identity change made at `date`; returns it as trackers receive it.
+    func apply(_ change: IdentityChange, at date: Date, id: UUID) -> (IdentityEvent, IdentityStoreError?) {
+        let previous = contents.identity
+        contents.identity = previous.applying(change)
+        rebuild()
+        let problem = save()
+        return (
+            IdentityEvent(
+                change: change, id: id, timestamp: date, attribution: storage.value, previousIdentity: previous),
+            problem
+        )
+    }
+
+    func setConsent(_ consent: Consent) -> IdentityStoreError? {
+        guard contents.consent != consent else { return nil }
+        contents.consent = consent
+        return save()
+    }
+
+    /// Forgets the user (see `EventAggregator.forgetUser()`): a new anonymous id and salt, no
+    /// user, no session; consent and the app's release stay, as they are the install's. Saved at once.
+    func forgetUser() -> IdentityStoreError? {
+        contents.identity = .anonymous()
+        // The old salt would let the new anonymous user's hashes be joined with the old one's.
+        contents.personalDataSalt = PersonalDataProcessor.newSalt()
+        timeline = SessionTimeline(rules: timeline.rules)
+        rebuild()
+        (store as? FileIdentityStore)?.removeSetAside()
+        return save()
+    }
+
+    func enterBackground(at date: Date) -> IdentityStoreError? {
+        timeline.enterBackground(at: date)
+        return save()
+    }
+
+    /// Returns the session that spent too long in the background, now ended.
+    func enterForeground(at date: Date, context newContext: EventContext?) -> (Session?, IdentityStoreError?) {
+        let transition = timeline.enterForeground(at: date)
+        if let newContext { context = newContext }
+        rebuild()
+        return (transition.ended, transition.ended == nil ? nil : save())
+    }
+
+    func replaceContext(_ newContext: EventContext) {
+        context = newContext
+        rebuild()
+    }
+
+    /// Records the app's version and build, and says how they compare with the previous
+    /// launch's. A missing version or build is kept as "", so that a launch is always recorded.
+    func recordAppRelease(version: String?, build: String?) -> (EventAggregator.AppRelease, IdentityStoreError?) {
+        let (version, build) = (version ?? "", build ?? "")
+        let hadLaunched = contents.appVersion != nil || contents.appBuild != nil
+        if hadLaunched, contents.appVersion == version, contents.appBuild == build { return (.unchanged, nil) }
+        let release: EventAggregator.AppRelease =
+            hadLaunched
+            ? .updated(
+                previousVersion: contents.appVersion.flatMap { $0.isEmpty ? nil : $0 },
+                previousBuild: contents.appBuild.flatMap { $0.isEmpty ? nil : $0 })
+            : .installed
+        contents.appVersion = version
+        contents.appBuild = build
+        return (release, save())
+    }
+
+    /// Saves the current state, unless the store already holds it; the session's last activity
+    /// is saved with it.
+    func save() -> IdentityStoreError? {
+        contents.session = timeline.current
+        if contents == lastSaved { return nil }
+        do {
+            try store.save(contents)
+            lastSaved = contents
+            return nil
+        } catch let error as IdentityStoreError {
+            return error
+        } catch {
+            return IdentityStoreError(path: "\(type(of: store))", problem: "cannot be written (\(error))")
+        }
+    }
+
+    private func rebuild() {
+        let attribution = EventAttribution(
+            identity: contents.identity, sessionID: timeline.current?.id, context: context)
+        if attribution != storage.value {
+            storage = AttributionStorage(attribution)
+            published.withLock { $0 = attribution }
+        }
+    }
+}
+
+extension EventAggregator {
     // MARK: 2. The tracking plan
 
     /// Checks the events against the plan, omitting args in place as the policy says, leaving

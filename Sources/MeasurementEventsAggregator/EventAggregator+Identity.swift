@@ -69,7 +69,7 @@ extension EventAggregator {
         switch configuration.delivery {
         case .asynchronous:
             queue.async {
-                self.drain()
+                self.inbox.drain()
                 self.flushTrackers()
             }
         case .synchronous:

@@ -141,12 +141,13 @@ open class EventAggregator: @unchecked Sendable {
             State(
                 trackers: trackers, ready: !configuration.holdsEventsUntilReady,
                 diagnostics: diagnostics))
-        // The inbox knows nothing of the aggregator: it reaches it through these two closures,
+        // The inbox knows nothing of the aggregator: it reaches it through these closures,
         // which hold it weakly (the observers hold the inbox, and must not keep it alive).
         let delivery = WeakAggregator()
         inbox = Inbox(
             filter: filter, consent: consent, configuration: configuration,
             roundWaiting: { delivery.aggregator?.scheduleDrain() },
+            deliver: { round in delivery.aggregator?.deliver(&round) },
             deliverNow: { round in delivery.aggregator?.deliverNow(&round) })
         delivery.aggregator = self
         queue.setSpecific(key: queueKey, value: ObjectIdentifier(self))
@@ -270,7 +271,7 @@ open class EventAggregator: @unchecked Sendable {
     public func waitUntilDelivered() {
         reportIfNeverStarted()
         if isOnDeliveryQueue { return }
-        onDeliveryContext { self.drain() }
+        onDeliveryContext { self.inbox.drain() }
     }
 
     /// ``waitUntilDelivered()``, then asks every tracker to flush. From delivery code it only

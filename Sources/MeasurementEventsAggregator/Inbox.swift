@@ -3,24 +3,22 @@ import MeasurementEvents
 
 // The posting path: concurrency map
 //
-// An event's way, file by file in the order it is read (the core's two files first, then this
-// module's):
+// An event's way, file by file in the order it is read (three files, and the tracker's):
 //   1. MeasurementEvents/Posting.swift: `MeasurementEvent.post` builds the userInfo and the
-//      event's one record, and hands both to the record's `post`.
-//   2. MeasurementEvents/PostedEvent.swift: the record; its `post` publishes it in this thread's
-//      state (`PostedEvent.thisThread`) and posts; beside it, what the inbox calls while the post
-//      runs (`publishedRecord`, `take`), decoding any other notification, and `makeEvent()`, the
-//      public `MeasurementEvent` the drain makes of a record (its args checked, once).
-//   3. Inbox.swift (this file): the observer takes the published record (or decodes one);
-//      `admit` counts and filters it with the thread's decision cache, `enqueue` appends it to
-//      the thread's buffer and says a round is waiting (`roundWaiting`: the aggregator's
-//      `scheduleDrain`). Further down: `nextRound` merges every thread's buffer in posting order
-//      and makes each record its public event; at the end of the file, the per-thread buffers,
-//      slots and decision caches (`PostingThread`, `PostingBuffer`, `NameDecisionCache`).
-//   4. EventAggregator+Delivery.swift: `scheduleDrain` and `drain` take the round; `run` takes
-//      it through the delivery pipeline, its steps in order (attribution, plan, processors,
-//      consent, personal data), then to each `EventTracker.track`; attribution is
-//      `AttributionState.stamp` (AttributionState.swift).
+//      event's one record (`PostedEvent`, with `makeEvent()`, the public event a drain makes of
+//      it, its args checked once); the record's `post` publishes it in this thread's state
+//      (`PostedEvent.thisThread`) and posts. Further down: decoding any other notification.
+//   2. Inbox.swift (this file): the observer takes the published record (`publishedRecord`,
+//      `take`; or decodes one); `admit` counts and filters it with the thread's decision cache,
+//      `enqueue` appends it to the thread's buffer and says a round is waiting (`roundWaiting`:
+//      the aggregator schedules `drain` on its queue). `drain` takes the next round
+//      (`nextRound` merges every thread's buffer in posting order and makes each record its
+//      public event) and hands it to `deliver`: the aggregator's pipeline. At the end of the
+//      file, the per-thread buffers, slots and decision caches (`PostingThread`,
+//      `PostingBuffer`, `NameDecisionCache`).
+//   3. EventAggregator+Delivery.swift: `deliver` and `run` take the round through the delivery
+//      pipeline, its steps in order (attribution, with its state `AttributionState` below it;
+//      plan, processors, consent, personal data), then to each `EventTracker.track`.
 //
 // Locks (all `LockedValue`, non-recursive, never held while user code runs, except 1), in the
 // order they may be taken; a lock further down is never held while one further up is taken:
@@ -39,9 +37,9 @@ import MeasurementEvents
 //   4. `PostingBuffer.guarded` (one per posting thread and aggregator): that thread's records
 //      and controls not yet taken, its delivered records to release, its flags.
 //   5. `PostingBufferRegistry.buffers`: the list of buffers.
-//   6. `AttributionState.published`: written in the delivery context only, but read from any
-//      thread by the public `EventAggregator.currentAttribution`; and the identity store's
-//      own lock (delivery context only).
+//   6. `AttributionState.published` (EventAggregator+Delivery.swift): written in the delivery
+//      context only, but read from any thread by the public `EventAggregator.currentAttribution`;
+//      and the identity store's own lock (delivery context only).
 //   7. `PostSites.centers` (a post takes it only while an aggregator checks a plan with post
 //      sites) and `StartCheck`'s two locks (until `start()` removes its observer);
 //      `StartedCenters.entries` (by `start()`, and by a `StartCheck` reporting).
@@ -81,7 +79,7 @@ import MeasurementEvents
 //   - The posting thread: its `PostedEvent.PostingThreadState` (the published record, and the
 //     `PostingThread` with its slots and decision caches), reached through one pthread key (the
 //     core's); nothing else touches it (the key's exit destructor releases it). An inbox that
-//     keeps the published record moves it out of the poster's frame (`PostedEvent.take`) and
+//     keeps the published record moves it out of the poster's frame (`Inbox.take`) and
 //     unpublishes it, so a second aggregator on the same center decodes that post.
 //   - The delivery context (queue or lock 1): `PostingBufferRegistry`'s carry and spare arrays,
 //     `AttributionState`, the order in which trackers see events.
@@ -100,12 +98,13 @@ import MeasurementEvents
 
 /// The posting path, one per aggregator, with a two-sided interface. Posting threads hand it
 /// notifications (``receive(_:legacyAQS:)``) and controls (``receive(_:)``: identity changes, moves to
-/// the background); the delivery side takes a round of work from it (``nextRound(asRequested:)``).
+/// the background); in the delivery context its ``drain(asRequested:)`` takes a round of work
+/// (``nextRound(asRequested:)``) and hands it to the pipeline.
 ///
 /// It owns the posting threads' buffers and their registry, the decision caches' generation,
 /// the filter, the consent in force, the in-flight bound and the posting path's counters. It
-/// knows nothing of the aggregator: it is told that a round is waiting through the closure
-/// given at init, and, with synchronous delivery, hands each round to the other one.
+/// knows nothing of the aggregator: it reaches it through the closures given at init (a round
+/// is waiting; deliver a round; with synchronous delivery, deliver one event now).
 final class Inbox: Sendable {
     private static let serials = AtomicCounter()
 
@@ -117,6 +116,7 @@ final class Inbox: Sendable {
     let recordsTrail: Bool
     let posting: LockedValue<Posting>
     private let roundWaiting: @Sendable () -> Void
+    private let deliver: @Sendable (inout Round) -> Void
     private let deliverNow: @Sendable (inout Round) -> Void
     /// Whether there is no clock: checked first, since copying the optional existential costs
     /// more than reading the time.
@@ -144,12 +144,16 @@ final class Inbox: Sendable {
 
     /// - Parameters:
     ///   - roundWaiting: called (on a posting thread) when a round is waiting and no drain is
-    ///     scheduled; the delivery side then calls ``nextRound(asRequested:)`` with `true`.
+    ///     scheduled: the aggregator's `scheduleDrain`, which runs ``drain(asRequested:)`` with
+    ///     `true` in the delivery context.
+    ///   - deliver: what a drain hands its round to, in the delivery context: the aggregator's
+    ///     pipeline (`EventAggregator.deliver(_:)`, EventAggregator+Delivery.swift).
     ///   - deliverNow: synchronous delivery: each round of one event or control, on the
-    ///     posting thread.
+    ///     posting thread (`EventAggregator.deliverNow(_:)`: `deliver` under its lock).
     init(
         filter: EventFilter?, consent: Consent, configuration: EventAggregator.Configuration,
-        roundWaiting: @escaping @Sendable () -> Void, deliverNow: @escaping @Sendable (inout Round) -> Void
+        roundWaiting: @escaping @Sendable () -> Void, deliver: @escaping @Sendable (inout Round) -> Void,
+        deliverNow: @escaping @Sendable (inout Round) -> Void
     ) {
         posting = LockedValue(Posting(filter: filter))
         consentCode = AtomicCounter(consent.code)
@@ -157,6 +161,7 @@ final class Inbox: Sendable {
         trail = configuration.trail
         recordsTrail = configuration.trail != nil
         self.roundWaiting = roundWaiting
+        self.deliver = deliver
         self.deliverNow = deliverNow
         usesSystemClock = configuration.clock == nil
     }
@@ -200,12 +205,50 @@ final class Inbox: Sendable {
     func receive(_ notification: Notification, legacyAQS: Bool) {
         let state = PostedEvent.thisThread
         let thread = PostingThread.of(state)
-        if !legacyAQS, let record = PostedEvent.publishedRecord(in: state, carrying: notification) {
+        if !legacyAQS, let record = Self.publishedRecord(in: state, carrying: notification) {
             // Read in place: the record is copied only when it is kept.
             guard let slot = admit(record.pointee.name, isLegacyAQS: false, on: thread) else { return }
-            return enqueue(in: slot, record.pointee.name) { PostedEvent.take(record, publishedIn: state) }
+            return enqueue(in: slot, record.pointee.name) { Self.take(record, publishedIn: state) }
         }
         receiveDecoding(notification, legacyAQS: legacyAQS, on: thread)
+    }
+
+    /// The record that the post in progress on the thread of `state` published
+    /// (`PostedEvent.post(_:identifiedBy:to:)`, Posting.swift), if `notification` carries the
+    /// very userInfo that post is posting; otherwise nil, and the caller decodes the
+    /// notification, which gives the same record. Valid only while the observer runs; read in
+    /// place (a copy retains and releases every field).
+    ///
+    /// Invariant (the poster's): it holds its userInfo until `post` returns, so while it is
+    /// published no other dictionary storage can have its identity; a dictionary with the same
+    /// identity shares its storage, hence its contents. A copy of the userInfo (same storage)
+    /// matches; one bridged to or from `NSDictionary`, or rebuilt, does not, and is decoded.
+    @inline(__always)
+    private static func publishedRecord(
+        in state: UnsafeMutablePointer<PostedEvent.PostingThreadState>, carrying notification: borrowing Notification
+    ) -> UnsafeMutablePointer<PostedEvent>? {
+        guard let record = state.pointee.published.record else { return nil }
+        // The identity without binding a copy of the dictionary (a retain and a release).
+        guard notification.userInfo.map({ PostedEvent.identity(of: $0) }) == state.pointee.published.userInfo else {
+            return nil
+        }
+        return record
+    }
+
+    /// Takes the published `record` out of the poster's frame, to keep it: moved, not copied (a
+    /// copy retained every field, which the poster then released: about 250 instructions a kept
+    /// post). The poster is left with an empty record to destroy, and nothing is published any
+    /// more on the thread of `state`, so that another aggregator observing the same post decodes
+    /// its userInfo, which gives the same record.
+    @inline(__always)
+    private static func take(
+        _ record: UnsafeMutablePointer<PostedEvent>,
+        publishedIn state: UnsafeMutablePointer<PostedEvent.PostingThreadState>
+    ) -> PostedEvent {
+        state.pointee.published.record = nil
+        var taken = PostedEvent.empty
+        swap(&taken, &record.pointee)
+        return taken
     }
 
     /// ``receive(_:legacyAQS:)`` of a notification whose poster published no record. Not
@@ -428,6 +471,21 @@ extension Inbox {
     }
 
     // MARK: Delivery side (the delivery context only)
+
+    /// Delivers everything posted before the call, in order, applying controls (identity
+    /// changes, background moves) between the events they were posted between: the next round,
+    /// handed to `deliver` (the aggregator's pipeline), then finished. Posts made during the
+    /// round are left to the drain they scheduled.
+    ///
+    /// Only the drain a post scheduled (`asRequested`) lets posts schedule another, and it
+    /// drains one round: when every drain did (those of `waitUntilDelivered` too) and looped
+    /// until the buffers were empty, a busy poster scheduled one more timer every few dozen
+    /// posts (a dispatch source and four allocations each), and the timers multiplied.
+    func drain(asRequested: Bool = false) {
+        var round = nextRound(asRequested: asRequested)
+        deliver(&round)
+        finish(&round)
+    }
 
     /// Takes the next round: everything posted before the call, in order, with the records
     /// whose args are not valid counted and reported. `asRequested`: the drain that
