@@ -141,14 +141,28 @@ extension EventAggregator {
         DispatchQueue.getSpecific(key: queueKey) == ObjectIdentifier(self)
     }
 
-    /// The inbox's `roundWaiting`: its drain (`Inbox.drain(asRequested:)`) on the queue,
-    /// after the coalescing delay.
-    func scheduleDrain() {
+    /// The inbox, and what it calls: the three functions below, reached through `delivery`,
+    /// which holds the aggregator weakly (the observers hold the inbox, and must not keep the
+    /// aggregator alive); the initialiser sets it.
+    static func makeInbox(
+        filter: EventFilter?, consent: MeasurementEventsAggregator.Consent, configuration: Configuration,
+        delivery: WeakAggregator
+    ) -> Inbox {
+        Inbox(
+            filter: filter, consent: consent, configuration: configuration,
+            schedule: { drain in delivery.aggregator?.schedule(drain) },
+            deliver: { round in delivery.aggregator?.deliver(&round) },
+            deliverNow: { round in delivery.aggregator?.deliverNow(&round) })
+    }
+
+    /// The inbox's `schedule`: its `drain` on the queue, after the coalescing delay. The block
+    /// holds the aggregator until the drain has delivered.
+    func schedule(_ drain: @escaping @Sendable () -> Void) {
         let delay = configuration.deliveryCoalescing
         if delay > 0 {
-            queue.asyncAfter(deadline: .now() + delay) { self.inbox.drain(asRequested: true) }
+            queue.asyncAfter(deadline: .now() + delay) { withExtendedLifetime(self, drain) }
         } else {
-            queue.async { self.inbox.drain(asRequested: true) }
+            queue.async { withExtendedLifetime(self, drain) }
         }
     }
 
@@ -840,4 +854,11 @@ extension EventAggregator {
         case event(MeasurementEvent)
         case identity(IdentityEvent)
     }
+}
+
+/// The aggregator, weakly, for the inbox's closures (`EventAggregator.makeInbox`).
+final class WeakAggregator: @unchecked Sendable {
+    // @unchecked: `aggregator` is written once, in the aggregator's initialiser, before the
+    // closures that read it can run (no observer exists yet).
+    weak var aggregator: EventAggregator?
 }

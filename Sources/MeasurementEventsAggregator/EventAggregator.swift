@@ -141,14 +141,8 @@ open class EventAggregator: @unchecked Sendable {
             State(
                 trackers: trackers, ready: !configuration.holdsEventsUntilReady,
                 diagnostics: diagnostics))
-        // The inbox knows nothing of the aggregator: it reaches it through these closures,
-        // which hold it weakly (the observers hold the inbox, and must not keep it alive).
         let delivery = WeakAggregator()
-        inbox = Inbox(
-            filter: filter, consent: consent, configuration: configuration,
-            roundWaiting: { delivery.aggregator?.scheduleDrain() },
-            deliver: { round in delivery.aggregator?.deliver(&round) },
-            deliverNow: { round in delivery.aggregator?.deliverNow(&round) })
+        inbox = Self.makeInbox(filter: filter, consent: consent, configuration: configuration, delivery: delivery)
         delivery.aggregator = self
         queue.setSpecific(key: queueKey, value: ObjectIdentifier(self))
         if let problem = restored.problem { configuration.problemHandler?(.identityStoreFailed(problem)) }
@@ -300,12 +294,4 @@ open class EventAggregator: @unchecked Sendable {
         default: inbox.receive(notification, legacyAQS: false)
         }
     }
-}
-
-/// The aggregator as the inbox's closures reach it: weakly, set once at the end of its
-/// initialiser, before any observer exists.
-private final class WeakAggregator: @unchecked Sendable {
-    // @unchecked: `aggregator` is written once, in the aggregator's initialiser, before the
-    // closures that read it can run (no observer exists yet).
-    weak var aggregator: EventAggregator?
 }

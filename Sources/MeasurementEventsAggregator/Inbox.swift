@@ -10,8 +10,8 @@ import MeasurementEvents
 //      (`PostedEvent.thisThread`) and posts. Further down: decoding any other notification.
 //   2. Inbox.swift (this file): the observer takes the published record (`publishedRecord`,
 //      `take`; or decodes one); `admit` counts and filters it with the thread's decision cache,
-//      `enqueue` appends it to the thread's buffer and says a round is waiting (`roundWaiting`:
-//      the aggregator schedules `drain` on its queue). `drain` takes the next round
+//      `enqueue` appends it to the thread's buffer and schedules a drain in the delivery context
+//      (`requestRound`: on the aggregator's queue). `drain` takes the next round
 //      (`nextRound` merges every thread's buffer in posting order and makes each record its
 //      public event) and hands it to `deliver`: the aggregator's pipeline. At the end of the
 //      file, the per-thread buffers, slots and decision caches (`PostingThread`,
@@ -103,8 +103,9 @@ import MeasurementEvents
 ///
 /// It owns the posting threads' buffers and their registry, the decision caches' generation,
 /// the filter, the consent in force, the in-flight bound and the posting path's counters. It
-/// knows nothing of the aggregator: it reaches it through the closures given at init (a round
-/// is waiting; deliver a round; with synchronous delivery, deliver one event now).
+/// knows nothing of the aggregator: it reaches it through the closures given at init (run a
+/// drain in the delivery context; deliver a round; with synchronous delivery, deliver one event
+/// now), which `EventAggregator.makeInbox` makes (EventAggregator+Delivery.swift).
 final class Inbox: Sendable {
     private static let serials = AtomicCounter()
 
@@ -115,7 +116,7 @@ final class Inbox: Sendable {
     /// optional existential with `nil` copied it (a retain and a release per post).
     let recordsTrail: Bool
     let posting: LockedValue<Posting>
-    private let roundWaiting: @Sendable () -> Void
+    private let schedule: @Sendable (@escaping @Sendable () -> Void) -> Void
     private let deliver: @Sendable (inout Round) -> Void
     private let deliverNow: @Sendable (inout Round) -> Void
     /// Whether there is no clock: checked first, since copying the optional existential costs
@@ -143,16 +144,17 @@ final class Inbox: Sendable {
     let consentCode: AtomicCounter
 
     /// - Parameters:
-    ///   - roundWaiting: called (on a posting thread) when a round is waiting and no drain is
-    ///     scheduled: the aggregator's `scheduleDrain`, which runs ``drain(asRequested:)`` with
-    ///     `true` in the delivery context.
+    ///   - schedule: runs a drain in the delivery context after the coalescing delay, called on a
+    ///     posting thread when a round is waiting and no drain is scheduled
+    ///     (`EventAggregator.schedule(_:)`).
     ///   - deliver: what a drain hands its round to, in the delivery context: the aggregator's
     ///     pipeline (`EventAggregator.deliver(_:)`, EventAggregator+Delivery.swift).
     ///   - deliverNow: synchronous delivery: each round of one event or control, on the
     ///     posting thread (`EventAggregator.deliverNow(_:)`: `deliver` under its lock).
     init(
         filter: EventFilter?, consent: Consent, configuration: EventAggregator.Configuration,
-        roundWaiting: @escaping @Sendable () -> Void, deliver: @escaping @Sendable (inout Round) -> Void,
+        schedule: @escaping @Sendable (@escaping @Sendable () -> Void) -> Void,
+        deliver: @escaping @Sendable (inout Round) -> Void,
         deliverNow: @escaping @Sendable (inout Round) -> Void
     ) {
         posting = LockedValue(Posting(filter: filter))
@@ -160,7 +162,7 @@ final class Inbox: Sendable {
         self.configuration = configuration
         trail = configuration.trail
         recordsTrail = configuration.trail != nil
-        self.roundWaiting = roundWaiting
+        self.schedule = schedule
         self.deliver = deliver
         self.deliverNow = deliverNow
         usesSystemClock = configuration.clock == nil
@@ -411,13 +413,13 @@ final class Inbox: Sendable {
         if appended.hasDelivered { buffer.releaseDelivered(upTo: 64) }
     }
 
-    /// Tells the delivery side a round is waiting, unless a drain is scheduled and has not
-    /// started its round yet: that drain clears the flag (an exchange, so that it sees every
-    /// item appended before the flag was set) before it takes the buffers.
+    /// Schedules a drain (``drain(asRequested:)``, in the delivery context), unless one is
+    /// scheduled and has not started its round yet: that drain clears the flag (an exchange, so
+    /// that it sees every item appended before the flag was set) before it takes the buffers.
     @inline(__always)
     func requestRound() {
         if drainRequested.exchange(1) == 0 {
-            roundWaiting()
+            schedule { [self] in drain(asRequested: true) }
         }
     }
 
@@ -489,7 +491,7 @@ extension Inbox {
 
     /// Takes the next round: everything posted before the call, in order, with the records
     /// whose args are not valid counted and reported. `asRequested`: the drain that
-    /// `roundWaiting` asked for, which lets the next post ask again.
+    /// ``requestRound()`` scheduled, which lets the next post ask again.
     func nextRound(asRequested: Bool) -> Round {
         if asRequested { drainRequested.exchange(0) }
         var rejected: [(MalformedEventError, EventName)] = []

@@ -6,7 +6,7 @@ import XCTest
 @testable import MeasurementEventsAggregator
 
 /// How many drains posts ask for: one pending at a time, whatever else drains meanwhile. The
-/// inbox alone, with a `roundWaiting` that counts, so that no production type carries a counter
+/// inbox alone, with a `schedule` that counts, so that no production type carries a counter
 /// for these tests; the drains are the inbox's two kinds (`Inbox.drain(asRequested:)`): the one a
 /// post asked for (`asRequested`) and the others (`waitUntilDelivered`).
 final class DrainSchedulingTests: XCTestCase {
@@ -19,7 +19,7 @@ final class DrainSchedulingTests: XCTestCase {
         let delivered = LockedValue<[MeasurementEvent]>([])
         let inbox = Inbox(
             filter: .allowAll, consent: .granted, configuration: .testing,
-            roundWaiting: { requests.withLock { $0 += 1 } },
+            schedule: { _ in requests.withLock { $0 += 1 } },
             deliver: { round in delivered.withLock { $0 += round.events } },
             deliverNow: { _ in XCTFail("asynchronous delivery only") })
         return (inbox, requests, delivered, inbox.observe(center, legacyAQS: false))
