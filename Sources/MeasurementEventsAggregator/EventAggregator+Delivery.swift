@@ -560,9 +560,24 @@ extension EventAggregator {
     private func assignIDs(_ batch: inout DeliveryBatch) {
         state.withLock { batch.assignIDs(from: &$0.ids) }
     }
+}
 
-    // MARK: 4. Consent, readiness and holding
+// MARK: 4. Consent, readiness and holding
 
+extension EventAggregator.State {
+    /// The one decision of whether events may reach the trackers: consent granted and the
+    /// trackers ready. Events go to them now only when nothing is held either (newer events
+    /// queue behind held ones, to keep order); otherwise they are held, or discarded when
+    /// `consent` discards.
+    func isOpen(consent: MeasurementEventsAggregator.Consent) -> Bool { consent == .granted && ready }
+
+    /// ``isOpen(consent:)`` with nothing held: an event may go to the trackers now.
+    func forwardsNow(consent: MeasurementEventsAggregator.Consent) -> Bool {
+        isOpen(consent: consent) && held.isEmpty
+    }
+}
+
+extension EventAggregator {
     /// The trackers the batch goes to now, in the usual state (consent granted, ready, nothing
     /// held): the whole batch admitted under one lock, its events given their ids. Otherwise
     /// each event is discarded or held (``admitOrHold(_:postedWithoutConsent:violations:)``)

@@ -79,17 +79,8 @@ open class EventAggregator: @unchecked Sendable {
         var held: [Held] = []
         var ids = EventIDGenerator()
         var diagnostics = Diagnostics()
-
-        /// The one decision of whether events may reach the trackers: consent granted and the
-        /// trackers ready. Events go to them now only when nothing is held either (newer events
-        /// queue behind held ones, to keep order); otherwise they are held, or discarded when
-        /// `consent` discards.
-        func isOpen(consent: MeasurementEventsAggregator.Consent) -> Bool { consent == .granted && ready }
-
-        /// ``isOpen(consent:)`` with nothing held: an event may go to the trackers now.
-        func forwardsNow(consent: MeasurementEventsAggregator.Consent) -> Bool {
-            isOpen(consent: consent) && held.isEmpty
-        }
+        // Whether events may reach the trackers now (`isOpen`, `forwardsNow`): with the step
+        // that decides it, in EventAggregator+Delivery.swift.
     }
 
     /// Makes an aggregator. No event is delivered before ``start()``, which observes the center;
