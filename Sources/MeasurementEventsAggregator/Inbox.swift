@@ -418,9 +418,13 @@ final class Inbox: Sendable {
     /// that it sees every item appended before the flag was set) before it takes the buffers.
     @inline(__always)
     func requestRound() {
-        if drainRequested.exchange(1) == 0 {
-            schedule { [self] in drain(asRequested: true) }
-        }
+        if drainRequested.exchange(1) == 0 { scheduleDrain() }
+    }
+
+    /// Not inlined (see `receiveDecoding`): the closure it makes stays out of `receive`.
+    @inline(never)
+    private func scheduleDrain() {
+        schedule { [self] in drain(asRequested: true) }
     }
 
     /// Whether one more record may wait for delivery; otherwise drops it (the newest), counts
