@@ -63,6 +63,10 @@ final class PrivacyThroughAggregatorTests: LoopbackTestCase {
 
     /// Consent flips 1,000 times while a thread posts and the tracker uploads: the server
     /// receives no request between the return of `setConsent(.denied)` and the next grant.
+    /// The poster posts thirty events as each flip starts, racing it: a bounded amount of work
+    /// (a thread posting without pause posted more the longer the flips took, and the test ran
+    /// from 24 to 172 seconds). With the uploader not waiting for the request on the wire when
+    /// consent closes, it failed in three runs of four.
     func testNoByteLeavesAfterADenialReturnsWhileConsentFlips() throws {
         let tracker = try makeTracker(flushAt: 1)
         let (aggregator, center) = aggregator(tracker, consent: .granted)
@@ -74,16 +78,22 @@ final class PrivacyThroughAggregatorTests: LoopbackTestCase {
             return .ok
         }
         let stop = LockedValue(false)
+        let flipStarted = DispatchSemaphore(value: 0)
         let posted = DispatchSemaphore(value: 0)
         DispatchQueue.global().async {
             var index = 0
-            while !stop.withLock({ $0 }) {
-                MeasurementEvent.post("feed/item_tapped", args: ["index": index], to: center)
-                index += 1
+            while true {
+                flipStarted.wait()
+                if stop.withLock({ $0 }) { break }
+                for _ in 0..<30 {
+                    MeasurementEvent.post("feed/item_tapped", args: ["index": index], to: center)
+                    index += 1
+                }
             }
             posted.signal()
         }
         for flip in 0..<1_000 {
+            flipStarted.signal()
             if flip.isMultiple(of: 2) {
                 aggregator.setConsent(.denied)
                 denied.withLock { $0 = true }
@@ -94,6 +104,7 @@ final class PrivacyThroughAggregatorTests: LoopbackTestCase {
             }
         }
         stop.withLock { $0 = true }
+        flipStarted.signal()
         posted.wait()
         aggregator.waitUntilDelivered()
         XCTAssertEqual(leaked.withLock { $0 }, 0)
