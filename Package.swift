@@ -139,6 +139,12 @@ let httpTargets: [Target] = [
         dependencies: ["MeasurementEventsHTTP"],
         path: "Tests/HTTPCrashChild"
     ),
+    // The child process of LockedLaunchTests: an app launched before the device's first unlock.
+    .executableTarget(
+        name: "locked-launch-child",
+        dependencies: ["MeasurementEventsAggregator", "MeasurementEventsHTTP", "MeasurementEventsLifecycle"],
+        path: "Tests/LockedLaunchChild"
+    ),
     .testTarget(
         name: "MeasurementEventsHTTPTests",
         // The generator reads every catalog of the repository for the personal-data wire test.

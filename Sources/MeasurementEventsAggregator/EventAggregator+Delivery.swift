@@ -176,6 +176,11 @@ extension EventAggregator {
 
     /// The inbox's `deliver`: a round through the pipeline, in the delivery context.
     func deliver(_ round: inout Inbox.Round) {
+        // While the identity store cannot be read yet, nothing is stamped: the round waits.
+        if attribution.heldUntilStoreReadable != nil, !resumeIfStoreReadable() {
+            holdUntilStoreReadable(&round)
+            return
+        }
         // Usually no control: the round's array goes through the pipeline as it is (no copy),
         // and comes back to the inbox for its capacity.
         guard !round.controls.isEmpty else {
@@ -289,15 +294,55 @@ final class AttributionState: @unchecked Sendable {
     }
 
     private(set) var restored: Restored
+    /// While the store may not be read yet (``IdentityStoreError/isNotReadableYet``): what was
+    /// delivered meanwhile, held in posting order; `nil` once the store was read. Nothing is
+    /// stamped from, or written over, the store until then (see `HeldUntilStoreReadable`).
+    var heldUntilStoreReadable: HeldUntilStoreReadable?
+    /// The consent the app set while the store could not be read: newer than the stored one.
+    private var consentSetWhileUnreadable: Consent?
 
     init(store: any IdentityStore, rules: SessionRules, context: EventContext) {
         self.store = store
+        let loaded = Self.read(store)
+        self.contents = loaded.contents
+        self.lastSaved = loaded.lastSaved
+        self.timeline = SessionTimeline(rules: rules, restored: loaded.contents.session)
+        self.context = context
+        // A restored session that is still alive goes on: its events carry its id.
+        let attribution = EventAttribution(
+            identity: loaded.contents.identity, sessionID: loaded.contents.session?.id, context: context)
+        self.storage = AttributionStorage(attribution)
+        self.published = LockedValue(attribution)
+        self.restored = loaded.restored
+        self.heldUntilStoreReadable = loaded.isNotReadableYet ? HeldUntilStoreReadable() : nil
+        // The anonymous id is made once per install: keep it from the first launch on.
+        if !loaded.isNotReadableYet, loaded.lastSaved == nil, let problem = save(), self.restored.problem == nil {
+            self.restored.problem = problem
+        }
+    }
+
+    /// What reading the store gave: the contents to start from (what it held, what could be
+    /// recovered from it, or a new identity), what it held as far as a save is concerned (`nil`:
+    /// write at once), and what to report.
+    private struct Loaded {
+        var contents: IdentityStoreContents
+        var lastSaved: IdentityStoreContents?
+        var restored = Restored()
+        /// The store may not be read yet: `contents` is a stand-in, never stamped nor saved.
+        var isNotReadableYet = false
+    }
+
+    private static func read(_ store: any IdentityStore) -> Loaded {
         var restored = Restored()
         var loaded: IdentityStoreContents?
         do {
             loaded = try store.load()
         } catch let error as IdentityStoreError {
             restored.problem = error
+            if error.isNotReadableYet {
+                return Loaded(
+                    contents: IdentityStoreContents(identity: .anonymous()), restored: restored, isNotReadableYet: true)
+            }
             // A damaged store's anonymous id, when it survived: one install keeps one id.
             loaded = error.recovered
         } catch {
@@ -312,18 +357,31 @@ final class AttributionState: @unchecked Sendable {
             isNew = true
         }
         restored.consent = contents.consent
-        self.contents = contents
-        self.lastSaved = isNew ? nil : loaded
-        self.timeline = SessionTimeline(rules: rules, restored: contents.session)
-        self.context = context
-        // A restored session that is still alive goes on: its events carry its id.
-        let attribution = EventAttribution(
-            identity: contents.identity, sessionID: contents.session?.id, context: context)
-        self.storage = AttributionStorage(attribution)
-        self.published = LockedValue(attribution)
-        self.restored = restored
-        // The anonymous id is made once per install: keep it from the first launch on.
-        if isNew, let problem = save(), self.restored.problem == nil { self.restored.problem = problem }
+        return Loaded(contents: contents, lastSaved: isNew ? nil : loaded, restored: restored)
+    }
+
+    /// While the store could not be read: reads it again. When it can be read now, starts from
+    /// what it holds (the consent the app set meanwhile replacing the stored one) and returns
+    /// what was held with what it found: the consent to put in force (the stored one, else
+    /// `configuredConsent`; `nil` when the app set one meanwhile) and a problem to report. `nil`
+    /// while it still cannot be read.
+    func readStoreAgain(configuredConsent: Consent) -> (held: HeldUntilStoreReadable, restored: Restored)? {
+        guard let held = heldUntilStoreReadable else { return nil }
+        let loaded = Self.read(store)
+        guard !loaded.isNotReadableYet else { return nil }
+        heldUntilStoreReadable = nil
+        contents = loaded.contents
+        lastSaved = loaded.lastSaved
+        timeline = SessionTimeline(rules: timeline.rules, restored: contents.session)
+        var restored = loaded.restored
+        restored.consent = restored.consent ?? configuredConsent
+        if let consent = consentSetWhileUnreadable {
+            contents.consent = consent
+            restored.consent = nil
+        }
+        rebuild()
+        if let problem = save(), restored.problem == nil { restored.problem = problem }
+        return (held, restored)
     }
 
     var currentAttribution: EventAttribution { storage.value }
@@ -367,6 +425,10 @@ final class AttributionState: @unchecked Sendable {
     }
 
     func setConsent(_ consent: Consent) -> IdentityStoreError? {
+        guard heldUntilStoreReadable == nil else {
+            consentSetWhileUnreadable = consent
+            return nil
+        }
         guard contents.consent != consent else { return nil }
         contents.consent = consent
         return save()
@@ -422,6 +484,8 @@ final class AttributionState: @unchecked Sendable {
     /// Saves the current state, unless the store already holds it; the session's last activity
     /// is saved with it.
     func save() -> IdentityStoreError? {
+        // Never over a store not read yet: it holds the install's identity.
+        guard heldUntilStoreReadable == nil else { return nil }
         contents.session = timeline.current
         if contents == lastSaved { return nil }
         do {

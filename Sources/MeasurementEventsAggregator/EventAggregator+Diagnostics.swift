@@ -42,6 +42,12 @@ extension EventAggregator {
         /// ``Configuration/identityStore`` keeps identity in memory, so every launch is a new user.
         /// Reported when the aggregator is made.
         case identityInMemory
+        /// The ``Configuration/identityStore`` is a ``FileIdentityStore`` in an App Group
+        /// container: it holds a file lock there for as long as it lives, and iOS kills a
+        /// suspended app that holds one (`0xdead10cc`). Keep the store in the app's own
+        /// container; the article "Identity and sessions" shows how to share the anonymous id
+        /// with an app extension. Reported when the aggregator is made.
+        case identityStoreInAppGroupContainer(path: String)
         /// Debug builds: ``EventAggregator/flush()`` (the app going to the background) found the
         /// consent still pending, with trackers, and ``EventAggregator/setConsent(_:)`` never
         /// called: nothing is sent. Reported once.
@@ -81,6 +87,11 @@ extension EventAggregator {
                     "the identity store keeps identity in memory: every launch of the app is a new user, and hashes of "
                     + "personal data change at every launch; use the default (FileIdentityStore.standard) outside "
                     + "tests and previews (said in debug builds only)"
+            case .identityStoreInAppGroupContainer(let path):
+                return
+                    "the identity store \(path) is in an App Group container: iOS kills a suspended app that holds a "
+                    + "file lock there (0xdead10cc), and the store holds one; use a directory in the app's own "
+                    + "container (to share the anonymous id with an extension, see the article \"Identity and sessions\")"
             case .emptyAllowList:
                 return
                     "the allow-list is empty: no event will be kept; every post will be counted in diagnostics.filteredOut"
@@ -109,6 +120,10 @@ extension EventAggregator {
         public var trackerFailures = 0
         /// Events held right now, waiting for ``markReady()`` or consent.
         public var held = 0
+        /// Events held right now because the identity store cannot be read yet (a launch before
+        /// the device's first unlock): delivered, stamped with the stored identity, once it can.
+        /// At most ``Configuration/heldEventLimit``; the oldest beyond it are counted in ``dropped``.
+        public var heldUntilStoreReadable = 0
         /// Identity changes received (identify, reset, group); they are never filtered.
         public var identityChanges = 0
         /// Identity change notifications that could not be read.

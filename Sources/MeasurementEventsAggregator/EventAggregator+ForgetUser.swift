@@ -11,6 +11,9 @@ extension EventAggregator {
     ///   session ends, and the identity store is overwritten at once (a `FileIdentityStore` also
     ///   deletes the damaged copy it may have set aside).
     ///
+    /// While the identity store cannot be read yet (a launch before the device's first unlock),
+    /// all of this happens once it is read, after the events posted before the call.
+    ///
     /// Consent and the app's release stay: they belong to the install. What vendors already
     /// received stays on their servers: deleting it takes each vendor's own deletion API (see the
     /// article "Privacy and consent").
@@ -21,16 +24,21 @@ extension EventAggregator {
     public func forgetUser() {
         waitUntilDelivered()
         onDeliveryContext {
-            let (trackers, discarded) = self.state.withLock { state -> ([any EventTracker], [Held]) in
-                state.diagnostics.discarded += state.held.count
-                let discarded = self.inbox.recordsTrail ? state.held : []
-                state.held.removeAll()
-                state.diagnostics.held = 0
-                return (state.trackers, discarded)
-            }
-            self.recordDiscarded(discarded, .dropped(reason: "discarded by forgetUser()"))
-            if let problem = self.attribution.forgetUser() { self.reportStoreProblem(problem) }
-            for tracker in trackers { self.call(tracker, on: nil) { try $0.discardPending() } }
+            if !self.holdsUntilStoreReadable(.forgetUser) { self.forgetUserNow() }
         }
+    }
+
+    /// ``forgetUser()`` in the delivery context, once what was posted before it was delivered.
+    func forgetUserNow() {
+        let (trackers, discarded) = state.withLock { state -> ([any EventTracker], [Held]) in
+            state.diagnostics.discarded += state.held.count
+            let discarded = inbox.recordsTrail ? state.held : []
+            state.held.removeAll()
+            state.diagnostics.held = 0
+            return (state.trackers, discarded)
+        }
+        recordDiscarded(discarded, .dropped(reason: "discarded by forgetUser()"))
+        if let problem = attribution.forgetUser() { reportStoreProblem(problem) }
+        for tracker in trackers { call(tracker, on: nil) { try $0.discardPending() } }
     }
 }

@@ -30,6 +30,10 @@ extension EventAggregator {
             }
         case .refreshContext:
             attribution.replaceContext(configuration.makeContext())
+        case .forgetUser:
+            forgetUserNow()
+        case .recordRelease(let version, let build, let whenKnown):
+            whenKnown(recordAppReleaseNow(version: version, build: build))
         }
     }
 
@@ -102,18 +106,41 @@ extension EventAggregator {
     /// Records this launch's app version and build in the identity store and says how they
     /// compare with the previous launch's. Waits for the delivery queue.
     ///
+    /// While the identity store cannot be read yet (a launch before the device's first unlock,
+    /// see ``IdentityStoreError/isNotReadableYet``) it returns ``AppRelease/unchanged`` and the
+    /// release is recorded once the store is read; `AppLifecycleObserver` then posts
+    /// `app/installed` or `app/updated`, so that a launch in the background is never taken for
+    /// an install.
+    ///
     /// - Parameters:
     ///   - version: this launch's `CFBundleShortVersionString`.
     ///   - build: this launch's `CFBundleVersion`.
     /// - Returns: whether this launch is an install, an update or neither.
     public func recordAppRelease(version: String?, build: String?) -> AppRelease {
-        let result = LockedValue(AppRelease.unchanged)
+        recordAppRelease(version: version, build: build, whenKnown: { _ in }) ?? .unchanged
+    }
+
+    /// ``recordAppRelease(version:build:)``, or, while the identity store cannot be read yet,
+    /// `nil` now and `whenKnown` called in the delivery context once it is read.
+    package func recordAppRelease(
+        version: String?, build: String?, whenKnown: @escaping @Sendable (AppRelease) -> Void
+    ) -> AppRelease? {
+        let result = LockedValue<AppRelease?>(nil)
         onDeliveryContext {
-            let (release, problem) = self.attribution.recordAppRelease(version: version, build: build)
-            if let problem { self.reportStoreProblem(problem) }
+            if self.holdsUntilStoreReadable(.recordRelease(version: version, build: build, whenKnown: whenKnown)) {
+                return
+            }
+            let release = self.recordAppReleaseNow(version: version, build: build)
             result.withLock { $0 = release }
         }
         return result.withLock { $0 }
+    }
+
+    /// Records the release in the store (delivery context).
+    func recordAppReleaseNow(version: String?, build: String?) -> AppRelease {
+        let (release, problem) = attribution.recordAppRelease(version: version, build: build)
+        if let problem { reportStoreProblem(problem) }
+        return release
     }
 
     // MARK: Consent
@@ -133,25 +160,29 @@ extension EventAggregator {
         consentDecision.decided()
         // In the delivery context, so that a denial and its discardPending() are one step that
         // no delivery (and no concurrent change of consent) can come between.
-        onDeliveryContext {
-            // The one record of the consent in force, changed in the delivery context only.
-            self.inbox.setConsent(consent)
-            let (trackers, discards, discarded) = self.state.withLock {
-                state -> ([any EventTracker], Bool, [Held]) in
-                var discarded: [Held] = []
-                if consent.discards {
-                    state.diagnostics.discarded += state.held.count
-                    if self.inbox.recordsTrail { discarded = state.held }
-                    state.held.removeAll()
-                    state.diagnostics.held = 0
-                }
-                return (state.trackers, consent == .denied, discarded)
-            }
-            self.recordDiscarded(discarded, .discardedWithoutConsent)
-            if let problem = self.attribution.setConsent(consent) { self.reportStoreProblem(problem) }
-            self.tell(trackers, consent: consent, discarding: discards)
-        }
+        onDeliveryContext { self.putInForce(consent) }
         if consent == .granted { releaseHeldEvents() }
+    }
+
+    /// Makes `consent` the one in force (in the delivery context): what is held is discarded
+    /// when it discards, the identity store remembers it, and every tracker hears of it.
+    func putInForce(_ consent: MeasurementEventsAggregator.Consent) {
+        // The one record of the consent in force, changed in the delivery context only.
+        inbox.setConsent(consent)
+        let (trackers, discards, discarded) = state.withLock {
+            state -> ([any EventTracker], Bool, [Held]) in
+            var discarded: [Held] = []
+            if consent.discards {
+                state.diagnostics.discarded += state.held.count
+                if inbox.recordsTrail { discarded = state.held }
+                state.held.removeAll()
+                state.diagnostics.held = 0
+            }
+            return (state.trackers, consent == .denied, discarded)
+        }
+        recordDiscarded(discarded, .discardedWithoutConsent)
+        if let problem = attribution.setConsent(consent) { reportStoreProblem(problem) }
+        tell(trackers, consent: consent, discarding: discards)
     }
 
     /// At start: every tracker learns the consent in force before any event reaches it; a
@@ -163,7 +194,7 @@ extension EventAggregator {
         }
     }
 
-    private func tell(_ trackers: [any EventTracker], consent: MeasurementEventsAggregator.Consent, discarding: Bool) {
+    func tell(_ trackers: [any EventTracker], consent: MeasurementEventsAggregator.Consent, discarding: Bool) {
         for tracker in trackers {
             call(tracker, on: nil) { try $0.consentDidChange(to: consent) }
             if discarding { call(tracker, on: nil) { try $0.discardPending() } }

@@ -79,6 +79,9 @@ open class EventAggregator: @unchecked Sendable {
         var held: [Held] = []
         var ids = EventIDGenerator()
         var diagnostics = Diagnostics()
+        /// The identity store could not be read yet (its consent is not known): what the
+        /// delivery context knows from `attribution`, for other threads.
+        var storeNotReadableYet = false
         // Whether events may reach the trackers now (`isOpen`, `forwardsNow`): with the step
         // that decides it, in EventAggregator+Delivery.swift.
     }
@@ -124,14 +127,17 @@ open class EventAggregator: @unchecked Sendable {
             store: configuration.identityStore, rules: configuration.sessions,
             context: configuration.makeContext())
         let restored = attribution.restored
-        let consent = restored.consent ?? configuration.consent
+        // While the store cannot be read yet its consent is not known: pending, so that
+        // nothing leaves before it is (see HeldUntilStoreReadable.swift).
+        let consent =
+            attribution.heldUntilStoreReadable != nil ? .pendingHolding : restored.consent ?? configuration.consent
         var diagnostics = Diagnostics()
         if restored.problem != nil { diagnostics.identityStoreFailures = 1 }
         diagnostics.catalogProblems = registeredCatalogs.problems.count
         state = LockedValue(
             State(
                 trackers: trackers, ready: !configuration.holdsEventsUntilReady,
-                diagnostics: diagnostics))
+                diagnostics: diagnostics, storeNotReadableYet: attribution.heldUntilStoreReadable != nil))
         let delivery = WeakAggregator()
         inbox = Self.makeInbox(filter: filter, consent: consent, configuration: configuration, delivery: delivery)
         delivery.aggregator = self
@@ -139,6 +145,9 @@ open class EventAggregator: @unchecked Sendable {
         if let problem = restored.problem { configuration.problemHandler?(.identityStoreFailed(problem)) }
         if IdentitySetupCheck.warnsOfMemoryStore(configuration.identityStore) {
             configuration.problemHandler?(.identityInMemory)
+        }
+        if let path = IdentitySetupCheck.appGroupDirectory(of: configuration.identityStore) {
+            configuration.problemHandler?(.identityStoreInAppGroupContainer(path: path))
         }
         for problem in registeredCatalogs.problems { configuration.problemHandler?(.catalogRegistration(problem)) }
     }

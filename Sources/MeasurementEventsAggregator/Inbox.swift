@@ -463,6 +463,12 @@ extension Inbox {
             case enterBackground
             case enterForeground
             case refreshContext
+            /// `EventAggregator.forgetUser()` and the recording of the app's release, held
+            /// while the identity store could not be read yet (`HeldUntilStoreReadable`): never
+            /// posted, applied where they were held.
+            case forgetUser
+            case recordRelease(
+                version: String?, build: String?, whenKnown: @Sendable (EventAggregator.AppRelease) -> Void)
         }
 
         var action: Action

@@ -31,19 +31,22 @@ import MeasurementEventsAggregator
 //   - `requestsOnTheWire` (DispatchGroup): entered when a request is handed to the transport,
 //     left at its completion; a denial waits on it, so that no byte leaves after it returns.
 //
-// Locks (`LockedValue`, non-recursive, leaves: none is held while another is taken, nor while
-// the transport, the encoder or the log runs):
+// Locks (`LockedValue`, non-recursive; none is held while the transport, the encoder or the
+// log runs, and none is held while another is taken except 2 → 4):
 //   1. `HTTPTracker.state`: accepted and failed writes, the flush-policy state, the interval
 //      timer.
 //   2. `DiskQueue.state`: the open segment's descriptor, the sealed batches, the queue's
 //      counters; taken by `track` (one `write(2)` under it) and by the uploader's queue
 //      (reading, deleting batches). Its log lines are written after the lock is released.
 //   3. `BatchUploader.counters` and `BatchUploader.gate` (the tracker's record of consent).
+//   4. `HTTPTracker.directoryLock`: the `DirectoryLock` once taken; taken only by the queue's
+//      `claim`, under 2, when the queue opens (at init, or later when the directory could not
+//      be opened yet), and never takes another lock.
 //
 // Files: `<directory>/tracker.lock`, an exclusive `flock` held for the tracker's life
 // (`DirectoryLock`): one tracker per directory, across processes; the queue's segment files
-// in `<directory>` (see QueueFiles.swift), written by `track` and deleted by the uploader
-// only after the server accepted their batch.
+// in `<directory>/queue` (see QueueFiles.swift; excluded from backups on Apple platforms),
+// written by `track` and deleted by the uploader only after the server accepted their batch.
 
 /// Delivers events to a vendor's HTTP API in batches, through a durable queue on disk.
 ///
@@ -232,17 +235,13 @@ public final class HTTPTracker: EventTracker, @unchecked Sendable {
         }
     }
 
-    /// Whether `directory` is in an App Group container (`…/Shared/AppGroup/<id>/…` on iOS).
-    static func isInAppGroupContainer(_ directory: URL) -> Bool {
-        directory.standardizedFileURL.path.contains("/Shared/AppGroup/")
-    }
-
     /// Turns batches into the vendor's requests: the encoder given at init, or the latest given
     /// to ``updateEncoder(_:)``.
     public var encoder: any BatchEncoder { state.withLock { $0.encoder } }
     /// Where the queue, its lock and any legacy identity live.
     public let directory: URL
-    private let directoryLock: DirectoryLock
+    /// The lock on ``directory`` (`DirectoryLock`), taken by the queue when it opens.
+    private let directoryLock: LockedValue<DirectoryLock?>
     /// How the tracker batches, retries and logs.
     public let configuration: Configuration
     /// For events tracked without an aggregator (they carry no identity): the anonymous id a
@@ -284,25 +283,34 @@ public final class HTTPTracker: EventTracker, @unchecked Sendable {
     ///   - directory: a directory of the tracker's own, in the app's container; created if missing.
     ///   - configuration: batching, retries, caps and logging.
     /// - Throws: ``SetupError`` for an insecure endpoint or a directory in use or not lockable;
-    ///   a file system error when the directory cannot be created.
+    ///   a file system error when the directory cannot be created. A directory that may not be
+    ///   opened *yet* (before the device's first unlock after a reboot, when an app launched in
+    ///   the background cannot open files of the protection class
+    ///   `completeUntilFirstUserAuthentication`; modes that forbid it elsewhere) is no error:
+    ///   events wait in memory (at most 10,000, the oldest dropped and counted in
+    ///   ``Diagnostics/droppedAtCap``), and each later event or ``flush()`` opens it when it can,
+    ///   writing them first.
     public init(encoder: any BatchEncoder, directory: URL, configuration: Configuration = Configuration()) throws {
         guard Self.isAllowedEndpoint(encoder.endpoint) else { throw SetupError.insecureEndpoint(encoder.endpoint) }
         self.directory = directory
         self.configuration = configuration
         flushPolicy = configuration.effectiveFlushPolicy
-        try PrivateFiles.createDirectory(at: directory)
-        do {
-            directoryLock = try DirectoryLock(directory: directory)
-        } catch let error as DirectoryLock.InUse {
-            throw SetupError.directoryInUse(path: error.path)
-        } catch let error as DirectoryLock.Failed {
-            throw SetupError.directoryNotLockable(path: error.path, underlying: String(cString: strerror(error.code)))
+        // The directory and its lock are the queue's to claim: at once, or, when they may not be
+        // opened yet (before the device's first unlock), at a later append or flush.
+        let lock = LockedValue<DirectoryLock?>(nil)
+        directoryLock = lock
+        let claim: @Sendable () throws -> Void = {
+            try lock.withLock { held in
+                guard held == nil else { return }
+                try PrivateFiles.createDirectory(at: directory)
+                held = try DirectoryLock(directory: directory)
+            }
         }
         let legacyAnonymousID = LegacyIdentityFile.anonymousID(in: directory)
         standaloneIdentity = EventAttribution(
             identity: EventIdentity(anonymousID: legacyAnonymousID ?? UUID().uuidString.lowercased()))
         let log = configuration.logHandler
-        if Self.isInAppGroupContainer(directory) {
+        if PrivateFiles.isInAppGroupContainer(directory) {
             log(
                 "\(directory.path) is in an App Group container: iOS kills a suspended app that holds a file "
                     + "lock there (0xdead10cc), and this tracker holds one; use a directory in the app's own container")
@@ -317,14 +325,20 @@ public final class HTTPTracker: EventTracker, @unchecked Sendable {
                         + "debug builds only)")
             }
         #endif
-        queue = try DiskQueue(
-            directory: directory.appendingPathComponent("queue"),
-            limits: DiskQueue.Limits(
-                eventsPerBatch: encoder.limits.maximumEvents,
-                bytesPerBatch: Self.bytesPerQueueFile(encoder.limits),
-                maximumEvents: max(configuration.maximumQueuedEvents, encoder.limits.maximumEvents),
-                maximumBytes: max(configuration.maximumQueuedBytes, Self.bytesPerQueueFile(encoder.limits))),
-            log: log)
+        do {
+            queue = try DiskQueue(
+                directory: directory.appendingPathComponent("queue"),
+                limits: DiskQueue.Limits(
+                    eventsPerBatch: encoder.limits.maximumEvents,
+                    bytesPerBatch: Self.bytesPerQueueFile(encoder.limits),
+                    maximumEvents: max(configuration.maximumQueuedEvents, encoder.limits.maximumEvents),
+                    maximumBytes: max(configuration.maximumQueuedBytes, Self.bytesPerQueueFile(encoder.limits))),
+                log: log, claim: claim)
+        } catch let error as DirectoryLock.InUse {
+            throw SetupError.directoryInUse(path: error.path)
+        } catch let error as DirectoryLock.Failed {
+            throw SetupError.directoryNotLockable(path: error.path, underlying: String(cString: strerror(error.code)))
+        }
         uploader = BatchUploader(
             diskQueue: queue, encoder: encoder,
             transport: configuration.transport

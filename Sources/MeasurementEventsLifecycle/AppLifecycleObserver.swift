@@ -33,8 +33,11 @@ public final class AppLifecycleObserver: @unchecked Sendable {
     public let aggregator: EventAggregator
     /// Where the platform's lifecycle notifications are observed.
     public let center: NotificationCenter
-    /// How this launch compares with the previous one.
-    public let release: EventAggregator.AppRelease
+    /// How this launch compares with the previous one: ``EventAggregator/AppRelease/unchanged``
+    /// until the aggregator's identity store could be read (a launch before the device's first
+    /// unlock), what it is once it was.
+    public var release: EventAggregator.AppRelease { recordedRelease.withLock { $0 } }
+    private let recordedRelease = LockedValue(EventAggregator.AppRelease.unchanged)
     /// Wraps the background flush, when the app gave one.
     private let backgroundTask: BackgroundTask?
     private let backgroundWork: @Sendable () -> Void
@@ -42,12 +45,11 @@ public final class AppLifecycleObserver: @unchecked Sendable {
     private let observers = LockedValue<[any NSObjectProtocol]>([])
 
     private init(
-        aggregator: EventAggregator, center: NotificationCenter, release: EventAggregator.AppRelease,
-        backgroundTask: BackgroundTask?, backgroundWork: (@Sendable () -> Void)?
+        aggregator: EventAggregator, center: NotificationCenter, backgroundTask: BackgroundTask?,
+        backgroundWork: (@Sendable () -> Void)?
     ) {
         self.aggregator = aggregator
         self.center = center
-        self.release = release
         self.backgroundTask = backgroundTask
         self.backgroundWork = backgroundWork ?? { aggregator.flush() }
     }
@@ -58,7 +60,9 @@ public final class AppLifecycleObserver: @unchecked Sendable {
     /// initialiser), after `aggregator.start()`, so that the aggregator receives what is posted.
     ///
     /// Recording the launch waits for the aggregator's delivery queue and one write of its
-    /// identity store.
+    /// identity store. While that store cannot be read yet (an app launched in the background
+    /// before the device's first unlock), the launch is recorded, and `app/installed` or
+    /// `app/updated` posted, once it can: a background launch is never taken for an install.
     ///
     /// - Parameters:
     ///   - aggregator: the started aggregator to tell about lifecycle moves.
@@ -78,22 +82,33 @@ public final class AppLifecycleObserver: @unchecked Sendable {
     ) -> AppLifecycleObserver {
         let version = bundleInfo?["CFBundleShortVersionString"] as? String
         let build = bundleInfo?["CFBundleVersion"] as? String
-        let release = aggregator.recordAppRelease(version: version, build: build)
         let observer = AppLifecycleObserver(
-            aggregator: aggregator, center: center, release: release, backgroundTask: backgroundTask,
-            backgroundWork: backgroundWork)
-        switch release {
-        case .installed:
-            MeasurementEventsLifecycleEvents.AppInstalled(version: version, build: build).post(to: aggregator.center)
-        case .updated(let previousVersion, let previousBuild):
-            MeasurementEventsLifecycleEvents.AppUpdated(
-                version: version, build: build, previousVersion: previousVersion, previousBuild: previousBuild
-            ).post(to: aggregator.center)
-        case .unchanged:
-            break
+            aggregator: aggregator, center: center, backgroundTask: backgroundTask, backgroundWork: backgroundWork)
+        let recorded: @Sendable (EventAggregator.AppRelease) -> Void = { release in
+            observer.recordedRelease.withLock { $0 = release }
+            post(release, version: version, build: build, to: aggregator.center)
+        }
+        if let release = aggregator.recordAppRelease(version: version, build: build, whenKnown: recorded) {
+            recorded(release)
         }
         observer.observe()
         return observer
+    }
+
+    /// Posts `app/installed` or `app/updated` when that is what `release` is.
+    private static func post(
+        _ release: EventAggregator.AppRelease, version: String?, build: String?, to center: NotificationCenter
+    ) {
+        switch release {
+        case .installed:
+            MeasurementEventsLifecycleEvents.AppInstalled(version: version, build: build).post(to: center)
+        case .updated(let previousVersion, let previousBuild):
+            MeasurementEventsLifecycleEvents.AppUpdated(
+                version: version, build: build, previousVersion: previousVersion, previousBuild: previousBuild
+            ).post(to: center)
+        case .unchanged:
+            break
+        }
     }
 
     /// Stops observing. Calling it again does nothing.
@@ -116,8 +131,27 @@ public final class AppLifecycleObserver: @unchecked Sendable {
                     })
             }
         }
+        // The device's protected data became available (its first unlock): an identity store
+        // that could not be read before is read now. UIKit's name on iOS, tvOS, visionOS and
+        // Mac Catalyst (`UIApplication.protectedDataDidBecomeAvailableNotification`, iOS 4.0+),
+        // AppKit's on macOS 12+ (`NSApplication.protectedDataDidBecomeAvailableNotification`);
+        // watchOS has none: the next delivery or return to the foreground reads it.
+        for name in Self.protectedDataDidBecomeAvailable {
+            added.append(
+                center.addObserverHandingOff(forName: name) { [aggregator] _ in
+                    aggregator.protectedDataDidBecomeAvailable()
+                })
+        }
         observers.withLock { $0 = added }
     }
+
+    /// The raw values of UIKit's and AppKit's constants (Apple's documentation:
+    /// https://developer.apple.com/documentation/uikit/uiapplication/protecteddatadidbecomeavailablenotification,
+    /// https://developer.apple.com/documentation/appkit/nsapplication/protecteddatadidbecomeavailablenotification).
+    static let protectedDataDidBecomeAvailable = [
+        Notification.Name("UIApplicationProtectedDataDidBecomeAvailable"),
+        Notification.Name("NSApplicationProtectedDataDidBecomeAvailable"),
+    ]
 
     /// Reports a lifecycle move that no notification announces, as if it had been posted: for
     /// watchOS 6, whose extension delegate hears of moves that WatchKit only posts from watchOS 7.

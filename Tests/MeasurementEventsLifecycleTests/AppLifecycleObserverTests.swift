@@ -66,6 +66,25 @@ final class AppLifecycleObserverTests: XCTestCase {
         XCTAssertEqual(tracker.names, [])
     }
 
+    /// A launch before the device's first unlock: the store cannot be read yet, so the launch
+    /// is neither an install nor unchanged until it can; then the update is posted, once.
+    func testAnUpdateLaunchedBeforeTheFirstUnlockIsPostedOnceTheStoreIsRead() {
+        let store = UnlockableStore(
+            IdentityStoreContents(identity: EventIdentity(anonymousID: "anon-1"), appVersion: "1.0", appBuild: "7"))
+        let (aggregator, tracker) = makeAggregator(store: store)
+        let observer = start(aggregator, version: "1.1", build: "8")
+        aggregator.waitUntilDelivered()
+        XCTAssertEqual(tracker.names, [], "no install, no update: not known yet")
+        XCTAssertEqual(observer.release, .unchanged)
+
+        store.unlock()
+        center.post(name: Notification.Name("UIApplicationProtectedDataDidBecomeAvailable"), object: nil)
+        aggregator.waitUntilDelivered()
+        XCTAssertEqual(tracker.names, ["app/updated"])
+        XCTAssertEqual(observer.release, .updated(previousVersion: "1.0", previousBuild: "7"))
+        XCTAssertEqual(tracker.events.first?.attribution?.identity.anonymousID, "anon-1")
+    }
+
     // MARK: Open and background
 
     func testBecomingActiveAfterLaunchPostsOneOpenedNotFromBackground() {
@@ -211,6 +230,29 @@ final class AppLifecycleObserverTests: XCTestCase {
             bundleInfo: ["CFBundleShortVersionString": version, "CFBundleVersion": build])
         observers.append(observer)
         return observer
+    }
+}
+
+/// A store that cannot be read until `unlock()`, as before a device's first unlock.
+final class UnlockableStore: IdentityStore, @unchecked Sendable {
+    // @unchecked: all state is behind its lock.
+    private let state: LockedValue<(locked: Bool, contents: IdentityStoreContents?)>
+
+    init(_ contents: IdentityStoreContents?) { state = LockedValue((true, contents)) }
+
+    func unlock() { state.withLock { $0.locked = false } }
+
+    func load() throws -> IdentityStoreContents? {
+        try state.withLock { state in
+            guard !state.locked else {
+                throw IdentityStoreError(path: "/locked", problem: "cannot be read yet", isNotReadableYet: true)
+            }
+            return state.contents
+        }
+    }
+
+    func save(_ contents: IdentityStoreContents) throws {
+        state.withLock { $0.contents = contents }
     }
 }
 

@@ -15,6 +15,13 @@ import MeasurementEvents
 ///   The next save writes a new file in its place.
 /// - A store that cannot be written is reported at the first failed save of a launch; the
 ///   identity stays in memory, and later failures are not reported again until a save works.
+/// - A store that may not be opened *yet* is not damage: on iOS, tvOS, watchOS and visionOS an
+///   app launched in the background before the user first unlocks the device after a reboot
+///   (a push, a background task, location) cannot open files of the protection class
+///   `completeUntilFirstUserAuthentication` (`EPERM`); elsewhere the files' modes may forbid it
+///   (`EACCES`). ``load()`` then throws an error whose ``IdentityStoreError/isNotReadableYet`` is
+///   true, and nothing is moved aside, made or written: the aggregator holds events in memory
+///   and loads the store again later (see "Identity and sessions").
 ///
 /// One store owns a directory at a time: the first to load holds a lock on `identity.lock`
 /// beside the file for as long as it lives (see ``load()``). Another store on the same
@@ -23,6 +30,13 @@ import MeasurementEvents
 ///
 /// ``standard`` (the default of ``EventAggregator/Configuration/identityStore``) is a store in
 /// a per-user, per-app directory: see ``standardDirectory``.
+///
+/// - Important: Keep the directory in the app's own container, never in an App Group
+///   container: the store holds a file lock there for as long as it lives, and iOS kills a
+///   suspended app that holds one in a shared container (`0xdead10cc`). An aggregator made
+///   with such a store reports ``EventAggregator/Problem/identityStoreInAppGroupContainer(path:)``.
+///   The article "Identity and sessions" shows how an app extension can use the app's
+///   anonymous id.
 public struct FileIdentityStore: IdentityStore {
     /// The directory the store's file is in.
     public let directory: URL
@@ -66,6 +80,8 @@ public struct FileIdentityStore: IdentityStore {
                 problem: problem
                     + "; identity, consent and session are kept in memory by this aggregator (a new anonymous "
                     + "id, and a new salt for personal data) and nothing is written there")
+        case .notYetAvailable(let problem):
+            throw Self.notReadableYet(directory.path, problem)
         case .unusable(let problem):
             // Reported here: the saves that fail after it are not reported again until one works.
             saveFailing.withLock { $0 = true }
@@ -81,6 +97,8 @@ public struct FileIdentityStore: IdentityStore {
         switch IdentityStoreFile.contents(of: path, maximumBytes: Self.maximumFileBytes) {
         case .missing:
             return nil
+        case .notReadableYet(let problem):
+            throw Self.notReadableYet(path, problem)
         case .unreadable(let problem):
             found = problem
         case .bytes(let bytes):
@@ -133,7 +151,7 @@ public struct FileIdentityStore: IdentityStore {
         case .inUse:
             // Another store owns the directory (reported by load): nothing is written.
             return
-        case .unusable(let reason):
+        case .unusable(let reason), .notYetAvailable(let reason):
             problem = reason
         case .owner:
             do {
@@ -197,6 +215,17 @@ public struct FileIdentityStore: IdentityStore {
         try? FileManager.default.removeItem(atPath: fileURL.path + ".corrupt")
     }
 
+    /// The error of a store that may not be opened yet: nothing of it was touched.
+    private static func notReadableYet(_ path: String, _ problem: String) -> IdentityStoreError {
+        IdentityStoreError(
+            path: path,
+            problem: problem
+                + " (before the device's first unlock, or the files' modes forbid it); it is kept as it is, events "
+                + "wait in memory, and it is read again at the next delivery, return to the foreground or "
+                + "protectedDataDidBecomeAvailable()",
+            isNotReadableYet: true)
+    }
+
     /// The ids read back obey the same rules as ids posted.
     private static func check(_ contents: IdentityStoreContents, path: String) throws {
         let identity = contents.identity
@@ -238,6 +267,12 @@ public struct IdentityStoreError: Error, Sendable, Equatable, CustomStringConver
     /// What could be recovered from a store that could not be read back whole (a damaged file
     /// whose anonymous id survived); the aggregator starts from it instead of a new identity.
     public let recovered: IdentityStoreContents?
+    /// Whether the store may not be read *yet* rather than being damaged: its files are there
+    /// but may not be opened now (before the device's first unlock after a reboot, or modes that
+    /// forbid it). An aggregator keeps no identity of its own meanwhile: it holds events in
+    /// memory and loads the store again later, so that the stored anonymous id stays the
+    /// install's. A store of the app's own throws it for the same reason.
+    public let isNotReadableYet: Bool
 
     /// An error.
     ///
@@ -246,9 +281,25 @@ public struct IdentityStoreError: Error, Sendable, Equatable, CustomStringConver
     ///   - problem: what went wrong.
     ///   - recovered: what could be recovered from the store, if anything.
     public init(path: String, problem: String, recovered: IdentityStoreContents? = nil) {
+        self.init(path: path, problem: problem, recovered: recovered, isNotReadableYet: false)
+    }
+
+    /// An error that says whether the store may only be read later.
+    ///
+    /// ```swift
+    /// throw IdentityStoreError(path: path, problem: "cannot be read yet", isNotReadableYet: true)
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - path: the file or directory concerned.
+    ///   - problem: what went wrong.
+    ///   - recovered: what could be recovered from the store, if anything.
+    ///   - isNotReadableYet: whether the store may only be read later (see ``isNotReadableYet``).
+    public init(path: String, problem: String, recovered: IdentityStoreContents? = nil, isNotReadableYet: Bool) {
         self.path = path
         self.problem = problem
         self.recovered = recovered
+        self.isNotReadableYet = isNotReadableYet
     }
 
     /// The store's path and what went wrong.

@@ -21,6 +21,16 @@ enum IdentitySetupCheck {
         #endif
     }
 
+    /// The folder of `store` when it is a ``FileIdentityStore`` in an App Group container, for
+    /// ``EventAggregator/Problem/identityStoreInAppGroupContainer(path:)`` (every build: the
+    /// kill it leads to happens in release builds).
+    static func appGroupDirectory(of store: any IdentityStore) -> String? {
+        guard let store = store as? FileIdentityStore, PrivateFiles.isInAppGroupContainer(store.directory) else {
+            return nil
+        }
+        return store.directory.path
+    }
+
     /// Whether `environment` is a test run or a SwiftUI preview's.
     static func isTestOrPreview(_ environment: [String: String]) -> Bool {
         environment["XCTestConfigurationFilePath"] != nil || environment["XCTestSessionIdentifier"] != nil
@@ -68,7 +78,9 @@ extension EventAggregator {
     /// Reports, once, that consent is pending and was never decided (see
     /// ``ConsentDecisionCheck``). Outside every lock: the handler is user code.
     func reportIfConsentNeverDecided() {
-        let hasTrackers = state.withLock { !$0.trackers.isEmpty }
+        // Consent is pending while the identity store cannot be read yet: not the app's doing.
+        let (hasTrackers, storeNotReadableYet) = state.withLock { (!$0.trackers.isEmpty, $0.storeNotReadableYet) }
+        guard !storeNotReadableYet else { return }
         if let problem = consentDecision.problem(consent: consent, hasTrackers: hasTrackers) {
             configuration.problemHandler?(problem)
         }

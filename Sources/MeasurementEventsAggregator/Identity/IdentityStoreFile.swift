@@ -20,6 +20,8 @@ enum IdentityStoreFile {
         case bytes([UInt8])
         /// What was found, in words: "is a directory, not a file", "cannot be read: permission denied".
         case unreadable(String)
+        /// The file is there but may not be opened yet (`PrivateFiles.isNotPermittedYet`), in words.
+        case notReadableYet(String)
     }
 
     /// Reads `path` whole. Never blocks on a FIFO or a device (`O_NONBLOCK`), and calls no
@@ -29,7 +31,10 @@ enum IdentityStoreFile {
         let descriptor = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
         guard descriptor >= 0 else {
             // ENOTDIR: the store's directory is a file; nothing was ever stored (a save says why it cannot).
-            return errno == ENOENT || errno == ENOTDIR ? .missing : .unreadable("cannot be read: \(words(errno))")
+            let code = errno
+            if code == ENOENT || code == ENOTDIR { return .missing }
+            if PrivateFiles.isNotPermittedYet(code) { return .notReadableYet("cannot be read yet: \(words(code))") }
+            return .unreadable("cannot be read: \(words(code))")
         }
         defer { close(descriptor) }
         var bytes: [UInt8] = []
@@ -49,39 +54,24 @@ enum IdentityStoreFile {
         }
     }
 
-    /// Writes `bytes` to `path` atomically: a new file of mode 0600 beside it, forced to
-    /// storage, renamed over it. The directory is created with mode 0700 when missing.
-    /// Returns what went wrong, in words, or `nil`.
+    /// Writes `bytes` to `path` atomically: a new file beside it (`PrivateFiles`: mode 0600 and
+    /// the data-protection class, like every file the package makes), forced to storage, renamed
+    /// over it. The directory is the store's, claimed (created) before any save. Returns what
+    /// went wrong, in words, or `nil`.
     static func replace(_ path: String, with bytes: [UInt8], directory: URL) -> String? {
-        if let problem = createDirectory(directory) { return problem }
         let temporary = path + ".new"
-        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        let descriptor = PrivateFiles.openFile(temporary, flags: O_WRONLY | O_TRUNC)
         guard descriptor >= 0 else {
             if errno == ENOTDIR { return "cannot be written: \(directory.path) is not a directory" }
+            if errno == ENOENT { return "cannot be written: \(directory.path) was removed while the store used it" }
             return "cannot be written: \(words(errno)) (\(temporary))"
         }
-        // The mode of a file left by an older version (Foundation wrote 0644) is narrowed too.
-        _ = fchmod(descriptor, 0o600)
         var failure = writeAll(bytes, to: descriptor) ?? synchronizeToStorage(descriptor)
         close(descriptor)
         if failure == nil, rename(temporary, path) != 0 { failure = errno }
         guard let failure else { return nil }
         unlink(temporary)
         return "cannot be written: \(words(failure))"
-    }
-
-    /// Creates `directory` (mode 0700) and its parents when missing.
-    private static func createDirectory(_ directory: URL) -> String? {
-        let path = directory.path
-        if mkdir(path, 0o700) == 0 || errno == EEXIST { return nil }
-        if errno == ENOENT {
-            let parent = directory.deletingLastPathComponent()
-            if parent.path != path, createDirectory(parent) == nil, mkdir(path, 0o700) == 0 || errno == EEXIST {
-                return nil
-            }
-        }
-        if errno == ENOTDIR { return "cannot be written: \(path) is not a directory" }
-        return "cannot be written: cannot create the directory \(path): \(words(errno))"
     }
 
     enum MoveAside {

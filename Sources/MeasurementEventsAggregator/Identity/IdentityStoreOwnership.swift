@@ -30,6 +30,10 @@ final class IdentityStoreOwnership: Sendable {
         /// The directory cannot be used now (a file in its place, a read-only or full volume):
         /// tried again at the next save, in words naming the path.
         case unusable(String)
+        /// The directory or its lock may not be opened yet (`EPERM`, `EACCES`: before the first
+        /// unlock on iOS, see `PrivateFiles.isNotPermittedYet`): nothing is made or
+        /// replaced, and the claim is tried again at the next load or save.
+        case notYetAvailable(String)
     }
 
     private struct State {
@@ -57,27 +61,23 @@ final class IdentityStoreOwnership: Sendable {
         state.withLock { state in
             if let claim = state.claim { return claim }
             let claim = Self.claim(directory, descriptor: &state.descriptor)
-            if case .unusable = claim { return claim }
+            switch claim {
+            case .unusable, .notYetAvailable: return claim
+            case .owner, .inUse: break
+            }
             state.claim = claim
-            if claim == .owner, excludedFromBackup { Self.excludeFromBackup(directory) }
+            if claim == .owner, excludedFromBackup { PrivateFiles.excludeFromBackup(directory) }
             return claim
         }
-    }
-
-    /// Keeps the directory out of device backups (Apple platforms; nothing elsewhere).
-    private static func excludeFromBackup(_ directory: URL) {
-        #if canImport(Darwin)
-            var values = URLResourceValues()
-            values.isExcludedFromBackup = true
-            var url = directory
-            try? url.setResourceValues(values)
-        #endif
     }
 
     private static func claim(_ directory: URL, descriptor: inout Int32) -> Claim {
         do {
             try PrivateFiles.createDirectory(at: directory)
         } catch {
+            if PrivateFiles.isNotPermittedYet(error.code) {
+                return .notYetAvailable("cannot be read yet: \(error)")
+            }
             if error.code == EEXIST || error.code == ENOTDIR {
                 return .unusable("cannot be written: \(error.path) is not a directory (a file is in its place)")
             }
@@ -86,7 +86,11 @@ final class IdentityStoreOwnership: Sendable {
         let path = directory.appendingPathComponent("identity.lock").path
         let opened = PrivateFiles.openFile(path, flags: O_RDWR)
         guard opened >= 0 else {
-            return .unusable("cannot be written: cannot open \(path): \(IdentityStoreFile.words(errno))")
+            let code = errno
+            if PrivateFiles.isNotPermittedYet(code) {
+                return .notYetAvailable("cannot be read yet: cannot open \(path): \(IdentityStoreFile.words(code))")
+            }
+            return .unusable("cannot be written: cannot open \(path): \(IdentityStoreFile.words(code))")
         }
         guard flock(opened, LOCK_EX | LOCK_NB) == 0 else {
             let code = errno

@@ -54,8 +54,8 @@ public final class JSONLinesFileTracker: EventTracker, @unchecked Sendable {
     /// - Throws: ``OpenError`` when the file cannot be opened.
     public init(url: URL) throws {
         self.url = url
-        // Owner-only (file 0600, created folders 0700): events may carry personal data.
-        try? PrivateFiles.createDirectory(at: url.deletingLastPathComponent())
+        // The file is owner-only (0600): events may carry personal data. Its folder is the app's.
+        try? PrivateFiles.createAppDirectory(at: url.deletingLastPathComponent())
         let descriptor = PrivateFiles.openFile(url.path, flags: O_WRONLY | O_APPEND)
         let code = errno
         guard descriptor >= 0 else { throw OpenError(path: url.path, code: code) }

@@ -23,9 +23,11 @@ final class DirectoryLock: Sendable {
         let path: String
     }
 
-    struct Failed: Error {
+    struct Failed: Error, CustomStringConvertible {
         let path: String
         let code: Int32
+
+        var description: String { "cannot lock \(path): \(String(cString: strerror(code)))" }
     }
 
     init(directory: URL) throws {

@@ -29,6 +29,11 @@ import MeasurementEventsAggregator
 ///   A file that cannot be read (or is no regular file) is counted, logged and left on disk
 ///   for the next start; an empty one is removed and counted.
 /// - Only a small index (one entry per sealed file) stays in memory.
+/// - A directory that may not be opened yet (`PrivateFiles.isNotPermittedYet`: before the
+///   device's first unlock on iOS, or modes that forbid it) is not an error: events wait in
+///   memory, in order (at most ``maximumEventsInMemory``, the oldest dropped and counted), and
+///   every append, flush and seal tries to open it again: it is claimed, what a previous run
+///   left is recovered, and what waited is written first.
 /// - The log handler is never called while the queue's lock is held.
 final class DiskQueue: @unchecked Sendable {
     // @unchecked: all mutable state is in `state`, behind its lock.
@@ -50,6 +55,8 @@ final class DiskQueue: @unchecked Sendable {
     }
 
     struct Counters: Sendable, Equatable {
+        /// Dropped to keep to the cap on disk, or to ``DiskQueue/maximumEventsInMemory`` while the
+        /// directory could not be opened yet.
         var droppedAtCap = 0
         var discarded = 0
         var corruptRecords = 0
@@ -73,12 +80,27 @@ final class DiskQueue: @unchecked Sendable {
         }
     }
 
+    /// The most events held in memory while the directory cannot be opened yet.
+    static let maximumEventsInMemory = 10_000
+
     let directory: URL
     let limits: Limits
     private let log: @Sendable (String) -> Void
+    /// Claims what the queue needs before it is opened (the tracker's directory and its lock),
+    /// under the queue's lock; throws to say the queue cannot be opened (now).
+    private let claim: @Sendable () throws -> Void
     private let state: LockedValue<State>
 
     private struct State {
+        /// Whether the directory was opened: claimed, created, what a previous run left recovered.
+        var isOpen = false
+        /// Events appended while it could not be opened, in order.
+        var waiting: [QueuedEvent] = []
+        /// ``DiskQueue/discardAll()`` was called before it could be opened: what a previous run
+        /// left is deleted when it is.
+        var discardsOnOpen = false
+        /// What the last failed opening said, so that an episode is logged once.
+        var openingProblem: String?
         var descriptor: Int32 = -1
         var openSequence: UInt64 = 0
         var openCount = 0
@@ -93,21 +115,100 @@ final class DiskQueue: @unchecked Sendable {
         var frame: [UInt8] = []
     }
 
-    init(directory: URL, limits: Limits, log: @escaping @Sendable (String) -> Void) throws {
+    /// A queue in `directory`, opened now when it can be.
+    ///
+    /// - Throws: what opening it threw, except that it may not be opened *yet*.
+    init(
+        directory: URL, limits: Limits, log: @escaping @Sendable (String) -> Void,
+        claim: @escaping @Sendable () throws -> Void = {}
+    ) throws {
         self.directory = directory
         self.limits = limits
         self.log = log
+        self.claim = claim
         state = LockedValue(State())
-        try PrivateFiles.createDirectory(at: directory)
-        PrivateFiles.narrow(directory.path)  // the queue's own folder, 0755 if an older version made it
-        let recovered = QueueRecovery(directory: directory, limits: limits, log: log).run()
-        state.withLock { state in
-            state.sealed = recovered.sealed
-            state.sealedEvents = recovered.sealed.reduce(0) { $0 + $1.count }
-            state.sealedBytes = recovered.sealed.reduce(0) { $0 + $1.bytes }
-            state.nextSequence = recovered.nextSequence
-            state.counters = recovered.counters
+        try withState { state, notes in
+            switch open(&state, notes: &notes) {
+            case .opened: break
+            case .notYet(let reason): notes.append(Self.waitingNote(reason))
+            case .failed(let error): throw error
+            }
         }
+    }
+
+    enum Opening {
+        case opened
+        /// It may not be opened yet: in words.
+        case notYet(String)
+        case failed(any Error)
+    }
+
+    /// Opens the queue when it is not open: claims it, creates its directory, recovers what a
+    /// previous run left (deleted at once after a ``discardAll()`` made meanwhile) and writes
+    /// what waited in memory.
+    private func open(_ state: inout State, notes: inout [String]) -> Opening {
+        if state.isOpen { return .opened }
+        do {
+            try claim()
+            try PrivateFiles.createDirectory(at: directory)
+        } catch {
+            if let code = Self.errorNumber(of: error), PrivateFiles.isNotPermittedYet(code) {
+                return .notYet("\(error)")
+            }
+            return .failed(error)
+        }
+        PrivateFiles.narrow(directory.path)  // the queue's own folder, 0755 if an older version made it
+        // Queued events belong to this device: restored onto another, they would be sent twice.
+        PrivateFiles.excludeFromBackup(directory)
+        // The recovery's notes are logged with the others, after the lock is released.
+        let recoveryNotes = LockedValue<[String]>([])
+        let recovered = QueueRecovery(
+            directory: directory, limits: limits, log: { note in recoveryNotes.withLock { $0.append(note) } }
+        ).run()
+        notes += recoveryNotes.withLock { $0 }
+        state.isOpen = true
+        state.sealed = recovered.sealed
+        state.sealedEvents = recovered.sealed.reduce(0) { $0 + $1.count }
+        state.sealedBytes = recovered.sealed.reduce(0) { $0 + $1.bytes }
+        state.nextSequence = recovered.nextSequence
+        state.counters.add(recovered.counters)
+        if state.openingProblem != nil {
+            notes.append("\(directory.path) can be opened now; \(state.waiting.count) events waited in memory")
+            state.openingProblem = nil
+        }
+        if state.discardsOnOpen {
+            state.discardsOnOpen = false
+            discardOnDisk(&state)
+        }
+        return .opened
+    }
+
+    /// The system's error number behind a failure to open: a folder or a lock that could not
+    /// be made.
+    private static func errorNumber(of error: any Error) -> Int32? {
+        switch error {
+        case let error as PrivateFiles.DirectoryError: return error.code
+        case let error as DirectoryLock.Failed: return error.code
+        default: return nil
+        }
+    }
+
+    private static func waitingNote(_ reason: String) -> String {
+        "\(reason): the queue cannot be opened yet (before the device's first unlock, or its modes forbid it); "
+            + "events wait in memory (at most \(maximumEventsInMemory)) and are written once it can be"
+    }
+
+    /// Opens the queue when it is not open; true when it is. A failure is logged once per episode.
+    private func openIfPossible(_ state: inout State, notes: inout [String]) -> Bool {
+        let problem: String
+        switch open(&state, notes: &notes) {
+        case .opened: return true
+        case .notYet(let reason): problem = Self.waitingNote(reason)
+        case .failed(let error): problem = "cannot open the queue at \(directory.path): \(error); events wait in memory"
+        }
+        if state.openingProblem != problem { notes.append(problem) }
+        state.openingProblem = problem
+        return false
     }
 
     deinit {
@@ -126,29 +227,63 @@ final class DiskQueue: @unchecked Sendable {
 
     // MARK: Appending
 
-    /// Writes one event; returns how many events are in the open segment afterwards and
-    /// whether a segment was sealed.
+    /// Writes one event (after those that waited in memory); returns how many events are in the
+    /// open segment afterwards and whether a segment was sealed. While the queue cannot be
+    /// opened, the event waits in memory.
     func append(_ queued: QueuedEvent) throws -> (openCount: Int, sealed: Bool) {
         try withState { state, notes in
-            state.payload.removeAll(keepingCapacity: true)
-            EventRecordCodec.encode(queued, into: &state.payload)
-            guard state.payload.count <= RecordFraming.maximumPayloadSize else {
-                throw EventTooLarge(bytes: state.payload.count)
+            guard openIfPossible(&state, notes: &notes) else {
+                try encode(queued, &state)  // an event too large is refused now, as it would be on disk
+                state.waiting.append(queued)
+                if state.waiting.count > Self.maximumEventsInMemory {
+                    state.waiting.removeFirst()
+                    state.counters.droppedAtCap += 1
+                }
+                return (0, false)
             }
-            state.frame.removeAll(keepingCapacity: true)
-            RecordFraming.appendFrame(payload: state.payload[...], to: &state.frame)
-            if state.descriptor < 0 { try openSegment(&state) }
-            try writeAll(state.frame, state: &state)
-            state.openCount += 1
-            state.openBytes += state.frame.count
-            var sealed = false
-            if state.openCount >= limits.eventsPerBatch || state.openBytes >= limits.bytesPerBatch {
-                seal(&state, durable: false, notes: &notes)
-                sealed = true
-            }
-            enforceCap(&state, notes: &notes)
-            return (state.openCount, sealed)
+            try writeWaiting(&state, notes: &notes)
+            return try write(queued, &state, notes: &notes)
         }
+    }
+
+    /// Writes what waited in memory, in order; on a failure, what is left waits on.
+    private func writeWaiting(_ state: inout State, notes: inout [String]) throws {
+        while let queued = state.waiting.first {
+            do {
+                _ = try write(queued, &state, notes: &notes)
+            } catch is EventTooLarge {
+                // Checked when it was held; a newer codec could only make it smaller.
+            }
+            state.waiting.removeFirst()
+        }
+    }
+
+    /// Encodes `queued` into the state's frame; throws when it is too large for a record.
+    private func encode(_ queued: QueuedEvent, _ state: inout State) throws {
+        state.payload.removeAll(keepingCapacity: true)
+        EventRecordCodec.encode(queued, into: &state.payload)
+        guard state.payload.count <= RecordFraming.maximumPayloadSize else {
+            throw EventTooLarge(bytes: state.payload.count)
+        }
+        state.frame.removeAll(keepingCapacity: true)
+        RecordFraming.appendFrame(payload: state.payload[...], to: &state.frame)
+    }
+
+    private func write(_ queued: QueuedEvent, _ state: inout State, notes: inout [String]) throws -> (
+        openCount: Int, sealed: Bool
+    ) {
+        try encode(queued, &state)
+        if state.descriptor < 0 { try openSegment(&state) }
+        try writeAll(state.frame, state: &state)
+        state.openCount += 1
+        state.openBytes += state.frame.count
+        var sealed = false
+        if state.openCount >= limits.eventsPerBatch || state.openBytes >= limits.bytesPerBatch {
+            seal(&state, durable: false, notes: &notes)
+            sealed = true
+        }
+        enforceCap(&state, notes: &notes)
+        return (state.openCount, sealed)
     }
 
     private func openSegment(_ state: inout State) throws {
@@ -175,9 +310,18 @@ final class DiskQueue: @unchecked Sendable {
 
     // MARK: Sealing
 
-    /// Seals the open segment, if it has events. `durable` forces it to storage first.
+    /// Seals the open segment, if it has events (opening the queue first when it can be, with
+    /// what waited in memory written). `durable` forces it to storage first.
     func sealOpenSegment(durable: Bool) {
-        withState { seal(&$0, durable: durable, notes: &$1) }
+        withState { state, notes in
+            guard openIfPossible(&state, notes: &notes) else { return }
+            do {
+                try writeWaiting(&state, notes: &notes)
+            } catch {
+                notes.append("\(error); \(state.waiting.count) events wait in memory")
+            }
+            seal(&state, durable: durable, notes: &notes)
+        }
     }
 
     private func seal(_ state: inout State, durable: Bool, notes: inout [String]) {
@@ -313,29 +457,56 @@ final class DiskQueue: @unchecked Sendable {
         state.sealedBytes -= entry.bytes
     }
 
-    /// Deletes everything queued; returns how many events that was.
+    /// Deletes everything queued, in memory too; returns how many events that was. What a
+    /// previous run left in a queue not opened yet is deleted when it is opened, before anything
+    /// else is written.
     @discardableResult
     func discardAll() -> Int {
         state.withLock { state in
-            if state.descriptor >= 0 {
-                close(state.descriptor)
-                state.descriptor = -1
-                unlink(directory.appendingPathComponent(QueueFiles.openName(state.openSequence)).path)
-            }
-            for batch in state.sealed { unlink(batch.url.path) }
-            let count = state.sealedEvents + state.openCount
-            state.counters.discarded += count
-            state.sealed = []
-            state.sealedEvents = 0
-            state.sealedBytes = 0
-            state.openCount = 0
-            state.openBytes = 0
-            state.inFlight = nil
-            return count
+            let waiting = state.waiting.count
+            state.waiting = []
+            state.counters.discarded += waiting
+            if !state.isOpen { state.discardsOnOpen = true }
+            return waiting + discardOnDisk(&state)
         }
     }
 
-    var queuedEvents: Int { state.withLock { $0.sealedEvents + $0.openCount } }
+    /// Deletes every file of the queue; returns how many events they held.
+    @discardableResult
+    private func discardOnDisk(_ state: inout State) -> Int {
+        if state.descriptor >= 0 {
+            close(state.descriptor)
+            state.descriptor = -1
+            unlink(directory.appendingPathComponent(QueueFiles.openName(state.openSequence)).path)
+        }
+        for batch in state.sealed { unlink(batch.url.path) }
+        let count = state.sealedEvents + state.openCount
+        state.counters.discarded += count
+        state.sealed = []
+        state.sealedEvents = 0
+        state.sealedBytes = 0
+        state.openCount = 0
+        state.openBytes = 0
+        state.inFlight = nil
+        return count
+    }
+
+    /// Events queued, on disk and waiting in memory.
+    var queuedEvents: Int { state.withLock { $0.sealedEvents + $0.openCount + $0.waiting.count } }
     var queuedBytes: Int { state.withLock { $0.sealedBytes + $0.openBytes } }
     var counters: Counters { state.withLock { $0.counters } }
+}
+
+extension DiskQueue.Counters {
+    /// Adds `other`'s counts to these.
+    mutating func add(_ other: DiskQueue.Counters) {
+        droppedAtCap += other.droppedAtCap
+        discarded += other.discarded
+        corruptRecords += other.corruptRecords
+        damagedBytes += other.damagedBytes
+        tornRecordsRepaired += other.tornRecordsRepaired
+        unreadableFiles += other.unreadableFiles
+        emptyFilesRemoved += other.emptyFilesRemoved
+        unrecognizedFiles += other.unrecognizedFiles
+    }
 }

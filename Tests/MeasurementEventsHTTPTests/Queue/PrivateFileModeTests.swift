@@ -14,8 +14,9 @@ import XCTest
     import Musl
 #endif
 
-/// Every file the package writes is its owner's alone (0600) and every folder it creates too
-/// (0700), even under a umask that would widen them.
+/// Every file the package writes is its owner's alone (0600) and every folder of its own too
+/// (0700), even under a umask that would widen them; the missing parents it creates are the
+/// app's, made as `mkdir -p` makes them (the default mode: 0777 less the umask).
 final class PrivateFileModeTests: LoopbackTestCase {
     private var savedUmask: mode_t = 0
 
@@ -41,7 +42,7 @@ final class PrivateFileModeTests: LoopbackTestCase {
         return (enumerator?.allObjects as? [String] ?? []).sorted()
     }
 
-    func testEveryFileAndFolderThePackageCreatesIsTheOwnersAlone() throws {
+    func testEveryFileAndFolderOfThePackageIsTheOwnersAloneAndParentsGetTheDefaultMode() throws {
         let center = NotificationCenter()
         // Nothing is uploaded unasked, so that no queue file is removed while it is listed below.
         var httpConfiguration = testConfiguration(flushAt: 3)
@@ -67,13 +68,18 @@ final class PrivateFileModeTests: LoopbackTestCase {
         XCTAssertTrue(checked.contains("app/analytics/segment/queue"), "\(checked)")
         XCTAssertTrue(checked.contains("logs/today/events.jsonl"), "\(checked)")
         XCTAssertTrue(checked.contains { $0.hasPrefix("app/analytics/segment/queue/") }, "\(checked)")
+        // The folders the package owns: the tracker's, its queue's, the identity store's.
+        let own: Set = ["app/analytics/segment", "app/analytics/segment/queue", "identity/store"]
+        // The app's: parents of those, and the folder it named for the file tracker's file.
+        let parents: Set = ["app", "app/analytics", "identity", "logs", "logs/today"]
         for path in checked {
             let url = directory.appendingPathComponent(path)
             var isDirectory: ObjCBool = false
             XCTAssertTrue(FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory))
+            let expected = !isDirectory.boolValue ? "600" : own.contains(path) ? "700" : "777"
+            if isDirectory.boolValue { XCTAssertTrue(own.contains(path) || parents.contains(path), path) }
             XCTAssertEqual(
-                String(mode(url.path), radix: 8), isDirectory.boolValue ? "700" : "600",
-                "\(path) (\(isDirectory.boolValue ? "folder" : "file"))")
+                String(mode(url.path), radix: 8), expected, "\(path) (\(isDirectory.boolValue ? "folder" : "file"))")
         }
         print("modes:", checked.map { "\($0) \(String(mode(directory.appendingPathComponent($0).path), radix: 8))" })
     }
