@@ -21,6 +21,12 @@ import MeasurementEventsStandardValues
 //   an order without an id gets the event's id, so a retried request is counted once. Not sent:
 //   coupon, shipping, tax, affiliation, customer_type, and the items' optional fields
 //   (the order event does not collect them).
+// - refund, for an order whose revenue_type is refund, with currency, transaction_id, value
+//   and items: developers.google.com/analytics/devguides/collection/ga4/reference/events#refund
+//   ("transaction_id: The unique identifier of a transaction", required; value, currency; items
+//   "for partial refunds"). value is the refunded amount, positive, as the reference's example
+//   writes it; GA4 subtracts it in its revenue reports. An order without product lines (the
+//   generated OrderCompleted) sends no items: a refund of the whole transaction.
 // - The session's campaign: a campaign_details event (GA4CampaignDetails.swift).
 // - No alias call: the Measurement Protocol joins a user's events by user_id; user/aliased
 //   goes as a plain user_aliased event.
@@ -42,7 +48,7 @@ extension GA4Encoder {
             params["screen_name"] = .string(view.name)
             if let screenClass = view.screenClass { params["screen_class"] = .string(screenClass) }
         case .order(let purchase):
-            name = "purchase"
+            name = purchase.isRefund ? "refund" : "purchase"
             params = ["currency": .string(purchase.currency)]
             if let orderID = purchase.orderID {
                 params["transaction_id"] = .string(orderID)
@@ -64,7 +70,7 @@ extension GA4Encoder {
                 $0.object { fields in
                     // Keys sorted with the order's items and value among them.
                     var keys = Array(params.keys)
-                    if order != nil { keys += ["items", "value"] }
+                    if let order { keys += order.products.isEmpty ? ["value"] : ["items", "value"] }
                     for key in keys.sorted() {
                         switch key {
                         case "items" where order != nil:
