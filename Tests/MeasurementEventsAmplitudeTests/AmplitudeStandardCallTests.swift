@@ -33,7 +33,6 @@ final class AmplitudeStandardCallTests: XCTestCase {
         )
     }
 
-
     func testRefund() {
         // amplitude.com/docs/data/sources/instrument-track-revenue, "Revenue properties": "$price" and "$revenue"
         // "can be negative", "$revenueType" e.g. "refund"; the quantity stays a positive count.

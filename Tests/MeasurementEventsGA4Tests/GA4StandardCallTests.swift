@@ -40,7 +40,6 @@ final class GA4StandardCallTests: XCTestCase {
         )
     }
 
-
     func testRefund() {
         // developers.google.com/analytics/devguides/collection/ga4/reference/events#refund: "refund" with
         // "transaction_id" (required), "currency", "value" (the refunded amount) and "items" for a partial refund.

@@ -37,7 +37,6 @@ final class OTLPStandardCallTests: XCTestCase {
         )
     }
 
-
     func testRefund() {
         // No convention for orders (opentelemetry.io/docs/specs/semconv): the args, and "order.refund" true
         // (dot-separated namespace, semconv "Naming") so that a query tells refunds from sales.

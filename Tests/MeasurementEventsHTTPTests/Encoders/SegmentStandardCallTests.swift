@@ -37,7 +37,6 @@ final class SegmentStandardCallTests: XCTestCase {
         )
     }
 
-
     func testRefund() {
         // twilio.com/docs/segment/connections/spec/ecommerce/v2, "Order Refunded": a track call named "Order Refunded"
         // with "order_id", "currency", "total" (the refunded amount, positive) and, for a partial refund, "products".
