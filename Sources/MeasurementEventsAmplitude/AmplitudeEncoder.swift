@@ -116,6 +116,13 @@ public struct AmplitudeEncoder: BatchEncoder {
         return EncodedBatch(request: request, adaptations: adaptations)
     }
 
+    /// The request's events as Amplitude counts them against its 2,000 per request: each event,
+    /// and one revenue event per product of each order of several products.
+    ///
+    /// - Parameter events: the events of one request.
+    /// - Returns: the length of the request's `events`.
+    public func requestEntryCount(of events: [QueuedEvent]) -> Int { Self.sentEvents(events).count }
+
     // Keys as Amplitude's HTTP V2 API reference names them
     // (amplitude.com/docs/apis/analytics/http-v2, "Keys for the event argument"): user_id,
     // device_id, event_type, time, event_properties, user_properties, groups, group_properties,

@@ -289,13 +289,6 @@ public struct GA4Encoder: BatchEncoder {
             }
             encodedEvents.append(json.bytes)
         }
-        if encodedEvents.count > Self.maximumEventsPerRequest {
-            // Only campaign_details events push a full batch over GA4's 25: the campaign goes
-            // with the next request that has room (GA4 applies it to the events after it).
-            adaptations.append(
-                .init(event: first.event.name, reason: "campaign_details left out: the request holds 25 events"))
-            encodedEvents = campaign.removingDetails(from: encodedEvents, keeping: Self.maximumEventsPerRequest)
-        }
         let hasIdentityCalls = events.contains { $0.kind != .track }
         guard !encodedEvents.isEmpty || hasIdentityCalls else {
             return EncodedBatch(request: nil, rejected: rejected, adaptations: adaptations, expired: expired)
@@ -338,6 +331,24 @@ public struct GA4Encoder: BatchEncoder {
 
     /// The most events in one request (Measurement Protocol reference, `events`: "up to 25").
     static let maximumEventsPerRequest = 25
+
+    /// The events of a request for `events` as GA4 counts them against its 25: each tracked
+    /// event, and the `campaign_details` event before the first event of each campaign (so that
+    /// every request carrying a campaign's events carries the campaign too); identify and group
+    /// calls, which go as `user_properties`, count for none. Events too old to send are counted
+    /// as well: the request holds at most this many.
+    ///
+    /// - Parameter events: the events of one request.
+    /// - Returns: the length of the request's `events`.
+    public func requestEntryCount(of events: [QueuedEvent]) -> Int {
+        var count = 0
+        var campaign = CampaignDetails.State()
+        for queued in events where queued.kind == .track {
+            if campaign.changes(to: queued) { count += 1 }
+            count += 1
+        }
+        return count
+    }
 
     // The device block of the Measurement Protocol reference
     // (developers.google.com/analytics/devguides/collection/protocol/ga4/reference, "device":

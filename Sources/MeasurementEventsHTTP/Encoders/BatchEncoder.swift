@@ -80,6 +80,15 @@ public protocol BatchEncoder: Sendable {
     ///   - count: the events the request carried.
     /// - Returns: the refused events' count and the server's message, or `nil`.
     func partialRefusal(in response: HTTPResponse, ofEventCount count: Int) -> PartialRefusal?
+    /// How many entries of the vendor's own list a request for `events` holds, which
+    /// ``BatchLimits/maximumEvents`` bounds: the uploader sends fewer events when a request
+    /// would hold more. Amplitude counts an order of n products as n + 1 events (one revenue
+    /// event per product); GA4 counts the `campaign_details` events it adds and not the
+    /// identify calls it folds into `user_properties`. The default: `events.count`.
+    ///
+    /// - Parameter events: the events of one request, oldest first.
+    /// - Returns: the entries the vendor counts against its limit.
+    func requestEntryCount(of events: [QueuedEvent]) -> Int
 }
 
 /// What a server that accepted a request says it did not keep of it.
@@ -142,12 +151,18 @@ extension BatchEncoder {
     ///   - count: the events the request carried.
     /// - Returns: `nil`.
     public func partialRefusal(in response: HTTPResponse, ofEventCount count: Int) -> PartialRefusal? { nil }
+    /// One entry per event.
+    ///
+    /// - Parameter events: the events of one request.
+    /// - Returns: `events.count`.
+    public func requestEntryCount(of events: [QueuedEvent]) -> Int { events.count }
 }
 
 /// What one request to a vendor may carry.
 ///
 /// The uploader fills each request up to both limits: it sends as many events as fit in
-/// ``maximumBytes``, measured as ``measure`` says, and never more than ``maximumEvents``.
+/// ``maximumBytes``, measured as ``measure`` says, and never more than ``maximumEvents`` entries
+/// as the encoder counts them (``BatchEncoder/requestEntryCount(of:)``).
 /// ``maximumEvents`` also bounds what the tracker holds in memory while it builds a request.
 public struct BatchLimits: Sendable, Equatable {
     /// The most events in one request.

@@ -7,7 +7,7 @@ import MeasurementEventsAggregator
 ///
 /// Each request is filled up to the encoder's limits: as many events as fit in
 /// `limits.maximumBytes` (measured before or after gzip, as `limits.measure` says), at most
-/// `limits.maximumEvents`. The number to try comes from the bytes per event of the previous
+/// `limits.maximumEvents` entries as the encoder counts them (`requestEntryCount(of:)`). The number to try comes from the bytes per event of the previous
 /// request; a body over the limit is cut in proportion and encoded again.
 ///
 /// Per request: 2xx deletes the events (those a partial success names as refused are counted
@@ -264,6 +264,13 @@ final class BatchUploader: @unchecked Sendable {
                     break
                 }
                 let events = positions.map { current!.events[$0] }
+                // The vendor's count (Amplitude's product events, GA4's campaign_details) stays
+                // within its limit: fewer events, by the excess, until it fits.
+                let entries = encoder.requestEntryCount(of: events)
+                if entries > limits.maximumEvents, range.count > 1 {
+                    count = max(1, range.count - (entries - limits.maximumEvents))
+                    continue
+                }
                 let encoded = encoder.encode(
                     events, context: BatchContext(sentAt: clock.now()))
                 if !positions.allSatisfy(current!.encoded.contains) {
