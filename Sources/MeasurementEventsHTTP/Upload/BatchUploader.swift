@@ -21,7 +21,8 @@ import MeasurementEventsAggregator
 /// refusal drops only the events the server named when the encoder can read them from the
 /// reply (Amplitude), sending the rest again, and otherwise splits the request in halves,
 /// recursively, until the refused events are alone in their requests and only those are
-/// dropped (see ``RefusalIsolation``). Every drop is counted and logged.
+/// dropped (see ``RefusalIsolation``; an accepted half gives its split back to the batch's
+/// budget). Every drop is counted and logged.
 final class BatchUploader: @unchecked Sendable {
     // @unchecked: the mutable properties below are only touched on `queue`; `counters` has
     // its own lock.
@@ -383,7 +384,7 @@ final class BatchUploader: @unchecked Sendable {
         }
         let sent = Sent(
             range: range, positions: positions, eventCount: eventCount, generation: generation,
-            encoderVersion: encoderVersion)
+            encoderVersion: encoderVersion, isHalf: isHalf)
         requestsOnTheWire.enter()
         transport.send(request, timeout: timeout) { result in
             self.requestsOnTheWire.leave()
@@ -403,6 +404,8 @@ final class BatchUploader: @unchecked Sendable {
         let eventCount: Int
         let generation: Int
         let encoderVersion: Int
+        /// One of the two halves of a refused request: accepted, it gives its split back.
+        let isHalf: Bool
     }
 
     private func handle(_ result: Result<HTTPResponse, any Error>, of sent: Sent) {
@@ -463,6 +466,8 @@ final class BatchUploader: @unchecked Sendable {
         if resumed != nil {
             log("HTTP \(response.status): the server accepts the configuration again; sending resumes")
         }
+        // Isolation that works pays for itself: only splits with both halves refused spend the budget.
+        if sent.isHalf { current!.splitsLeft += RefusalIsolation.refundPerAcceptedHalf }
         advance(past: sent.range)
         requestSize.accepted(sent.range.count)
         var refused = 0
