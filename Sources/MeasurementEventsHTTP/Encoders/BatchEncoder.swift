@@ -89,6 +89,16 @@ public protocol BatchEncoder: Sendable {
     /// - Parameter events: the events of one request, oldest first.
     /// - Returns: the entries the vendor counts against its limit.
     func requestEntryCount(of events: [QueuedEvent]) -> Int
+    /// For a reply ``retries(_:)`` sends again: how long to wait before sending, when the
+    /// vendor's reply says more than its `Retry-After` header (Amplitude's 429 names the
+    /// throttled devices, which Amplitude asks to pause for 30 seconds). `nil`, the default,
+    /// leaves it to `Retry-After` or the backoff of ``RetryPolicy``.
+    ///
+    /// - Parameters:
+    ///   - response: the reply to be retried.
+    ///   - events: the events of the request it answers.
+    /// - Returns: the wait in seconds, or `nil`.
+    func retryDelay(after response: HTTPResponse, of events: [QueuedEvent]) -> TimeInterval?
 }
 
 /// What a server that accepted a request says it did not keep of it.
@@ -156,6 +166,13 @@ extension BatchEncoder {
     /// - Parameter events: the events of one request.
     /// - Returns: `events.count`.
     public func requestEntryCount(of events: [QueuedEvent]) -> Int { events.count }
+    /// `Retry-After` or the policy's backoff decides.
+    ///
+    /// - Parameters:
+    ///   - response: the reply to be retried.
+    ///   - events: the events of the request it answers.
+    /// - Returns: `nil`.
+    public func retryDelay(after response: HTTPResponse, of events: [QueuedEvent]) -> TimeInterval? { nil }
 }
 
 /// What one request to a vendor may carry.

@@ -229,6 +229,10 @@ final class BatchUploader: @unchecked Sendable {
     /// Nothing loaded, sending or waiting to retry.
     var isIdle: Bool { queue.sync { current == nil && !requestInFlight && retry == nil } }
 
+    /// What the uploader is doing, for tests that drive its clock: a request on the wire, a
+    /// retry waiting for the clock, or neither (idle, or waiting for consent or the network).
+    var activity: (requestInFlight: Bool, waitingToRetry: Bool) { queue.sync { (requestInFlight, retry != nil) } }
+
     // MARK: On the queue
 
     private func pump() {
@@ -433,8 +437,13 @@ final class BatchUploader: @unchecked Sendable {
             )
         }
         if encoder.retries(response) {
-            let retryAfter = RetryPolicy.retryAfter(response.headers["retry-after"], now: clock.now())
-            return scheduleRetry(after: retryAfter, reason: "HTTP \(response.status)")
+            // The vendor's own pacing (Amplitude's throttled devices) wins over Retry-After: the
+            // same request is never sent again before the wait its reply asks for.
+            let paced = encoder.retryDelay(after: response, of: sent.positions.map { current!.events[$0] })
+            let retryAfter = paced ?? RetryPolicy.retryAfter(response.headers["retry-after"], now: clock.now())
+            return scheduleRetry(
+                after: retryAfter,
+                reason: "HTTP \(response.status)" + (paced == nil ? "" : ": \(Self.message(of: response))"))
         }
         attempt = 0
         let message = Self.message(of: response)
