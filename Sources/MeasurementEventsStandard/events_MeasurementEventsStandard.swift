@@ -6,7 +6,7 @@ import MeasurementEvents
 
 /// The calls vendors build their standard reports on: screen views, orders, aliases, errors, deep links and timers. Encoders send each as the vendor's own call.
 public enum MeasurementEventsStandardEvents {
-    /// A screen appeared. Segment receives a screen call, Amplitude its [Amplitude] Screen Viewed event, GA4 screen_view.
+    /// A screen appeared. Segment receives a screen call, Amplitude its [Amplitude] Screen Viewed event, GA4 the custom event screen_viewed (the Measurement Protocol reserves screen_view).
     public static let screenViewed: EventName = "screen/viewed"
 
     /// A purchase completed. Amounts are decimal text (never binary floating point); products travel as products.<i>.<field> args. Segment receives Order Completed, Amplitude its revenue fields, GA4 purchase; with revenue_type refund, Segment Order Refunded, Amplitude negative revenue, GA4 refund. Without product lines (product_count 0) revenue is the order's total as given.
@@ -112,7 +112,7 @@ public enum MeasurementEventsStandardEvents {
         return EventSpec(name: appDeepLinkOpened, type: .activity, args: args)
     }
 
-    /// A screen appeared. Segment receives a screen call, Amplitude its [Amplitude] Screen Viewed event, GA4 screen_view.
+    /// A screen appeared. Segment receives a screen call, Amplitude its [Amplitude] Screen Viewed event, GA4 the custom event screen_viewed (the Measurement Protocol reserves screen_view).
     public struct ScreenViewed: TypedMeasurementEvent, Hashable {
         /// The event's name on the bus: `screen/viewed`.
         public static let eventName: EventName = "screen/viewed"
@@ -174,7 +174,7 @@ public enum MeasurementEventsStandardEvents {
         }
     }
 
-    /// A screen appeared. Segment receives a screen call, Amplitude its [Amplitude] Screen Viewed event, GA4 screen_view.
+    /// A screen appeared. Segment receives a screen call, Amplitude its [Amplitude] Screen Viewed event, GA4 the custom event screen_viewed (the Measurement Protocol reserves screen_view).
     ///
     /// - Parameters:
     ///   - screen: The screen's name as the app reports it: Feed, FeedViewController. Never empty.
