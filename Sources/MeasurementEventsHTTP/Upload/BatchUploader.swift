@@ -7,8 +7,9 @@ import MeasurementEventsAggregator
 ///
 /// Each request is filled up to the encoder's limits: as many events as fit in
 /// `limits.maximumBytes` (measured before or after gzip, as `limits.measure` says), at most
-/// `limits.maximumEvents` entries as the encoder counts them (`requestEntryCount(of:)`). The number to try comes from the bytes per event of the previous
-/// request; a body over the limit is cut in proportion and encoded again.
+/// `limits.maximumEvents` entries as the encoder counts them (`requestEntryCount(of:)`). The
+/// number to try comes from the bytes per event of the previous request; a body over the limit
+/// is cut in proportion and encoded again.
 ///
 /// Per request: 2xx deletes the events (those a partial success names as refused are counted
 /// as refused, not delivered); a reply that refuses the configuration (401, 403, 404, a
