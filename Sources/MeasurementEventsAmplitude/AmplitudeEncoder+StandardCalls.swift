@@ -13,14 +13,23 @@ import MeasurementEventsStandardValues
 //   argument"; amplitude.com/docs/data/sources/instrument-track-revenue, "Revenue
 //   properties": price, quantity and productId describe one product, revenue is price *
 //   quantity). An order of one product sends them on the order event. An order of several
-//   sends one revenue event per product, "Product Purchased" with price, quantity, productId,
-//   currency and revenueType (the per-product tracking of Segment's Amplitude destination,
+//   sends one revenue event per product, "Product Purchased" with price, quantity, revenue
+//   (price × quantity: "$revenue ... is required if you wish the revenue event to appear in a
+//   Revenue LTV chart", instrument-track-revenue, "Revenue properties"), productId, currency and
+//   revenueType (the per-product tracking of Segment's Amplitude destination,
 //   segment.com/docs/connections/destinations/catalog/actions-amplitude, "Track Revenue Per
 //   Product"; the event name is Segment's ecommerce spec's), after the request's events, with
 //   insert_id "<event id>-<product index>" so that a retry is de-duplicated; the order event
 //   then keeps the total as the event property "revenue" (not the revenue key, which would
 //   count the order twice) and "currency". Not sent: "receipt" and "receiptSig" (the HTTP API
-//   does not verify receipts).
+//   does not verify receipts). Each product event is one of the request's events: the uploader
+//   counts them within Amplitude's 2,000 per request (AmplitudeEncoder.requestEntryCount(of:)).
+// - Refunds (revenue_type refund): the same fields with the amounts negative and revenueType
+//   "refund": instrument-track-revenue, "Revenue properties": "$revenue ... (can be negative)",
+//   "$price ... (can be negative)", "$revenueType ... (e.g. tax, refund, income)"; the quantity
+//   stays positive (an integer count of products). The product events of a refund are named
+//   "Product Refunded". A refund without product lines (the generated OrderCompleted) sends the
+//   negative revenue alone, on the order event.
 // - The session's campaign: the utm_source, utm_medium, utm_campaign, utm_term and utm_content
 //   user properties Amplitude's attribution tracking sets
 //   (amplitude.com/docs/sdks/analytics/ios/ios-swift-sdk, "Track marketing attribution"), as
@@ -54,7 +63,7 @@ struct AmplitudeStandardFields {
             if order.products.count > 1 {
                 // The total stays with the order; the revenue goes with the product events.
                 // A number when a Double holds it exactly (15 digits), else its decimal text.
-                let total = DecimalText.text(order.revenue)
+                let total = DecimalText.text(Self.sign(of: order) * order.revenue)
                 eventProperties["revenue"] =
                     total.filter(\.isNumber).count <= 15
                     ? Double(total).map { .double($0) } ?? .string(total) : .string(total)
@@ -79,15 +88,22 @@ struct AmplitudeStandardFields {
     /// own fields are left as they are).
     func writeRevenue(to fields: inout JSONWriter.ObjectWriter) {
         guard let order else { return }
+        let sign = Self.sign(of: order)
         fields.field("currency") { $0.string(order.currency) }
         if order.products.count == 1, let product = order.products.first {
-            fields.field("price") { $0.decimal(product.price) }
+            fields.field("price") { $0.decimal(sign * product.price) }
             fields.field("productId") { $0.string(product.productID) }
             fields.field("quantity") { $0.int(product.quantity) }
         }
-        fields.field("revenue") { $0.decimal(order.revenue) }
-        if let revenueType = order.revenueType { fields.field("revenueType") { $0.string(revenueType) } }
+        fields.field("revenue") { $0.decimal(sign * order.revenue) }
+        if let revenueType = Self.revenueType(of: order) { fields.field("revenueType") { $0.string(revenueType) } }
     }
+
+    /// -1 for a refund, whose amounts Amplitude takes negative; else 1.
+    static func sign(of order: Order) -> Decimal { order.isRefund ? -1 : 1 }
+
+    /// The order's revenue type; `refund` for every refund (whatever its case on the bus).
+    static func revenueType(of order: Order) -> String? { order.isRefund ? "refund" : order.revenueType }
 }
 
 extension AmplitudeEncoder {
@@ -130,7 +146,7 @@ extension AmplitudeEncoder {
                     if let orderID = product.order.orderID { properties.field("order_id") { $0.string(orderID) } }
                 }
             }
-            fields.field("event_type") { $0.string("Product Purchased") }
+            fields.field("event_type") { $0.string(product.order.isRefund ? "Product Refunded" : "Product Purchased") }
             if let groupID = identity.groupID {
                 fields.field("groups") { $0.object { $0.field(groupType) { $0.string(groupID) } } }
             }
@@ -141,10 +157,12 @@ extension AmplitudeEncoder {
                 fields.field("os_version") { $0.string(os.version) }
                 fields.field("platform") { $0.string(os.name) }
             }
-            fields.field("price") { $0.decimal(item.price) }
+            let sign = AmplitudeStandardFields.sign(of: product.order)
+            fields.field("price") { $0.decimal(sign * item.price) }
             fields.field("productId") { $0.string(item.productID) }
             fields.field("quantity") { $0.int(item.quantity) }
-            if let revenueType = product.order.revenueType {
+            fields.field("revenue") { $0.decimal(sign * item.price * Decimal(item.quantity)) }
+            if let revenueType = AmplitudeStandardFields.revenueType(of: product.order) {
                 fields.field("revenueType") { $0.string(revenueType) }
             }
             fields.field("session_id") { $0.int64(queued.sessionID ?? -1) }

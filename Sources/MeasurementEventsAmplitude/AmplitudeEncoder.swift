@@ -24,9 +24,15 @@ internal import MeasurementEventsJSON
 /// `group_properties` `{"$set": traits}`. Amplitude ignores ids shorter than 5 characters;
 /// such a user id is left out, counted and logged as an adaptation.
 ///
-/// Limits: Amplitude asks for requests under 1 MB and fewer than 2,000 events; each request is
-/// filled up to both (``defaultLimits``). A `413 Payload Too Large` halves the batch. Projects on
-/// Amplitude's Starter plan, asked to send at most 10 events per batch, pass
+/// Limits: Amplitude asks for requests under 1 MB and fewer than 2,000 events, and takes 30 events
+/// a second of one device or user on the HTTP V2 API. A request of at most
+/// ``realTimeEventsPerRequest`` events goes to `/2/httpapi`; a larger one (what an app sends after
+/// a time offline) to the Batch Event Upload API, `/batch`, which takes the same body and 1,000
+/// events a second of one device: Amplitude's own advice for historical data and for more than 30
+/// events a second of one device. Requests hold at most 1,000 events (``defaultLimits``), product
+/// events included. A 429 that names throttled devices or users waits 30 seconds before the
+/// request goes again (``retryDelay(after:of:)``); a `413 Payload Too Large` halves the batch.
+/// Projects on Amplitude's Starter plan, asked to send at most 10 events per batch, pass
 /// `limits: BatchLimits(maximumEvents: 10, maximumBytes: 1_000_000)`.
 /// EU projects: `baseURL: URL(string: "https://api.eu.amplitude.com")!`.
 public struct AmplitudeEncoder: BatchEncoder {
@@ -34,16 +40,39 @@ public struct AmplitudeEncoder: BatchEncoder {
     public static let defaultBaseURL = URL(string: "https://api2.amplitude.com")!
     /// The shortest user or device id Amplitude accepts; shorter user ids are left out.
     public static let minimumIDLength = 5
-    /// 1,999 events and 1,000,000 bytes of JSON per request. Amplitude's HTTP V2 API
+    /// 1,000 events and 1,000,000 bytes of JSON per request. Amplitude's HTTP V2 API
     /// (amplitude.com/docs/apis/analytics/http-v2, "Upload limit"): "Keep request sizes under
     /// 1 MB with fewer than 2000 events per request. When you exceed these size limits, you get a
-    /// 413 error." The body is sent without gzip, so the payload is what arrives.
-    public static let defaultLimits = BatchLimits(maximumEvents: 1_999, maximumBytes: 1_000_000, measure: .payload)
+    /// 413 error." A request of more than ``realTimeEventsPerRequest`` events goes to the Batch
+    /// Event Upload API (amplitude.com/docs/apis/analytics/batch-event-upload, "Limits and
+    /// considerations"): "Each API key can send up to 1000 events per second for any individual
+    /// device ID or user ID"; an app's requests are one device's, so 1,000 is the most one request
+    /// can carry without being throttled. The body is sent without gzip, so the payload is what
+    /// arrives (under the Batch API's 20 MB and HTTP V2's 1 MB alike).
+    public static let defaultLimits = BatchLimits(maximumEvents: 1_000, maximumBytes: 1_000_000, measure: .payload)
+    /// 30: the most events a request sends to the HTTP V2 API (`/2/httpapi`); a larger one goes to
+    /// the Batch Event Upload API (`/batch`). The HTTP V2 API throttles "users and devices that
+    /// exceed 30 events per second (measured as an average over a recent window of time)", and
+    /// Amplitude advises the Batch Event Upload API for bulk and non-real-time uploads
+    /// (amplitude.com/docs/faq/api-choice) and "to send historical data, or more than 30 events
+    /// per second for one user or device" (amplitude.com/docs/apis/analytics/http-api-batching-retries).
+    public static let realTimeEventsPerRequest = 30
+    /// 30 seconds: how long a device or user Amplitude throttled waits before its events go
+    /// again. amplitude.com/docs/faq/api-choice: past the limit "you should pause sending events
+    /// for that user or device for 30 seconds before retrying".
+    public static let throttlePause: TimeInterval = 30
+    /// One hour: how long a device or user over Amplitude's daily quota waits before its events
+    /// go again (the quota is per day; the request is asked again each hour until it is taken).
+    public static let dailyQuotaPause: TimeInterval = 3_600
 
     /// The project's API key, sent in each request's body.
     public let apiKey: String
-    /// Where requests go: Amplitude's `/2/httpapi` on the base URL.
+    /// Where requests of at most ``realTimeEventsPerRequest`` events go: Amplitude's `/2/httpapi`
+    /// on the base URL.
     public let endpoint: URL
+    /// Where larger requests go: the Batch Event Upload API, `/batch` on the base URL. It takes
+    /// the HTTP V2 body (`api_key`, `events`) and answers with the same codes.
+    public let batchEndpoint: URL
     /// What one request may carry (see the `defaultLimits` of this encoder).
     public let limits: BatchLimits
     /// Which name an event is sent under.
@@ -58,7 +87,7 @@ public struct AmplitudeEncoder: BatchEncoder {
     ///   - baseURL: the API's address; `/2/httpapi` is appended.
     ///   - eventName: whether the plan label or the name becomes `event_type`.
     ///   - groupType: the group type groups are sent under.
-    ///   - limits: what one request may carry; ``defaultLimits`` (1,999 events and 1 MB) by default.
+    ///   - limits: what one request may carry; ``defaultLimits`` (1,000 events and 1 MB) by default.
     public init(
         apiKey: String,
         baseURL: URL = AmplitudeEncoder.defaultBaseURL,
@@ -68,6 +97,7 @@ public struct AmplitudeEncoder: BatchEncoder {
     ) {
         self.apiKey = apiKey
         self.endpoint = WireFormats.url(baseURL, path: "/2/httpapi")
+        self.batchEndpoint = WireFormats.url(baseURL, path: "/batch")
         self.eventName = eventName
         self.groupType = groupType
         self.limits = limits
@@ -110,11 +140,20 @@ public struct AmplitudeEncoder: BatchEncoder {
                 }
             }
         }
+        // A backlog goes to the Batch Event Upload API, live traffic to HTTP V2 (realTimeEventsPerRequest).
+        let url = requestEntryCount(of: events) > Self.realTimeEventsPerRequest ? batchEndpoint : endpoint
         let request = HTTPRequest(
-            url: endpoint, headers: ["Accept": "*/*", "Content-Type": "application/json"], body: body.bytes)
+            url: url, headers: ["Accept": "*/*", "Content-Type": "application/json"], body: body.bytes)
         adaptations += NonFiniteValues.adaptations(in: events, sentAs: "null")
         return EncodedBatch(request: request, adaptations: adaptations)
     }
+
+    /// The request's events as Amplitude counts them against its 2,000 per request: each event,
+    /// and one revenue event per product of each order of several products.
+    ///
+    /// - Parameter events: the events of one request.
+    /// - Returns: the length of the request's `events`.
+    public func requestEntryCount(of events: [QueuedEvent]) -> Int { Self.sentEvents(events).count }
 
     // Keys as Amplitude's HTTP V2 API reference names them
     // (amplitude.com/docs/apis/analytics/http-v2, "Keys for the event argument"): user_id,
@@ -233,6 +272,36 @@ public struct AmplitudeEncoder: BatchEncoder {
             }
         }
         return refused.isEmpty ? nil : refused
+    }
+
+    // Amplitude's 429 (amplitude.com/docs/apis/analytics/http-v2, "429 response"; the Batch
+    // Event Upload API answers the same): "eps_threshold", "throttled_devices" and
+    // "throttled_users" (maps of the throttled ids to their events per second),
+    // "throttled_events" (indexes into the request's events), "exceeded_daily_quota_devices" and
+    // "exceeded_daily_quota_users" (maps of the ids over the daily quota). None of the request's
+    // events is ingested, so the whole request goes again.
+
+    /// Amplitude's 429 names the devices and users it throttled: the request waits
+    /// ``throttlePause`` (30 s, as Amplitude asks) before it goes again, or ``dailyQuotaPause``
+    /// (an hour) when a device or user is over its daily quota; a 429 that names neither is left
+    /// to `Retry-After` or the backoff. An app's requests are one device's, so pausing the
+    /// request pauses the device.
+    ///
+    /// - Parameters:
+    ///   - response: the reply to be retried.
+    ///   - events: the events of the request it answers.
+    /// - Returns: the wait in seconds, or `nil`.
+    public func retryDelay(after response: HTTPResponse, of events: [QueuedEvent]) -> TimeInterval? {
+        guard response.status == 429, let members = Self.replyMembers(response) else { return nil }
+        func names(_ key: String) -> Bool {
+            members.contains { member in
+                guard member.key == key, case .object(let ids) = member.value.value else { return false }
+                return !ids.isEmpty
+            }
+        }
+        if names("exceeded_daily_quota_devices") || names("exceeded_daily_quota_users") { return Self.dailyQuotaPause }
+        if names("throttled_devices") || names("throttled_users") { return Self.throttlePause }
+        return nil
     }
 
     /// 401, 403 and 404, and Amplitude's 400 with `error` "Invalid API key" or a missing

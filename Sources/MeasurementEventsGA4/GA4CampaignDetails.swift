@@ -12,7 +12,9 @@ extension GA4Encoder {
     // developers.google.com/analytics/devguides/collection/protocol/ga4/sending-events). The
     // gtag.js `campaign_*` params are not Measurement Protocol fields. The session's `utm_*`
     // args map to: utm_source → source, utm_medium → medium, utm_campaign → campaign, utm_term →
-    // term, utm_content → content; they are taken off the event itself.
+    // term, utm_content → content; they are taken off the event itself. Every request whose events
+    // carry a campaign opens with it (GA4 applies it to the events after it, in that request), and
+    // the uploader counts it among the request's 25 events (GA4Encoder.requestEntryCount(of:)).
     /// The campaign of a request, sent as `campaign_details` events.
     enum CampaignDetails {
         /// The args the campaign is read from.
@@ -22,7 +24,6 @@ extension GA4Encoder {
             "utm_source": "source", "utm_medium": "medium", "utm_campaign": "campaign", "utm_term": "term",
             "utm_content": "content",
         ]
-        private static let marker = Array(#"{"name":"campaign_details""#.utf8)
 
         /// The campaign sent last in the request being encoded.
         struct State {
@@ -31,9 +32,8 @@ extension GA4Encoder {
             /// A `campaign_details` event to send before `queued`, when it carries a campaign
             /// other than the one sent last in this request.
             mutating func detailsEvent(for queued: QueuedEvent) -> [UInt8]? {
-                let campaign = StandardCall.campaign(of: queued.event)
-                guard !campaign.isEmpty, campaign != current else { return nil }
-                current = campaign
+                guard changes(to: queued) else { return nil }
+                let campaign = current
                 var json = JSONWriter()
                 json.object { object in
                     object.field("name") { $0.string("campaign_details") }
@@ -46,15 +46,13 @@ extension GA4Encoder {
                 return json.bytes
             }
 
-            /// `events` with `campaign_details` events taken out, newest first, down to `count`.
-            func removingDetails(from events: [[UInt8]], keeping count: Int) -> [[UInt8]] {
-                var events = events
-                while events.count > count,
-                    let index = events.lastIndex(where: { $0.starts(with: CampaignDetails.marker) })
-                {
-                    events.remove(at: index)
-                }
-                return events
+            /// Whether `queued` carries a campaign other than the one sent last in this request
+            /// (a `campaign_details` event goes before it), and takes it as the current one.
+            mutating func changes(to queued: QueuedEvent) -> Bool {
+                let campaign = StandardCall.campaign(of: queued.event)
+                guard !campaign.isEmpty, campaign != current else { return false }
+                current = campaign
+                return true
             }
         }
     }

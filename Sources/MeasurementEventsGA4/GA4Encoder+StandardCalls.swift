@@ -5,14 +5,15 @@ import MeasurementEventsHTTP
 import MeasurementEventsStandardValues
 
 // GA4's events for the standard events:
-// - Screen views, app stream: screen_view with screen_name and screen_class, GA4's screen-view
-//   event for apps (firebase.google.com/docs/analytics/screenviews, "Manually track screens";
-//   support.google.com/analytics/answer/9234069 lists screen_view among the events of app
-//   streams). GA4's naming rules (support.google.com/analytics/answer/13316687) reserve the name
-//   for that collection, so the generic path rejects it; this is the one place it is sent.
-// - Screen views, web stream: GA4 documents no screen event for web streams (their page_view
-//   needs a page_location URL), so a screen goes as the custom event screen_viewed with the same
-//   screen_name and screen_class params (the article "Delivering to vendors" documents it).
+// - Screen views, both streams: the custom event screen_viewed with screen_name and screen_class
+//   params. screen_view is GA4's screen event of app streams, but the Firebase SDK collects it
+//   (firebase.google.com/docs/analytics/screenviews; support.google.com/analytics/answer/9234069
+//   lists it among the automatically collected events), and the Measurement Protocol reserves it:
+//   its reference lists screen_view among the "Reserved event names"
+//   (developers.google.com/analytics/devguides/collection/protocol/ga4/reference, "Reserved
+//   names"), and the validation server answers NAME_RESERVED. Web streams have no screen event
+//   (their page_view needs a page_location URL). The article "Delivering to vendors" says what
+//   GA4's reports show for screen_viewed.
 // - purchase with currency, transaction_id, value and items (item_id, item_name, price,
 //   quantity): developers.google.com/analytics/devguides/collection/ga4/reference/events#purchase,
 //   sent over the Measurement Protocol as any event
@@ -21,6 +22,12 @@ import MeasurementEventsStandardValues
 //   an order without an id gets the event's id, so a retried request is counted once. Not sent:
 //   coupon, shipping, tax, affiliation, customer_type, and the items' optional fields
 //   (the order event does not collect them).
+// - refund, for an order whose revenue_type is refund, with currency, transaction_id, value
+//   and items: developers.google.com/analytics/devguides/collection/ga4/reference/events#refund
+//   ("transaction_id: The unique identifier of a transaction", required; value, currency; items
+//   "for partial refunds"). value is the refunded amount, positive, as the reference's example
+//   writes it; GA4 subtracts it in its revenue reports. An order without product lines (the
+//   generated OrderCompleted) sends no items: a refund of the whole transaction.
 // - The session's campaign: a campaign_details event (GA4CampaignDetails.swift).
 // - No alias call: the Measurement Protocol joins a user's events by user_id; user/aliased
 //   goes as a plain user_aliased event.
@@ -33,16 +40,17 @@ extension GA4Encoder {
         var order: Order?
         switch StandardCall(queued) {
         case .screen(let view):
-            if case .app = stream { name = "screen_view" } else { name = "screen_viewed" }
+            name = "screen_viewed"
             var properties = event
             properties.args = view.properties
-            params = ga4Params(properties, adaptations: &adaptations).filter {
+            params = ga4Params(properties, reserving: ["screen_class", "screen_name"], adaptations: &adaptations).filter
+            {
                 !StandardEventNames.campaignArgs.contains($0.key)
             }
             params["screen_name"] = .string(view.name)
             if let screenClass = view.screenClass { params["screen_class"] = .string(screenClass) }
         case .order(let purchase):
-            name = "purchase"
+            name = purchase.isRefund ? "refund" : "purchase"
             params = ["currency": .string(purchase.currency)]
             if let orderID = purchase.orderID {
                 params["transaction_id"] = .string(orderID)
@@ -64,7 +72,7 @@ extension GA4Encoder {
                 $0.object { fields in
                     // Keys sorted with the order's items and value among them.
                     var keys = Array(params.keys)
-                    if order != nil { keys += ["items", "value"] }
+                    if let order { keys += order.products.isEmpty ? ["value"] : ["items", "value"] }
                     for key in keys.sorted() {
                         switch key {
                         case "items" where order != nil:

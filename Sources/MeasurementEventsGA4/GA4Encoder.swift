@@ -21,7 +21,8 @@ import MeasurementEventsHTTP
 ///
 /// GA4's Measurement Protocol has no identify or group call: an identify or group sends no
 /// event, its traits go as `user_properties` (the group as `group_id` plus `group_`-prefixed
-/// traits) with the request it falls in, or alone (`"events": []`) when nothing else does.
+/// traits) with the request it falls in; a request would hold no event (which GA4 refuses), it
+/// sends nothing, and the traits go with the user's next event (counted as an adaptation).
 ///
 /// GA4's rules, and what this encoder does about them:
 /// - Event names: letters, digits and underscores, starting with a letter, at most 40
@@ -258,7 +259,7 @@ public struct GA4Encoder: BatchEncoder {
                 continue
             }
             if let details = campaign.detailsEvent(for: queued) { encodedEvents.append(details) }
-            if let standard = standardEvent(queued, adaptations: &adaptations) {  // screen_view, purchase
+            if let standard = standardEvent(queued, adaptations: &adaptations) {  // screen_viewed, purchase, refund
                 encodedEvents.append(standard)
                 continue
             }
@@ -289,15 +290,18 @@ public struct GA4Encoder: BatchEncoder {
             }
             encodedEvents.append(json.bytes)
         }
-        if encodedEvents.count > Self.maximumEventsPerRequest {
-            // Only campaign_details events push a full batch over GA4's 25: the campaign goes
-            // with the next request that has room (GA4 applies it to the events after it).
-            adaptations.append(
-                .init(event: first.event.name, reason: "campaign_details left out: the request holds 25 events"))
-            encodedEvents = campaign.removingDetails(from: encodedEvents, keeping: Self.maximumEventsPerRequest)
-        }
-        let hasIdentityCalls = events.contains { $0.kind != .track }
-        guard !encodedEvents.isEmpty || hasIdentityCalls else {
+        // The validator requires at least one event (`events`, minItems 1): identify and group
+        // calls with no event beside them send nothing; their traits reach GA4 as the
+        // user_properties of the user's next request, which describes the user as of its newest
+        // event (each event carries the identity it was posted under).
+        guard !encodedEvents.isEmpty else {
+            for call in events where call.kind != .track {
+                adaptations.append(
+                    .init(
+                        event: call.event.name,
+                        reason: "not sent alone (GA4 takes no request without events): its traits go as "
+                            + "user_properties with the user's next event"))
+            }
             return EncodedBatch(request: nil, rejected: rejected, adaptations: adaptations, expired: expired)
         }
         var userID = first.identity.userID
@@ -338,6 +342,24 @@ public struct GA4Encoder: BatchEncoder {
 
     /// The most events in one request (Measurement Protocol reference, `events`: "up to 25").
     static let maximumEventsPerRequest = 25
+
+    /// The events of a request for `events` as GA4 counts them against its 25: each tracked
+    /// event, and the `campaign_details` event before the first event of each campaign (so that
+    /// every request carrying a campaign's events carries the campaign too); identify and group
+    /// calls, which go as `user_properties`, count for none. Events too old to send are counted
+    /// as well: the request holds at most this many.
+    ///
+    /// - Parameter events: the events of one request.
+    /// - Returns: the length of the request's `events`.
+    public func requestEntryCount(of events: [QueuedEvent]) -> Int {
+        var count = 0
+        var campaign = CampaignDetails.State()
+        for queued in events where queued.kind == .track {
+            if campaign.changes(to: queued) { count += 1 }
+            count += 1
+        }
+        return count
+    }
 
     // The device block of the Measurement Protocol reference
     // (developers.google.com/analytics/devguides/collection/protocol/ga4/reference, "device":
@@ -418,9 +440,14 @@ public struct GA4Encoder: BatchEncoder {
         }
     }
 
-    func ga4Params(_ event: MeasurementEvent, adaptations: inout [EncodedBatch.Rejection]) -> EventArgs {
+    /// The event's params under GA4's rules, leaving room within the 25 for the session params
+    /// and for `reserving`, the params the caller adds (a screen's `screen_name`).
+    func ga4Params(
+        _ event: MeasurementEvent, reserving reserved: [String] = [], adaptations: inout [EncodedBatch.Rejection]
+    ) -> EventArgs {
         var params: EventArgs = [:]
         var dropped: [String] = []
+        let taken = Self.sessionParams + reserved
         for key in event.vendorProperties.keys.sorted() {
             let value = event.vendorProperties[key]!
             guard case .success(let name) = Self.ga4Name(key, reservedPrefixes: Self.reservedParamPrefixes) else {
@@ -428,9 +455,7 @@ public struct GA4Encoder: BatchEncoder {
                     .init(event: event.name, reason: "param \(quotedInFull(key)) dropped: not a valid GA4 param name"))
                 continue
             }
-            if params[name] != nil || Self.sessionParams.contains(name)
-                || params.count >= Self.maximumParams - Self.sessionParams.count
-            {
+            if params[name] != nil || taken.contains(name) || params.count >= Self.maximumParams - taken.count {
                 dropped.append(key)
                 continue
             }

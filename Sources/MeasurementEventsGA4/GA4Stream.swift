@@ -1,4 +1,5 @@
 import Foundation
+import MeasurementEvents
 import MeasurementEventsHTTP
 
 extension GA4Encoder {
@@ -24,6 +25,16 @@ extension GA4Encoder {
         /// hexadecimal digits the Firebase SDK's `Analytics.appInstanceID()` returns.
         case app(firebaseAppID: String, appInstanceID: String)
 
+        /// Whether `id` is 32 hexadecimal digits: the Measurement Protocol reference's
+        /// `app_instance_id` ("Uniquely identifies a specific installation of a Firebase app",
+        /// the value of the SDK's getAppInstanceId; its validation server answers
+        /// `VALUE_INVALID` for another form, developers.google.com/analytics/devguides/collection/
+        /// protocol/ga4/validating-events).
+        static func isAppInstanceID(_ id: String) -> Bool {
+            id.utf8.count == 32
+                && id.utf8.allSatisfy { (48...57).contains($0) || (97...102).contains($0) || (65...70).contains($0) }
+        }
+
         /// The query item naming the stream, as the Measurement Protocol reference names it.
         var queryItem: (String, String) {
             switch self {
@@ -47,6 +58,12 @@ extension GA4Encoder {
                     return "a GA4 app stream needs the app instance id the Firebase SDK gives "
                         + "(Analytics.appInstanceID()); without it GA4 cannot tie the events to the app's users. "
                         + "Pass it when it is known, or send to a web stream with .web(measurementID:)"
+                }
+                if !Self.isAppInstanceID(appInstanceID) {
+                    return "a GA4 app stream's app instance id is 32 hexadecimal digits, as "
+                        + "Analytics.appInstanceID() returns it (0123456789abcdef0123456789abcdef); found "
+                        + "\(quotedInFull(String(appInstanceID.prefix(64))))\(appInstanceID.count > 64 ? "…" : ""), "
+                        + "\(appInstanceID.count) characters. GA4's validation server refuses any other value"
                 }
                 return nil
             }

@@ -12,7 +12,7 @@ package struct InspectCommand: Sendable {
 
         Serves the local event inspector: open the printed address in a browser, and in the app set
           configuration.trail = InspectorConnection.local()   (MeasurementEventsInspector; off in release builds)
-        or point an HTTPTracker's encoder base URL at it (/v1/batch, /2/httpapi, /mp/collect, /debug/mp/collect, /v1/logs).
+        or point an HTTPTracker's encoder base URL at it (/v1/batch, /2/httpapi, /batch, /mp/collect, /debug/mp/collect, /v1/logs).
 
         options:
           --port <n>             the port (default 9400; 0 picks a free one)

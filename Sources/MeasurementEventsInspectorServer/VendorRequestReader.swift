@@ -16,8 +16,8 @@ package enum VendorRequestReader {
 
     /// The endpoints and their vendor (`source`).
     package static let vendorPaths: [String: String] = [
-        "/v1/batch": "segment", "/2/httpapi": "amplitude", "/mp/collect": "ga4", "/debug/mp/collect": "ga4",
-        "/v1/logs": "otlp",
+        "/v1/batch": "segment", "/2/httpapi": "amplitude", "/batch": "amplitude", "/mp/collect": "ga4",
+        "/debug/mp/collect": "ga4", "/v1/logs": "otlp",
     ]
 
     static func json(_ body: [UInt8]) throws(Refusal) -> [String: Any] {
@@ -156,11 +156,16 @@ package enum VendorRequestReader {
             guard let list = object["events"] as? [[String: Any]] else {
                 throw Refusal(
                     reason: "unexpected JSON shape",
-                    detail: "expected {\"api_key\", \"events\": [events]} (Amplitude /2/httpapi)")
+                    detail: "expected {\"api_key\", \"events\": [events]} (Amplitude /2/httpapi or /batch)")
             }
             if text(object["api_key"]) == nil { requestFindings.append("no \"api_key\": Amplitude answers 400") }
-            if body.count > 1_000_000 {
-                requestFindings.append("the request is \(body.count) bytes; Amplitude takes under 1 MB")
+            // The Batch Event Upload API (amplitude.com/docs/apis/analytics/batch-event-upload,
+            // "Limits and considerations"): "The JSON serialized payload must not exceed 20MB".
+            let isBatchAPI = path == "/batch"
+            if body.count > (isBatchAPI ? 20_000_000 : 1_000_000) {
+                requestFindings.append(
+                    "the request is \(body.count) bytes; Amplitude takes under \(isBatchAPI ? "20 MB on /batch" : "1 MB")"
+                )
             }
             if list.count >= 2_000 {
                 requestFindings.append("\(list.count) events; Amplitude takes fewer than 2,000 per request")

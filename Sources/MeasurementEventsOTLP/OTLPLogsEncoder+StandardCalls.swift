@@ -14,13 +14,24 @@ import MeasurementEventsStandardValues
 //   error/occurred's error_type and message (the message only when the app opted in).
 // - Orders and aliases: no convention exists; the args are the attributes, amounts as string
 //   attributes holding the decimal text (no double on the way).
+// - Refunds (an order whose revenue_type is refund): no convention exists either; the record
+//   adds the boolean attribute "order.refund" (true), named after the registry's rule of
+//   dot-separated namespaces (opentelemetry.io/docs/specs/semconv/general/naming/), so that a
+//   query tells refunds from sales without reading revenue_type's free text. The amounts stay
+//   as posted, positive: what was refunded.
 extension OTLPLogsEncoder {
+    /// The attribute a refund's record carries, `true`: `order.refund`.
+    static let refundAttribute = "order.refund"
+
     /// The semantic-convention attributes of a standard event, added to its args.
     static func standardAttributes(_ queued: QueuedEvent) -> [(String, EventValue)] {
         if queued.kind == .track, let error = ReportedError(queued.event) {
             var attributes: [(String, EventValue)] = [("exception.type", .string(error.type))]
             if let message = error.message { attributes.append(("exception.message", .string(message))) }
             return attributes
+        }
+        if case .order(let order) = StandardCall(queued) {
+            return order.isRefund ? [(refundAttribute, .bool(true))] : []
         }
         guard case .screen(let view) = StandardCall(queued) else { return [] }
         var attributes: [(String, EventValue)] = [("app.screen.name", .string(view.name))]

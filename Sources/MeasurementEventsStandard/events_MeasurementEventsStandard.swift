@@ -6,10 +6,10 @@ import MeasurementEvents
 
 /// The calls vendors build their standard reports on: screen views, orders, aliases, errors, deep links and timers. Encoders send each as the vendor's own call.
 public enum MeasurementEventsStandardEvents {
-    /// A screen appeared. Segment receives a screen call, Amplitude its [Amplitude] Screen Viewed event, GA4 screen_view.
+    /// A screen appeared. Segment receives a screen call, Amplitude its [Amplitude] Screen Viewed event, GA4 the custom event screen_viewed (the Measurement Protocol reserves screen_view).
     public static let screenViewed: EventName = "screen/viewed"
 
-    /// A purchase completed. Amounts are decimal text (never binary floating point); products travel as products.<i>.<field> args. Segment receives Order Completed, Amplitude its revenue fields, GA4 purchase.
+    /// A purchase completed. Amounts are decimal text (never binary floating point); products travel as products.<i>.<field> args. Segment receives Order Completed, Amplitude its revenue fields, GA4 purchase; with revenue_type refund, Segment Order Refunded, Amplitude negative revenue, GA4 refund. Without product lines (product_count 0) revenue is the order's total as given.
     public static let orderCompleted: EventName = "order/completed"
 
     /// Two user ids are the same user: Segment receives an alias call with previousId.
@@ -112,7 +112,7 @@ public enum MeasurementEventsStandardEvents {
         return EventSpec(name: appDeepLinkOpened, type: .activity, args: args)
     }
 
-    /// A screen appeared. Segment receives a screen call, Amplitude its [Amplitude] Screen Viewed event, GA4 screen_view.
+    /// A screen appeared. Segment receives a screen call, Amplitude its [Amplitude] Screen Viewed event, GA4 the custom event screen_viewed (the Measurement Protocol reserves screen_view).
     public struct ScreenViewed: TypedMeasurementEvent, Hashable {
         /// The event's name on the bus: `screen/viewed`.
         public static let eventName: EventName = "screen/viewed"
@@ -174,7 +174,7 @@ public enum MeasurementEventsStandardEvents {
         }
     }
 
-    /// A screen appeared. Segment receives a screen call, Amplitude its [Amplitude] Screen Viewed event, GA4 screen_view.
+    /// A screen appeared. Segment receives a screen call, Amplitude its [Amplitude] Screen Viewed event, GA4 the custom event screen_viewed (the Measurement Protocol reserves screen_view).
     ///
     /// - Parameters:
     ///   - screen: The screen's name as the app reports it: Feed, FeedViewController. Never empty.
@@ -187,7 +187,7 @@ public enum MeasurementEventsStandardEvents {
         ScreenViewed(screen: screen, screenClass: screenClass, label: label).post(to: center, file: file, line: line)
     }
 
-    /// A purchase completed. Amounts are decimal text (never binary floating point); products travel as products.<i>.<field> args. Segment receives Order Completed, Amplitude its revenue fields, GA4 purchase.
+    /// A purchase completed. Amounts are decimal text (never binary floating point); products travel as products.<i>.<field> args. Segment receives Order Completed, Amplitude its revenue fields, GA4 purchase; with revenue_type refund, Segment Order Refunded, Amplitude negative revenue, GA4 refund. Without product lines (product_count 0) revenue is the order's total as given.
     public struct OrderCompleted: TypedMeasurementEvent, Hashable {
         /// The event's name on the bus: `order/completed`.
         public static let eventName: EventName = "order/completed"
@@ -277,7 +277,7 @@ public enum MeasurementEventsStandardEvents {
         }
     }
 
-    /// A purchase completed. Amounts are decimal text (never binary floating point); products travel as products.<i>.<field> args. Segment receives Order Completed, Amplitude its revenue fields, GA4 purchase.
+    /// A purchase completed. Amounts are decimal text (never binary floating point); products travel as products.<i>.<field> args. Segment receives Order Completed, Amplitude its revenue fields, GA4 purchase; with revenue_type refund, Segment Order Refunded, Amplitude negative revenue, GA4 refund. Without product lines (product_count 0) revenue is the order's total as given.
     ///
     /// - Parameters:
     ///   - revenue: The order's total as decimal text in the currency's units: 19.99. The sum of price times quantity of its products.

@@ -52,12 +52,17 @@ public struct Order: Sendable, Equatable {
     public var currency: String
     /// The store's transaction id; vendors de-duplicate purchases on it.
     public var orderID: String?
-    /// What kind of revenue: `purchase`, `subscription`, `refund`.
+    /// What kind of revenue: `purchase`, `subscription`, `refund`. A `refund` goes as each
+    /// vendor's own refund call (``isRefund``).
     public var revenueType: String?
     /// The store receipt, for vendors that verify it.
     public var receipt: String?
     /// The products, in the order shown to the user.
     public var products: [Product]
+    /// The total an event without product lines declared (`product_count` 0): a refund of a
+    /// whole order posted through the generated `OrderCompleted`, which carries no products.
+    /// `nil` whenever the order has products; their total is the revenue then.
+    private var declaredTotal: Decimal?
 
     /// An order.
     ///
@@ -78,10 +83,22 @@ public struct Order: Sendable, Equatable {
         self.products = products
     }
 
-    /// The total: the sum of price times quantity, computed in decimal.
+    /// The total: the sum of price times quantity, computed in decimal; for an event that
+    /// declared a total without product lines, that total.
     public var revenue: Decimal {
-        products.reduce(Decimal(0)) { $0 + $1.price * Decimal($1.quantity) }
+        if products.isEmpty, let declaredTotal { return declaredTotal }
+        return products.reduce(Decimal(0)) { $0 + $1.price * Decimal($1.quantity) }
     }
+
+    /// Whether the order is a refund: `revenueType` is `refund` (in any case), the value the
+    /// catalog documents for `revenue_type`. Amounts stay positive (what was refunded); each
+    /// vendor's encoder sends its own refund call (Segment `Order Refunded`, GA4 `refund`,
+    /// Amplitude negative revenue).
+    ///
+    /// ```swift
+    /// Order(currency: "EUR", orderID: "T-1001", revenueType: "refund", products: products).isRefund  // true
+    /// ```
+    public var isRefund: Bool { revenueType?.lowercased() == "refund" }
 
     /// The event's args: the catalog's order args, and `products.<i>.product_id`, `.name`,
     /// `.price` (decimal text) and `.quantity` for each product.
@@ -124,7 +141,9 @@ extension Order {
 
     /// The order an `order/completed` event describes, checked: every amount decimal text
     /// with at most ``DecimalText/maximumDigits`` digits, every quantity at least 1, a known
-    /// ISO 4217 currency code, and a revenue equal to the products' total.
+    /// ISO 4217 currency code, and a revenue equal to the products' total. An event without
+    /// product lines (`product_count` 0, as the generated `OrderCompleted` posts) declares its
+    /// total in `revenue`: any decimal text of at least 0.
     ///
     /// - Parameter event: an `order/completed` event.
     /// - Throws: ``StandardEventProblem`` naming the arg and what was wrong.
@@ -174,6 +193,10 @@ extension Order {
         self.init(
             currency: currency, orderID: try optionalText("order_id"), revenueType: try optionalText("revenue_type"),
             receipt: try optionalText("receipt"), products: products)
+        if products.isEmpty, let total = DecimalText.value(revenueText), total >= 0 {
+            declaredTotal = total
+            return
+        }
         guard let revenue = DecimalText.value(revenueText), revenue == self.revenue else {
             throw problem(
                 "revenue", quotedInFull(revenueText),

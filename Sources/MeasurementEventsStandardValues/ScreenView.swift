@@ -9,7 +9,8 @@ import MeasurementEvents
 ///
 /// Posted as `screen/viewed`, the event a tracking plan's screens post
 /// (`TrackingPlan.reportScreenAppeared(_:to:)`). Segment receives a `screen` call, Amplitude
-/// `[Amplitude] Screen Viewed`, GA4 `screen_view`, OTLP a record with `app.screen.name`.
+/// `[Amplitude] Screen Viewed`, GA4 the custom event `screen_viewed` (the Measurement Protocol
+/// reserves `screen_view`), OTLP a record with `app.screen.name`.
 /// An empty name is reported and dropped by `MeasurementEventsStandard`'s `StandardEventsProcessor`.
 public struct ScreenView: Sendable, Equatable {
     /// The screen's name: `Feed`.

@@ -96,4 +96,39 @@ final class AmplitudeEncoderTests: XCTestCase {
                 "\(status) \(body)")
         }
     }
+
+    func testRequestsOfMoreThanThirtyEventsGoToTheBatchAPI() throws {
+        // amplitude.com/docs/faq/api-choice and http-api-batching-retries: the Batch Event Upload API for
+        // historical data and more than 30 events a second of one device; same body.
+        let thirty = Array(repeating: EncoderSamples.track, count: 30)
+        let request = try XCTUnwrap(fullEncoder.encode(thirty, context: context).request)
+        XCTAssertEqual(request.url.absoluteString, "https://api2.amplitude.com/2/httpapi")
+        let backlog = try XCTUnwrap(fullEncoder.encode(thirty + [EncoderSamples.track], context: context).request)
+        XCTAssertEqual(backlog.url.absoluteString, "https://api2.amplitude.com/batch")
+        XCTAssertEqual(AmplitudeEncoder.defaultLimits.maximumEvents, 1_000)
+    }
+
+    func testA429NamingThrottledDevicesWaitsThirtySecondsAndADailyQuotaAnHour() {
+        func reply(_ status: Int, _ body: String) -> HTTPResponse {
+            HTTPResponse(status: status, headers: [:], body: Array(body.utf8))
+        }
+        let events = [EncoderSamples.track]
+        // amplitude.com/docs/apis/analytics/http-v2, "429 response": throttled_devices, throttled_users,
+        // exceeded_daily_quota_devices, exceeded_daily_quota_users.
+        XCTAssertEqual(
+            fullEncoder.retryDelay(
+                after: reply(
+                    429, #"{"code":429,"eps_threshold":30,"throttled_devices":{"anon-1234":31},"throttled_events":[0]}"#
+                ),
+                of: events), 30)
+        XCTAssertEqual(
+            fullEncoder.retryDelay(after: reply(429, #"{"throttled_users":{"user-42":40}}"#), of: events), 30)
+        XCTAssertEqual(
+            fullEncoder.retryDelay(
+                after: reply(429, #"{"exceeded_daily_quota_devices":{"anon-1234":500001}}"#), of: events),
+            3_600)
+        XCTAssertNil(fullEncoder.retryDelay(after: reply(429, #"{"throttled_devices":{}}"#), of: events))
+        XCTAssertNil(fullEncoder.retryDelay(after: reply(429, "slow down"), of: events))
+        XCTAssertNil(fullEncoder.retryDelay(after: reply(503, #"{"throttled_devices":{"a":1}}"#), of: events))
+    }
 }

@@ -24,14 +24,31 @@ final class AmplitudeStandardCallTests: XCTestCase {
         // amplitude.com/docs/apis/analytics/http-v2, "Keys for the event argument": "price", "quantity",
         // "productId", "revenueType", "currency"; amplitude.com/docs/data/sources/instrument-track-revenue,
         // "Revenue properties": they describe one product. Two products: one "Product Purchased" revenue event
-        // per product (Segment's Amplitude destination, "Track Revenue Per Product"), insert_id "<id>-<index>";
+        // per product (Segment's Amplitude destination, "Track Revenue Per Product"), insert_id "<id>-<index>",
+        // with "revenue" = price × quantity ("required if you wish the revenue event to appear in a Revenue LTV chart");
         // the order keeps the total (0.5 exactly) and currency as event properties, not as the revenue key.
         XCTAssertEqual(
             EncoderSamples.body(encoder, StandardCallSamples.order),
-            #"{"api_key":"API_KEY","events":[{"app_version":"2.4.1","device_id":"anon-1234","device_manufacturer":"Apple","device_model":"iPhone15,2","event_properties":{"currency":"EUR","event_type":"activity","order_id":"T-1001","product_count":2,"revenue":0.5},"event_type":"order/completed","groups":{"group":"acme"},"insert_id":"00000000-0000-4000-8000-000000000012","language":"en-US","os_name":"iOS","os_version":"17.2.1","platform":"iOS","session_id":1714566000000,"time":1714566602000,"user_id":"user-42"},{"app_version":"2.4.1","currency":"EUR","device_id":"anon-1234","device_manufacturer":"Apple","device_model":"iPhone15,2","event_properties":{"name":"Sticker","order_id":"T-1001"},"event_type":"Product Purchased","groups":{"group":"acme"},"insert_id":"00000000-0000-4000-8000-000000000012-0","language":"en-US","os_name":"iOS","os_version":"17.2.1","platform":"iOS","price":0.1,"productId":"sku-1","quantity":3,"revenueType":"purchase","session_id":1714566000000,"time":1714566602000,"user_id":"user-42"},{"app_version":"2.4.1","currency":"EUR","device_id":"anon-1234","device_manufacturer":"Apple","device_model":"iPhone15,2","event_properties":{"order_id":"T-1001"},"event_type":"Product Purchased","groups":{"group":"acme"},"insert_id":"00000000-0000-4000-8000-000000000012-1","language":"en-US","os_name":"iOS","os_version":"17.2.1","platform":"iOS","price":0.2,"productId":"sku-2","quantity":1,"revenueType":"purchase","session_id":1714566000000,"time":1714566602000,"user_id":"user-42"}]}"#
+            #"{"api_key":"API_KEY","events":[{"app_version":"2.4.1","device_id":"anon-1234","device_manufacturer":"Apple","device_model":"iPhone15,2","event_properties":{"currency":"EUR","event_type":"activity","order_id":"T-1001","product_count":2,"revenue":0.5},"event_type":"order/completed","groups":{"group":"acme"},"insert_id":"00000000-0000-4000-8000-000000000012","language":"en-US","os_name":"iOS","os_version":"17.2.1","platform":"iOS","session_id":1714566000000,"time":1714566602000,"user_id":"user-42"},{"app_version":"2.4.1","currency":"EUR","device_id":"anon-1234","device_manufacturer":"Apple","device_model":"iPhone15,2","event_properties":{"name":"Sticker","order_id":"T-1001"},"event_type":"Product Purchased","groups":{"group":"acme"},"insert_id":"00000000-0000-4000-8000-000000000012-0","language":"en-US","os_name":"iOS","os_version":"17.2.1","platform":"iOS","price":0.1,"productId":"sku-1","quantity":3,"revenue":0.3,"revenueType":"purchase","session_id":1714566000000,"time":1714566602000,"user_id":"user-42"},{"app_version":"2.4.1","currency":"EUR","device_id":"anon-1234","device_manufacturer":"Apple","device_model":"iPhone15,2","event_properties":{"order_id":"T-1001"},"event_type":"Product Purchased","groups":{"group":"acme"},"insert_id":"00000000-0000-4000-8000-000000000012-1","language":"en-US","os_name":"iOS","os_version":"17.2.1","platform":"iOS","price":0.2,"productId":"sku-2","quantity":1,"revenue":0.2,"revenueType":"purchase","session_id":1714566000000,"time":1714566602000,"user_id":"user-42"}]}"#
         )
     }
 
+    func testRefund() {
+        // amplitude.com/docs/data/sources/instrument-track-revenue, "Revenue properties": "$price" and "$revenue"
+        // "can be negative", "$revenueType" e.g. "refund"; the quantity stays a positive count.
+        XCTAssertEqual(
+            EncoderSamples.body(encoder, StandardCallSamples.refund),
+            #"{"api_key":"API_KEY","events":[{"app_version":"2.4.1","device_id":"anon-1234","device_manufacturer":"Apple","device_model":"iPhone15,2","event_properties":{"event_type":"activity","order_id":"T-1001","product_count":1},"event_type":"order/completed","groups":{"group":"acme"},"insert_id":"00000000-0000-4000-8000-000000000016","language":"en-US","os_name":"iOS","os_version":"17.2.1","platform":"iOS","session_id":1714566000000,"time":1714566606000,"user_id":"user-42","currency":"EUR","price":-0.1,"productId":"sku-1","quantity":3,"revenue":-0.3,"revenueType":"refund"}]}"#
+        )
+    }
+
+    func testRefundFromTheGeneratedCatalog() {
+        // The generated OrderCompleted carries no product lines: the negative revenue alone, with revenueType refund.
+        XCTAssertEqual(
+            EncoderSamples.body(encoder, StandardCallSamples.catalogRefund),
+            #"{"api_key":"API_KEY","events":[{"app_version":"2.4.1","device_id":"anon-1234","device_manufacturer":"Apple","device_model":"iPhone15,2","event_properties":{"event_type":"activity","order_id":"T-1001","product_count":0},"event_type":"order/completed","groups":{"group":"acme"},"insert_id":"00000000-0000-4000-8000-000000000019","language":"en-US","os_name":"iOS","os_version":"17.2.1","platform":"iOS","session_id":1714566000000,"time":1714566609000,"user_id":"user-42","currency":"EUR","revenue":-0.5,"revenueType":"refund"}]}"#
+        )
+    }
     func testARefusedProductEventNamesItsOrder() {
         // Amplitude's 400 names events by their index in the request: the product events come after the batch.
         let events = [StandardCallSamples.order, StandardCallSamples.alias]

@@ -23,18 +23,32 @@ final class GA4EncoderTests: XCTestCase {
         )
     }
 
-    func testIdentifyWithFullContext() {
-        XCTAssertEqual(
-            EncoderSamples.body(fullEncoder, EncoderSamples.identify),
-            #"{"client_id":"anon-1234","user_id":"user-42","user_properties":{"group_employees":{"value":120},"group_id":{"value":"acme"},"group_name":{"value":"Acme Inc"},"plan":{"value":"pro"},"seats":{"value":3}},"device":{"brand":"Apple","category":"mobile","language":"en-US","model":"iPhone15,2","operating_system":"iOS","operating_system_version":"17.2.1"},"events":[]}"#
-        )
+    func testIdentifyGoesWithTheNextEvent() throws {
+        // No identify or group call in the Measurement Protocol, and no request without events (validator:
+        // events minItems 1): alone, nothing is sent; with an event, the traits are its request's user_properties.
+        XCTAssertEqual(EncoderSamples.body(fullEncoder, EncoderSamples.identify), "")
+        let request = try XCTUnwrap(
+            fullEncoder.encode([EncoderSamples.identify, EncoderSamples.track], context: context).request)
+        let body = String(decoding: request.body, as: UTF8.self)
+        XCTAssertTrue(
+            body.hasPrefix(
+                #"{"client_id":"anon-1234","user_id":"user-42","user_properties":{"group_employees":{"value":120},"group_id":{"value":"acme"},"group_name":{"value":"Acme Inc"},"plan":{"value":"pro"},"seats":{"value":3}}"#
+            ), body)
+        XCTAssertEqual(body.components(separatedBy: #""name":"#).count - 1, 1, "one event: the track")
     }
 
-    func testGroupWithFullContext() {
-        XCTAssertEqual(
-            EncoderSamples.body(fullEncoder, EncoderSamples.group),
-            #"{"client_id":"anon-1234","user_id":"user-42","user_properties":{"group_employees":{"value":120},"group_id":{"value":"acme"},"group_name":{"value":"Acme Inc"},"plan":{"value":"pro"},"seats":{"value":3}},"device":{"brand":"Apple","category":"mobile","language":"en-US","model":"iPhone15,2","operating_system":"iOS","operating_system_version":"17.2.1"},"events":[]}"#
-        )
+    func testGroupGoesWithTheNextEvent() throws {
+        // No identify or group call in the Measurement Protocol, and no request without events (validator:
+        // events minItems 1): alone, nothing is sent; with an event, the traits are its request's user_properties.
+        XCTAssertEqual(EncoderSamples.body(fullEncoder, EncoderSamples.group), "")
+        let request = try XCTUnwrap(
+            fullEncoder.encode([EncoderSamples.group, EncoderSamples.track], context: context).request)
+        let body = String(decoding: request.body, as: UTF8.self)
+        XCTAssertTrue(
+            body.hasPrefix(
+                #"{"client_id":"anon-1234","user_id":"user-42","user_properties":{"group_employees":{"value":120},"group_id":{"value":"acme"},"group_name":{"value":"Acme Inc"},"plan":{"value":"pro"},"seats":{"value":3}}"#
+            ), body)
+        XCTAssertEqual(body.components(separatedBy: #""name":"#).count - 1, 1, "one event: the track")
     }
 
     private let encoder = GA4Encoder(measurementID: "G-TEST123", apiSecret: "SECRET")

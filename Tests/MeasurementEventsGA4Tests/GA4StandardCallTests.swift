@@ -40,6 +40,22 @@ final class GA4StandardCallTests: XCTestCase {
         )
     }
 
+    func testRefund() {
+        // developers.google.com/analytics/devguides/collection/ga4/reference/events#refund: "refund" with
+        // "transaction_id" (required), "currency", "value" (the refunded amount) and "items" for a partial refund.
+        XCTAssertEqual(
+            EncoderSamples.body(encoder, StandardCallSamples.refund),
+            #"{"client_id":"anon-1234","user_id":"user-42","user_properties":{"group_employees":{"value":120},"group_id":{"value":"acme"},"group_name":{"value":"Acme Inc"},"plan":{"value":"pro"},"seats":{"value":3}},"device":{"brand":"Apple","category":"mobile","language":"en-US","model":"iPhone15,2","operating_system":"iOS","operating_system_version":"17.2.1"},"events":[{"name":"refund","params":{"currency":"EUR","engagement_time_msec":1,"items":[{"item_id":"sku-1","item_name":"Sticker","price":0.1,"quantity":3}],"session_id":"1714566000000","transaction_id":"T-1001","value":0.3},"timestamp_micros":1714566606000000}]}"#
+        )
+    }
+
+    func testRefundFromTheGeneratedCatalog() {
+        // The generated OrderCompleted carries no product lines: a refund of the whole transaction, without items.
+        XCTAssertEqual(
+            EncoderSamples.body(encoder, StandardCallSamples.catalogRefund),
+            #"{"client_id":"anon-1234","user_id":"user-42","user_properties":{"group_employees":{"value":120},"group_id":{"value":"acme"},"group_name":{"value":"Acme Inc"},"plan":{"value":"pro"},"seats":{"value":3}},"device":{"brand":"Apple","category":"mobile","language":"en-US","model":"iPhone15,2","operating_system":"iOS","operating_system_version":"17.2.1"},"events":[{"name":"refund","params":{"currency":"EUR","engagement_time_msec":1,"session_id":"1714566000000","transaction_id":"T-1001","value":0.5},"timestamp_micros":1714566609000000}]}"#
+        )
+    }
     func testAlias() {
         // No alias in the Measurement Protocol: a plain event (the name adapted to user_aliased).
         XCTAssertEqual(

@@ -32,14 +32,61 @@ final class GA4StreamTests: XCTestCase {
         XCTAssertFalse(body.contains("client_id"), body)
     }
 
-    func testAppStreamSendsScreenView() throws {
-        // firebase.google.com/docs/analytics/screenviews: screen_view with screen_name and screen_class, the
-        // screen event of app streams.
+    func testAppStreamSendsScreenViewsAsTheCustomEventScreenViewed() throws {
+        // The Measurement Protocol reserves screen_view (reference, "Reserved names"; the validator answers
+        // NAME_RESERVED): the custom event screen_viewed with screen_name and screen_class, as on a web stream.
         let body = EncoderSamples.body(try appEncoder(), StandardCallSamples.screen)
         XCTAssertTrue(
             body.contains(
-                #"{"name":"screen_view","params":{"engagement_time_msec":1,"event_type":"activity","screen_class":"FeedViewController","screen_name":"Feed","session_id":"1714566000000","tab":"home"}"#
+                #"{"name":"screen_viewed","params":{"engagement_time_msec":1,"event_type":"activity","screen_class":"FeedViewController","screen_name":"Feed","session_id":"1714566000000","tab":"home"}"#
             ), body)
+    }
+
+    func testAnAppInstanceIDThatIsNot32HexDigitsIsAnErrorAtInit() {
+        // reference, app_instance_id: the Firebase SDK's id, 32 hexadecimal digits.
+        for bad in [
+            "0123456789abcdef", "0123456789abcdef0123456789abcdeg", "0123456789abcdef-0123456789abcdef",
+            "é" + String(repeating: "a", count: 31),
+        ] {
+            XCTAssertThrowsError(
+                try GA4Encoder(stream: .app(firebaseAppID: "1:1:ios:a", appInstanceID: bad), apiSecret: "s"), bad
+            ) { error in
+                let message = String(describing: error)
+                XCTAssertTrue(message.contains("32 hexadecimal digits"), message)
+                XCTAssertTrue(message.contains(bad), message)
+            }
+        }
+        XCTAssertNoThrow(
+            try GA4Encoder(
+                stream: .app(firebaseAppID: "1:1:ios:a", appInstanceID: "0123456789ABCDEF0123456789abcdef"),
+                apiSecret: "s"))
+    }
+
+    func testAScreenWithManyPropertiesStaysWithin25Params() throws {
+        var screen = StandardCallSamples.screen
+        for index in 0..<30 { screen.event.args["property_\(index)"] = .int(index) }
+        let body = try XCTUnwrap(
+            JSONSerialization.jsonObject(with: Data(EncoderSamples.body(try appEncoder(), screen).utf8))
+                as? [String: Any])
+        let params = try XCTUnwrap((body["events"] as? [[String: Any]])?.first?["params"] as? [String: Any])
+        XCTAssertEqual(params.count, 25)
+        XCTAssertEqual(params["screen_name"] as? String, "Feed")
+        XCTAssertEqual(params["screen_class"] as? String, "FeedViewController")
+        XCTAssertNotNil(params["session_id"])
+        XCTAssertNotNil(params["engagement_time_msec"])
+    }
+
+    func testIdentifyCallsAloneSendNoRequestAndTheirTraitsGoWithTheNextEvent() throws {
+        // The validator requires at least one event (events: minItems 1).
+        let encoder = GA4Encoder(measurementID: "G-1", apiSecret: "s")
+        let alone = encoder.encode([EncoderSamples.identify, EncoderSamples.group], context: context)
+        XCTAssertNil(alone.request)
+        XCTAssertEqual(alone.adaptations.count, 2)
+        XCTAssertTrue(alone.adaptations[0].reason.contains("user_properties with the user's next event"))
+        XCTAssertEqual(encoder.requestEntryCount(of: [EncoderSamples.identify, EncoderSamples.group]), 0)
+        let body = EncoderSamples.body(encoder, EncoderSamples.track)
+        XCTAssertTrue(body.contains(#""user_properties":{"group_employees""#), body)
+        XCTAssertTrue(body.contains(#""plan":{"value":"pro"}"#), body)
     }
 
     func testAnAppStreamWithoutItsInstanceIDIsAnErrorAtInit() {

@@ -37,6 +37,22 @@ final class OTLPStandardCallTests: XCTestCase {
         )
     }
 
+    func testRefund() {
+        // No convention for orders (opentelemetry.io/docs/specs/semconv): the args, and "order.refund" true
+        // (dot-separated namespace, semconv "Naming") so that a query tells refunds from sales.
+        XCTAssertEqual(
+            EncoderSamples.body(encoder, StandardCallSamples.refund),
+            #"{"resourceLogs":[{"resource":{"attributes":[{"key":"service.name","value":{"stringValue":"Shop"}},{"key":"service.version","value":{"stringValue":"2.4.1"}},{"key":"os.type","value":{"stringValue":"darwin"}},{"key":"os.name","value":{"stringValue":"iOS"}},{"key":"os.version","value":{"stringValue":"17.2.1"}},{"key":"device.model.identifier","value":{"stringValue":"iPhone15,2"}},{"key":"device.manufacturer","value":{"stringValue":"Apple"}},{"key":"telemetry.sdk.name","value":{"stringValue":"MeasurementEvents"}},{"key":"telemetry.sdk.version","value":{"stringValue":"1.1.0"}},{"key":"telemetry.sdk.language","value":{"stringValue":"swift"}},{"key":"screen_width","value":{"intValue":"390"}}]},"scopeLogs":[{"scope":{"name":"MeasurementEvents","version":"1.1.0"},"logRecords":[{"timeUnixNano":"1714566606000000000","observedTimeUnixNano":"1714566606000000000","severityNumber":9,"severityText":"INFO","eventName":"order/completed","attributes":[{"key":"currency","value":{"stringValue":"EUR"}},{"key":"event_type","value":{"stringValue":"activity"}},{"key":"order_id","value":{"stringValue":"T-1001"}},{"key":"product_count","value":{"intValue":"1"}},{"key":"products.0.name","value":{"stringValue":"Sticker"}},{"key":"products.0.price","value":{"stringValue":"0.1"}},{"key":"products.0.product_id","value":{"stringValue":"sku-1"}},{"key":"products.0.quantity","value":{"intValue":"3"}},{"key":"revenue","value":{"stringValue":"0.3"}},{"key":"revenue_type","value":{"stringValue":"refund"}},{"key":"order.refund","value":{"boolValue":true}},{"key":"event.name","value":{"stringValue":"order/completed"}},{"key":"user.id","value":{"stringValue":"user-42"}},{"key":"enduser.pseudo.id","value":{"stringValue":"anon-1234"}},{"key":"session.id","value":{"stringValue":"1714566000000"}},{"key":"group.id","value":{"stringValue":"acme"}}]}]}]}]}"#
+        )
+    }
+
+    func testRefundFromTheGeneratedCatalog() {
+        // The generated OrderCompleted: the same attribute on a record without product lines.
+        XCTAssertEqual(
+            EncoderSamples.body(encoder, StandardCallSamples.catalogRefund),
+            #"{"resourceLogs":[{"resource":{"attributes":[{"key":"service.name","value":{"stringValue":"Shop"}},{"key":"service.version","value":{"stringValue":"2.4.1"}},{"key":"os.type","value":{"stringValue":"darwin"}},{"key":"os.name","value":{"stringValue":"iOS"}},{"key":"os.version","value":{"stringValue":"17.2.1"}},{"key":"device.model.identifier","value":{"stringValue":"iPhone15,2"}},{"key":"device.manufacturer","value":{"stringValue":"Apple"}},{"key":"telemetry.sdk.name","value":{"stringValue":"MeasurementEvents"}},{"key":"telemetry.sdk.version","value":{"stringValue":"1.1.0"}},{"key":"telemetry.sdk.language","value":{"stringValue":"swift"}},{"key":"screen_width","value":{"intValue":"390"}}]},"scopeLogs":[{"scope":{"name":"MeasurementEvents","version":"1.1.0"},"logRecords":[{"timeUnixNano":"1714566609000000000","observedTimeUnixNano":"1714566609000000000","severityNumber":9,"severityText":"INFO","eventName":"order/completed","attributes":[{"key":"currency","value":{"stringValue":"EUR"}},{"key":"event_type","value":{"stringValue":"activity"}},{"key":"order_id","value":{"stringValue":"T-1001"}},{"key":"product_count","value":{"intValue":"0"}},{"key":"revenue","value":{"stringValue":"0.5"}},{"key":"revenue_type","value":{"stringValue":"refund"}},{"key":"order.refund","value":{"boolValue":true}},{"key":"event.name","value":{"stringValue":"order/completed"}},{"key":"user.id","value":{"stringValue":"user-42"}},{"key":"enduser.pseudo.id","value":{"stringValue":"anon-1234"}},{"key":"session.id","value":{"stringValue":"1714566000000"}},{"key":"group.id","value":{"stringValue":"acme"}}]}]}]}]}"#
+        )
+    }
     func testAlias() {
         // No convention for aliases: the args as attributes.
         XCTAssertEqual(

@@ -107,6 +107,30 @@ final class OrderTests: XCTestCase {
         XCTAssertFalse(ISO4217.isKnown("EURO"))
     }
 
+    func testARefundIsAnOrderWhoseRevenueTypeIsRefundInAnyCase() {
+        let product = Order.Product(productID: "a", price: decimal("1"))
+        XCTAssertTrue(Order(currency: "EUR", revenueType: "refund", products: [product]).isRefund)
+        XCTAssertTrue(Order(currency: "EUR", revenueType: "Refund", products: [product]).isRefund)
+        XCTAssertFalse(Order(currency: "EUR", revenueType: "purchase", products: [product]).isRefund)
+        XCTAssertFalse(Order(currency: "EUR", products: [product]).isRefund)
+    }
+
+    func testAnEventWithoutProductLinesDeclaresItsTotal() throws {
+        // What the generated OrderCompleted posts: a total and no products.
+        let event = MeasurementEvent(
+            "order/completed",
+            args: ["revenue": "19.99", "currency": "EUR", "product_count": 0, "revenue_type": "refund"])
+        let order = try Order(validating: event)
+        XCTAssertEqual(order.revenue, decimal("19.99"))
+        XCTAssertEqual(order.products, [])
+        XCTAssertTrue(order.isRefund)
+        var negative = event
+        negative.args["revenue"] = "-1"
+        XCTAssertThrowsError(try Order(validating: negative)) { error in
+            XCTAssertEqual((error as? StandardEventProblem)?.arg, "revenue")
+        }
+    }
+
     /// `isKnown` reads a table of the codes four bytes apart: every code of `codes` is known
     /// (the first and last ones too), and no three letters across two neighbours are.
     func testCurrencyCodesTable() {

@@ -80,6 +80,25 @@ public protocol BatchEncoder: Sendable {
     ///   - count: the events the request carried.
     /// - Returns: the refused events' count and the server's message, or `nil`.
     func partialRefusal(in response: HTTPResponse, ofEventCount count: Int) -> PartialRefusal?
+    /// How many entries of the vendor's own list a request for `events` holds, which
+    /// ``BatchLimits/maximumEvents`` bounds: the uploader sends fewer events when a request
+    /// would hold more. Amplitude counts an order of n products as n + 1 events (one revenue
+    /// event per product); GA4 counts the `campaign_details` events it adds and not the
+    /// identify calls it folds into `user_properties`. The default: `events.count`.
+    ///
+    /// - Parameter events: the events of one request, oldest first.
+    /// - Returns: the entries the vendor counts against its limit.
+    func requestEntryCount(of events: [QueuedEvent]) -> Int
+    /// For a reply ``retries(_:)`` sends again: how long to wait before sending, when the
+    /// vendor's reply says more than its `Retry-After` header (Amplitude's 429 names the
+    /// throttled devices, which Amplitude asks to pause for 30 seconds). `nil`, the default,
+    /// leaves it to `Retry-After` or the backoff of ``RetryPolicy``.
+    ///
+    /// - Parameters:
+    ///   - response: the reply to be retried.
+    ///   - events: the events of the request it answers.
+    /// - Returns: the wait in seconds, or `nil`.
+    func retryDelay(after response: HTTPResponse, of events: [QueuedEvent]) -> TimeInterval?
 }
 
 /// What a server that accepted a request says it did not keep of it.
@@ -142,12 +161,25 @@ extension BatchEncoder {
     ///   - count: the events the request carried.
     /// - Returns: `nil`.
     public func partialRefusal(in response: HTTPResponse, ofEventCount count: Int) -> PartialRefusal? { nil }
+    /// One entry per event.
+    ///
+    /// - Parameter events: the events of one request.
+    /// - Returns: `events.count`.
+    public func requestEntryCount(of events: [QueuedEvent]) -> Int { events.count }
+    /// `Retry-After` or the policy's backoff decides.
+    ///
+    /// - Parameters:
+    ///   - response: the reply to be retried.
+    ///   - events: the events of the request it answers.
+    /// - Returns: `nil`.
+    public func retryDelay(after response: HTTPResponse, of events: [QueuedEvent]) -> TimeInterval? { nil }
 }
 
 /// What one request to a vendor may carry.
 ///
 /// The uploader fills each request up to both limits: it sends as many events as fit in
-/// ``maximumBytes``, measured as ``measure`` says, and never more than ``maximumEvents``.
+/// ``maximumBytes``, measured as ``measure`` says, and never more than ``maximumEvents`` entries
+/// as the encoder counts them (``BatchEncoder/requestEntryCount(of:)``).
 /// ``maximumEvents`` also bounds what the tracker holds in memory while it builds a request.
 public struct BatchLimits: Sendable, Equatable {
     /// The most events in one request.

@@ -9,6 +9,10 @@ import MeasurementEventsStandardValues
 //   "order_id", "revenue", "currency", "products" with "product_id", "name", "price",
 //   "quantity"). Not sent: total, subtotal, tax, shipping, discount, coupon, affiliation (the
 //   order event does not collect them), revenue_type and receipt (not in the spec).
+// - Order Refunded, for an order whose revenue_type is refund: connections/spec/ecommerce/v2,
+//   "Order Refunded" (a track call; properties "order_id", "total", "currency", and "products"
+//   for a partial refund). The refunded amount goes as "total", positive, as the spec's example
+//   writes it; "revenue" is not sent, so that no revenue report counts the refund as a sale.
 // - alias: connections/spec/alias ("previousId", "userId"; type "alias").
 // - The session's campaign: connections/spec/common, "Context fields", "campaign" (name,
 //   source, medium, term, content), from the utm_* args; taken out of the properties.
@@ -32,7 +36,7 @@ extension SegmentEncoder {
                 if let screenClass = view.screenClass { properties["screen_class"] = .string(screenClass) }
                 object.field("properties") { $0.object(properties) }
             case .order(let order):
-                object.field("event") { $0.string("Order Completed") }
+                object.field("event") { $0.string(order.isRefund ? "Order Refunded" : "Order Completed") }
                 object.field("messageId") { $0.string(event.id.uuidString) }
                 object.field("properties") { Self.writeOrder(order, to: &$0) }
             case .alias(let previousID, _):
@@ -76,17 +80,25 @@ extension SegmentEncoder {
         json.object { properties in
             properties.field("currency") { $0.string(order.currency) }
             if let orderID = order.orderID { properties.field("order_id") { $0.string(orderID) } }
-            properties.field("products") {
-                $0.array(order.products) { json, product in
-                    json.object { fields in
-                        if let name = product.name { fields.field("name") { $0.string(name) } }
-                        fields.field("price") { $0.decimal(product.price) }
-                        fields.field("product_id") { $0.string(product.productID) }
-                        fields.field("quantity") { $0.int(product.quantity) }
-                    }
+            // An event without product lines (the generated OrderCompleted) sends none.
+            if !order.products.isEmpty {
+                writeProducts(order.products, to: &properties)
+            }
+            // Order Refunded has "total" where Order Completed has "revenue" (spec v2).
+            properties.field(order.isRefund ? "total" : "revenue") { $0.decimal(order.revenue) }
+        }
+    }
+
+    private static func writeProducts(_ products: [Order.Product], to properties: inout JSONWriter.ObjectWriter) {
+        properties.field("products") {
+            $0.array(products) { json, product in
+                json.object { fields in
+                    if let name = product.name { fields.field("name") { $0.string(name) } }
+                    fields.field("price") { $0.decimal(product.price) }
+                    fields.field("product_id") { $0.string(product.productID) }
+                    fields.field("quantity") { $0.int(product.quantity) }
                 }
             }
-            properties.field("revenue") { $0.decimal(order.revenue) }
         }
     }
 }

@@ -7,8 +7,9 @@ import MeasurementEventsAggregator
 ///
 /// Each request is filled up to the encoder's limits: as many events as fit in
 /// `limits.maximumBytes` (measured before or after gzip, as `limits.measure` says), at most
-/// `limits.maximumEvents`. The number to try comes from the bytes per event of the previous
-/// request; a body over the limit is cut in proportion and encoded again.
+/// `limits.maximumEvents` entries as the encoder counts them (`requestEntryCount(of:)`). The
+/// number to try comes from the bytes per event of the previous request; a body over the limit
+/// is cut in proportion and encoded again.
 ///
 /// Per request: 2xx deletes the events (those a partial success names as refused are counted
 /// as refused, not delivered); a reply that refuses the configuration (401, 403, 404, a
@@ -21,7 +22,8 @@ import MeasurementEventsAggregator
 /// refusal drops only the events the server named when the encoder can read them from the
 /// reply (Amplitude), sending the rest again, and otherwise splits the request in halves,
 /// recursively, until the refused events are alone in their requests and only those are
-/// dropped (see ``RefusalIsolation``). Every drop is counted and logged.
+/// dropped (see ``RefusalIsolation``; an accepted half gives its split back to the batch's
+/// budget). Every drop is counted and logged.
 final class BatchUploader: @unchecked Sendable {
     // @unchecked: the mutable properties below are only touched on `queue`; `counters` has
     // its own lock.
@@ -228,6 +230,10 @@ final class BatchUploader: @unchecked Sendable {
     /// Nothing loaded, sending or waiting to retry.
     var isIdle: Bool { queue.sync { current == nil && !requestInFlight && retry == nil } }
 
+    /// What the uploader is doing, for tests that drive its clock: a request on the wire, a
+    /// retry waiting for the clock, or neither (idle, or waiting for consent or the network).
+    var activity: (requestInFlight: Bool, waitingToRetry: Bool) { queue.sync { (requestInFlight, retry != nil) } }
+
     // MARK: On the queue
 
     private func pump() {
@@ -264,6 +270,13 @@ final class BatchUploader: @unchecked Sendable {
                     break
                 }
                 let events = positions.map { current!.events[$0] }
+                // The vendor's count (Amplitude's product events, GA4's campaign_details) stays
+                // within its limit: fewer events, by the excess, until it fits.
+                let entries = encoder.requestEntryCount(of: events)
+                if entries > limits.maximumEvents, range.count > 1 {
+                    count = max(1, range.count - (entries - limits.maximumEvents))
+                    continue
+                }
                 let encoded = encoder.encode(
                     events, context: BatchContext(sentAt: clock.now()))
                 if !positions.allSatisfy(current!.encoded.contains) {
@@ -376,7 +389,7 @@ final class BatchUploader: @unchecked Sendable {
         }
         let sent = Sent(
             range: range, positions: positions, eventCount: eventCount, generation: generation,
-            encoderVersion: encoderVersion)
+            encoderVersion: encoderVersion, isHalf: isHalf)
         requestsOnTheWire.enter()
         transport.send(request, timeout: timeout) { result in
             self.requestsOnTheWire.leave()
@@ -396,6 +409,8 @@ final class BatchUploader: @unchecked Sendable {
         let eventCount: Int
         let generation: Int
         let encoderVersion: Int
+        /// One of the two halves of a refused request: accepted, it gives its split back.
+        let isHalf: Bool
     }
 
     private func handle(_ result: Result<HTTPResponse, any Error>, of sent: Sent) {
@@ -423,8 +438,13 @@ final class BatchUploader: @unchecked Sendable {
             )
         }
         if encoder.retries(response) {
-            let retryAfter = RetryPolicy.retryAfter(response.headers["retry-after"], now: clock.now())
-            return scheduleRetry(after: retryAfter, reason: "HTTP \(response.status)")
+            // The vendor's own pacing (Amplitude's throttled devices) wins over Retry-After: the
+            // same request is never sent again before the wait its reply asks for.
+            let paced = encoder.retryDelay(after: response, of: sent.positions.map { current!.events[$0] })
+            let retryAfter = paced ?? RetryPolicy.retryAfter(response.headers["retry-after"], now: clock.now())
+            return scheduleRetry(
+                after: retryAfter,
+                reason: "HTTP \(response.status)" + (paced == nil ? "" : ": \(Self.message(of: response))"))
         }
         attempt = 0
         let message = Self.message(of: response)
@@ -456,6 +476,8 @@ final class BatchUploader: @unchecked Sendable {
         if resumed != nil {
             log("HTTP \(response.status): the server accepts the configuration again; sending resumes")
         }
+        // Isolation that works pays for itself: only splits with both halves refused spend the budget.
+        if sent.isHalf { current!.splitsLeft += RefusalIsolation.refundPerAcceptedHalf }
         advance(past: sent.range)
         requestSize.accepted(sent.range.count)
         var refused = 0

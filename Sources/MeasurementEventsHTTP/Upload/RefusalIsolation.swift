@@ -8,9 +8,16 @@
 ///
 /// A server that refuses everything would make that 2n − 1 requests per batch, so each batch has
 /// a budget (``splitBudget(forBatchOf:)``); past it, what is left of the batch is dropped and
-/// counted as a refused batch.
+/// counted as a refused batch. The budget grows with what isolation achieves: each half the
+/// server accepts gives back the two requests of its split (``refundPerAcceptedHalf``). What is
+/// spent is then only the splits whose halves were both refused, and in the tree of halves those
+/// are at most one fewer than the refused events: a batch isolates up to about
+/// ``isolatedEventsPerBatch`` · ⌈log₂ n⌉ refused events wherever they sit, and a few refused
+/// events never cost a good one. A server that refuses everything accepts no half, so it still
+/// costs the initial budget at most.
 enum RefusalIsolation {
-    /// Refused events per batch that can each be isolated within the budget.
+    /// Refused events per batch that can each be isolated within the initial budget, however
+    /// their halves are answered.
     static let isolatedEventsPerBatch = 4
 
     /// The extra requests a batch of `count` events may spend on splitting: enough to isolate
@@ -18,6 +25,9 @@ enum RefusalIsolation {
     static func splitBudget(forBatchOf count: Int) -> Int {
         max(2, 2 * ceilingLog2(count) * isolatedEventsPerBatch)
     }
+
+    /// The requests an accepted half gives back to its batch's budget: the two its split cost.
+    static let refundPerAcceptedHalf = 2
 
     /// ⌈log₂ n⌉ for n ≥ 1 (0 for 1 and below).
     static func ceilingLog2(_ value: Int) -> Int {

@@ -38,6 +38,22 @@ package enum StandardCallSamples {
             products: [.init(productID: "yacht", price: Decimal(string: "12345678901234567.89")!)]
         ).args, id: 3, at: 3)
 
+    /// A refund of part of order T-1001: its first product, 0.1 × 3, posted with `Order`.
+    package static let refund = queued(
+        "order/completed",
+        args: Order(
+            currency: "EUR", orderID: "T-1001", revenueType: "refund",
+            products: [.init(productID: "sku-1", name: "Sticker", price: Decimal(string: "0.1")!, quantity: 3)]
+        ).args, id: 6, at: 6)
+
+    /// A refund of the whole order T-1001 through the generated catalog's `OrderCompleted`, which
+    /// carries no product lines: the total alone.
+    package static let catalogRefund = queued(
+        MeasurementEventsStandardEvents.OrderCompleted.eventName,
+        args: MeasurementEventsStandardEvents.OrderCompleted(
+            revenue: "0.5", currency: "EUR", productCount: 0, orderID: "T-1001", revenueType: "refund"
+        ).args, id: 9, at: 9)
+
     package static let alias = queued(
         "user/aliased", args: ["previous_id": "anon-1234", "user_id": "user-42"], id: 4, at: 4)
 
@@ -58,7 +74,7 @@ package enum StandardCallSamples {
     /// An event a timer measured: StandardEventsProcessor added `duration` (seconds).
     package static let timed = queued("checkout/completed", args: ["duration": 42.5], id: 8, at: 8)
 
-    package static let all = [screen, order, largeOrder, alias, campaignTrack, error, timed]
+    package static let all = [screen, order, largeOrder, refund, alias, campaignTrack, error, timed, catalogRefund]
 }
 
 #if os(macOS) || os(Linux)

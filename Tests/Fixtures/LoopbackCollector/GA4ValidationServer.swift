@@ -6,9 +6,10 @@ extension LoopbackCollector {
     /// developers.google.com/analytics/devguides/collection/protocol/ga4/validating-events
     /// documents the reply (`fieldPath`, `description`, `validationCode`). It checks what GA4
     /// documents for the body (reference and "Limitations" of sending-events): a client or app
-    /// instance id, at most 25 events, event names (letters, digits and `_`, starting with a
-    /// letter, at most 40 characters, not reserved), at most 25 params per event, param names
-    /// and string values of at most 100 characters. Other requests get `otherwise`'s reply, else
+    /// instance id (32 hexadecimal digits), 1 to 25 events (the request schema's `minItems` 1),
+    /// event names (letters, digits and `_`, starting with a letter, at most 40 characters, not
+    /// reserved), at most 25 params per event, param names and string values of at most 100
+    /// characters. Other requests get `otherwise`'s reply, else
     /// the script's. Replaces any ``respond(with:)``.
     ///
     /// - Parameters:
@@ -36,7 +37,7 @@ extension LoopbackCollector {
 }
 
 /// The checks the played validation server makes.
-enum GA4ValidationRules {
+public enum GA4ValidationRules {
     static let reservedEventNames: Set<String> = [
         "ad_activeview", "ad_click", "ad_exposure", "ad_impression", "ad_query", "ad_reward", "adunit_exposure",
         "app_background", "app_clear_data", "app_exception", "app_install", "app_remove", "app_store_refund",
@@ -45,7 +46,8 @@ enum GA4ValidationRules {
     ]
     static let reservedPrefixes = ["_", "firebase_", "ga_", "google_", "gtag."]
 
-    static func messages(for body: [UInt8]) -> [[String: String]] {
+    /// The validation messages for a request body, as GA4's validation server lists them.
+    public static func messages(for body: [UInt8]) -> [[String: String]] {
         guard let root = try? JSONSerialization.jsonObject(with: Data(body)) as? [String: Any] else {
             return [message("", "Unable to parse the request body as JSON.", "VALUE_INVALID")]
         }
@@ -53,7 +55,20 @@ enum GA4ValidationRules {
         if root["client_id"] == nil && root["app_instance_id"] == nil {
             messages.append(message("client_id", "client_id or app_instance_id is required.", "VALUE_REQUIRED"))
         }
+        if let id = root["app_instance_id"] as? String,
+            id.utf8.count != 32
+                || !id.utf8.allSatisfy({ (48...57).contains($0) || (97...102).contains($0) || (65...70).contains($0) })
+        {
+            messages.append(
+                message(
+                    "app_instance_id", "Measurement app_instance_id is expected to be a 32 digit hexadecimal number.",
+                    "VALUE_INVALID"))
+        }
         let events = root["events"] as? [[String: Any]] ?? []
+        if events.isEmpty {
+            // The request schema's events: "minItems": 1.
+            messages.append(message("events", "The request must hold at least one event.", "VALUE_REQUIRED"))
+        }
         if events.count > 25 {
             messages.append(message("events", "A request may contain at most 25 events.", "EXCEEDED_MAX_ENTITIES"))
         }

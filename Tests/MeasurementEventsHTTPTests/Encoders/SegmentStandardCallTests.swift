@@ -37,6 +37,23 @@ final class SegmentStandardCallTests: XCTestCase {
         )
     }
 
+    func testRefund() {
+        // twilio.com/docs/segment/connections/spec/ecommerce/v2, "Order Refunded": a track call named "Order Refunded"
+        // with "order_id", "currency", "total" (the refunded amount, positive) and, for a partial refund, "products".
+        XCTAssertEqual(
+            EncoderSamples.body(encoder, StandardCallSamples.refund),
+            #"{"batch":[{"anonymousId":"anon-1234","context":{"app":{"name":"Shop","version":"2.4.1","build":"812","namespace":"com.example.shop"},"device":{"model":"iPhone15,2","manufacturer":"Apple"},"library":{"name":"MeasurementEvents","version":"1.1.0"},"locale":"en-US","os":{"name":"iOS","version":"17.2.1"},"timezone":"Europe/Berlin"},"event":"Order Refunded","messageId":"00000000-0000-4000-8000-000000000016","properties":{"currency":"EUR","order_id":"T-1001","products":[{"name":"Sticker","price":0.1,"product_id":"sku-1","quantity":3}],"total":0.3},"timestamp":"2024-05-01T12:30:06.000Z","type":"track","userId":"user-42"}],"sentAt":"2024-05-01T12:30:10.000Z"}"#
+        )
+    }
+
+    func testRefundFromTheGeneratedCatalog() {
+        // MeasurementEventsStandardEvents.OrderCompleted with revenue_type refund and no product lines: the same call
+        // with the total alone (a refund of the whole order).
+        XCTAssertEqual(
+            EncoderSamples.body(encoder, StandardCallSamples.catalogRefund),
+            #"{"batch":[{"anonymousId":"anon-1234","context":{"app":{"name":"Shop","version":"2.4.1","build":"812","namespace":"com.example.shop"},"device":{"model":"iPhone15,2","manufacturer":"Apple"},"library":{"name":"MeasurementEvents","version":"1.1.0"},"locale":"en-US","os":{"name":"iOS","version":"17.2.1"},"timezone":"Europe/Berlin"},"event":"Order Refunded","messageId":"00000000-0000-4000-8000-000000000019","properties":{"currency":"EUR","order_id":"T-1001","total":0.5},"timestamp":"2024-05-01T12:30:09.000Z","type":"track","userId":"user-42"}],"sentAt":"2024-05-01T12:30:10.000Z"}"#
+        )
+    }
     func testAlias() {
         // twilio.com/docs/segment/connections/spec/alias: "type": "alias", "previousId", "userId".
         XCTAssertEqual(

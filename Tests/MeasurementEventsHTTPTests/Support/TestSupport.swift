@@ -51,6 +51,19 @@ final class TestClock: DeliveryClock, @unchecked Sendable {
     /// Delays asked for so far.
     var scheduledDelays: [TimeInterval] { lock.lock(); defer { lock.unlock() }; return delays }
 
+    /// Moves time on to the earliest pending deadline and runs what became due; returns the
+    /// seconds moved, or `nil` when nothing is pending.
+    @discardableResult
+    func advanceToNextDeadline() -> TimeInterval? {
+        lock.lock()
+        let next = pending.filter { !$0.cancelled.flag }.map(\.deadline).min()
+        let seconds = next.map { max(0, $0.timeIntervalSince(current)) }
+        lock.unlock()
+        guard let seconds else { return nil }
+        advance(by: seconds)
+        return seconds
+    }
+
     /// Moves time on and runs what became due.
     func advance(by seconds: TimeInterval) {
         lock.lock()

@@ -74,7 +74,7 @@ final class RefusedEventIsolationTests: LoopbackTestCase {
             Set(accepted(collector.requests).flatMap(otlpIndices)), Set(0..<2_000).subtracting(Self.badIndices))
         XCTAssertEqual(diagnostics.delivered, 1_995)
         XCTAssertEqual(diagnostics.refusedEvents, 5)
-        XCTAssertEqual(diagnostics.rejectedByServer, 0)
+        XCTAssertEqual(diagnostics.rejectedByServer, 0, "no good record lost")
         // As for Segment: requests are filled by bytes up to OTLP's 2,000 records, so a refused
         // record costs at most 2·⌈log₂ 2,000⌉ = 22 extra requests. (The bound was 16, from the
         // batches of 200 before requests were filled by bytes: on a busy machine more records
@@ -82,6 +82,29 @@ final class RefusedEventIsolationTests: LoopbackTestCase {
         XCTAssertLessThanOrEqual(diagnostics.splitRequests, 5 * 22)
         print(
             "OTLP, 2,000 events, 5 refused: lost \(2_000 - 5 - diagnostics.delivered) good events, "
+                + "\(diagnostics.splitRequests) extra requests (of \(diagnostics.requests))")
+    }
+
+    func testThirtyRefusedRecordsAmongTwoThousandCostOnlyThemWithOTLP() throws {
+        // Spread so that no two share a half before the last levels: with the fixed budget of
+        // 8·⌈log₂ n⌉ requests (isolating about four), most of the batch was lost. Accepted halves
+        // give their split back, so only the splits with two refused halves (at most 29) spend it.
+        let bad = Set((0..<30).map { $0 * 66 + 5 })
+        collector.refuseRequests(containing: Self.marker)
+        let tracker = try HTTPTracker(
+            encoder: OTLPLogsEncoder(baseURL: collector.baseURL), directory: directory,
+            configuration: testConfiguration(flushAt: 2_000))
+        for event in events(2_000, bad: bad) { try tracker.track(event) }
+        XCTAssertTrue(tracker.waitUntilDelivered(timeout: 120))
+        let diagnostics = tracker.diagnostics
+        let lost = Set(0..<2_000).subtracting(bad).subtracting(accepted(collector.requests).flatMap(otlpIndices))
+        XCTAssertEqual(lost.count, 0, "good records lost")
+        XCTAssertEqual(diagnostics.delivered, 1_970)
+        XCTAssertEqual(diagnostics.refusedEvents, 30)
+        XCTAssertEqual(diagnostics.rejectedByServer, 0, "no good record lost")
+        XCTAssertLessThanOrEqual(diagnostics.splitRequests, 30 * 22)
+        print(
+            "OTLP, 2,000 events, 30 refused: lost \(2_000 - 30 - diagnostics.delivered) good events, "
                 + "\(diagnostics.splitRequests) extra requests (of \(diagnostics.requests))")
     }
 
