@@ -120,10 +120,9 @@ extension EventAggregator {
         /// inspector or a debugging tool. `nil`, the default: nothing of it runs or allocates.
         public var trail: (any EventTrailObserver)?
 
-        /// Processors run after a built-in step of the delivery pipeline, to see (or change) each
-        /// event as that step left it; for the package's tests. Empty by default, and then the
-        /// pipeline pays nothing for it.
-        package var processorsAfter: [DeliveryStep: [any EventProcessor]] = [:]
+        /// The app's steps, inserted before or after built-in steps (``insert(_:before:)``,
+        /// ``insert(_:after:)``); none by default, and then the pipeline pays nothing for them.
+        var insertedSteps: [InsertedStep] = []
 
         /// The defaults: asynchronous delivery, consent granted, identity persisted in
         /// ``FileIdentityStore/standard``, 30-minute sessions.

@@ -2,118 +2,34 @@ import Dispatch
 import Foundation
 import MeasurementEvents
 
-// The delivery pipeline: what happens to a round of posted events. Its order is one function,
-// `run(_:from:trackers:)`, over the aggregator's `pipeline` of steps; every step is in this
-// file, and so is the state of the first (`AttributionState`). Everything here runs in the
-// delivery context (the aggregator's queue, or the posting thread under the
+// The delivery pipeline: what happens to a round of posted events. Its order is one loop,
+// `run(_:from:)`, over the aggregator's `pipeline`: values of one protocol (`DeliveryStep`),
+// the built-in ones and those the app inserted around them, then the destinations. Everything
+// here runs in the delivery context (the aggregator's queue, or the posting thread under the
 // synchronous-delivery lock).
 //
 //   deliver / deliverNow   a round from the inbox (its `drain`): events in posting order,
 //                          controls (identity changes, moves to the background) applied at their
 //                          places between segments of events; each segment goes through the
-//                          steps as a batch
-//   1. attribution         `stampAttribution`: identity, session and context stamped by
-//                          `AttributionState.stamp` (below the step); session events added where
-//                          sessions start or end
-//   2. the tracking plan   `checkPlan`: args omitted, events blocked, violations counted,
-//                          reported and (by policy) forwarded as `plan/violation` events
-//   3. the app's processors  `process(_:with:)`, in order (a step only when there are any)
-//   4. consent, readiness, holding  `admit`: the batch goes on now (the usual case: one lock),
-//                          or its events are held or discarded (`admitOrHold`). Both rest on
-//                          `State.forwardsNow(consent:)`, the one decision; held events come
-//                          back after this step (`releaseHeldEvents`)
-//   5. personal data       `hashPersonalData`: `pii` args hashed; the clear event is kept for
-//                          the trackers that take it in clear
-//   6. the trackers        `forward`: each event to each tracker in order, then the trail's
-//                          entry (`forwardRecording`, only with a trail); `didReceive(_:)`
-//                          just before them
+//                          steps as a batch. While the identity store cannot be read yet, rounds
+//                          wait (Identity/HeldUntilStoreReadable.swift)
+//   1. attribution         Pipeline/AttributionStep.swift: identity, session and context
+//                          stamped by `AttributionState` (in that file); session events added
+//   2. the tracking plan   Pipeline/PlanStep.swift (only with catalogs): args omitted, events
+//                          blocked, violations counted, reported and (by policy) forwarded
+//   3. the app's processors  Pipeline/ProcessorsStep.swift (only with processors)
+//   4. admission           Pipeline/AdmissionStep.swift: consent and readiness; the batch goes
+//                          on now (the usual case: one lock) with the destinations in force, or
+//                          its events are held or discarded; held events come back after it
+//   5. personal data       Pipeline/PersonalDataStep.swift (only with personal args to hash)
+//   6. the destinations    `forward`, below: each event to each destination in order (its
+//                          routing, filter, sampling and processors, Destination.swift), then
+//                          the trail's entry (`forwardRecording`, only with a trail);
+//                          `didReceive(_:)` just before them
 //
-// The steps are of one kind (`PipelineStep`, each a function of the batch), and the app's
-// processors are one of them: processors inserted after steps 1, 2, 3 and 5
-// (`Configuration.processorsAfter`) are steps of that same kind, which is how the tests see an
-// event as each step left it. Every step that ends an event (blocked, discarded, held and
-// dropped, forwarded) records its `EventTrailEntry` when a trail is set.
-
-/// A built-in step of the delivery pipeline after which processors can be inserted
-/// (``EventAggregator/Configuration/processorsAfter``).
-package enum DeliveryStep: Hashable, Sendable, CaseIterable {
-    /// Identity, session and context stamped.
-    case attribution
-    /// The tracking plan checked: args omitted, blocked events gone.
-    case plan
-    /// The app's processors run.
-    case processors
-    /// Personal data hashed: the event the trackers get (except those taking it in clear).
-    case personalData
-}
-
-/// One step of the delivery pipeline (see the head of this file), in the order of
-/// `EventAggregator.pipeline`.
-enum PipelineStep {
-    case attribution
-    case plan
-    /// Processors, in order: the app's, or those a test inserted after a built-in step.
-    case processors([any EventProcessor])
-    case admission
-    case personalData
-
-    /// The steps in their order, with the app's `processors` (a step only when there are any)
-    /// and the processors inserted after each built-in step.
-    static func pipeline(
-        processors: [any EventProcessor], inserted: [DeliveryStep: [any EventProcessor]]
-    ) -> [PipelineStep] {
-        func after(_ step: DeliveryStep) -> [PipelineStep] {
-            guard let processors = inserted[step], !processors.isEmpty else { return [] }
-            return [.processors(processors)]
-        }
-        return [.attribution] + after(.attribution) + [.plan] + after(.plan)
-            + (processors.isEmpty ? [] : [.processors(processors)]) + after(.processors)
-            + [.admission, .personalData] + after(.personalData)
-    }
-}
-
-/// What goes through the pipeline: a segment of a round's events, in order, and what the steps
-/// found on each.
-struct DeliveryBatch {
-    var events: [MeasurementEvent]
-    /// The plan's findings on each event, by its place in `events`: only with a trail, and only
-    /// once the plan found something in the batch.
-    var violations: [[PlanViolation]]?
-    /// Each event as it was before its personal data was hashed (nil for those with none), for
-    /// the trackers that take it in clear; nil while no event was hashed.
-    var clear: [MeasurementEvent?]?
-
-    init(_ events: [MeasurementEvent] = []) { self.events = events }
-
-    /// The plan's findings on the event at `index`.
-    func violations(at index: Int) -> [PlanViolation] { violations?[index] ?? [] }
-
-    /// Gives the events that have none their ids from `ids`, in order (under the state lock).
-    mutating func assignIDs(from ids: inout EventIDGenerator) {
-        for index in events.indices where events[index].id == MeasurementEvent.placeholderID {
-            events[index].id = ids.next()
-        }
-    }
-
-    /// Keeps the events for which `transform` returns one (in its place), with what was found
-    /// on them; drops the others. `transform` gets each event with the plan's findings on it.
-    mutating func compactMap(_ transform: (MeasurementEvent, [PlanViolation]) -> MeasurementEvent?) {
-        var kept: [Int] = []
-        var events: [MeasurementEvent] = []
-        events.reserveCapacity(self.events.count)
-        for index in self.events.indices {
-            if let event = transform(self.events[index], violations(at: index)) {
-                events.append(event)
-                kept.append(index)
-            }
-        }
-        if kept.count < self.events.count {
-            violations = violations.map { found in kept.map { found[$0] } }
-            clear = clear.map { found in kept.map { found[$0] } }
-        }
-        self.events = events
-    }
-}
+// After each step, what it discarded is counted and recorded (`DeliveryBatch.process`). Every
+// step that ends an event (blocked, discarded, held and dropped, forwarded) records its
+// `EventTrailEntry` when a trail is set.
 
 extension EventAggregator {
     /// Runs `body` where trackers are called, between two deliveries and never during one, and
@@ -204,626 +120,52 @@ extension EventAggregator {
     // MARK: The pipeline
 
     /// The pipeline: `batch` through the steps from `start` on, in order, each taking the batch
-    /// as the step before left it, then to the trackers. Held events come back after the
-    /// admission (`trackers`: those they were admitted to), session events after attribution.
+    /// as the step before left it, then to the destinations the admission step set. Held events
+    /// come back after the admission (with the destinations they were admitted to), session
+    /// events after attribution.
     ///
     /// Not inlined into its three callers: it runs once a batch, and inlined it added about
     /// 5 KB to an app.
     @inline(never)
-    func run(_ batch: inout DeliveryBatch, from start: Int = 0, trackers admitted: [any EventTracker]? = nil) {
-        var trackers = admitted
-        for step in pipeline[start...] {
+    func run(_ batch: inout DeliveryBatch, from start: Int = 0) {
+        for step in pipeline.steps[start...] {
             guard !batch.events.isEmpty else { return }
-            switch step {
-            case .attribution:
-                stampAttribution(&batch)  // 1
-            case .plan:
-                checkPlan(&batch)  // 2
-            case .processors(let processors):
-                process(&batch, with: processors)  // 3, and any inserted after a step
-            case .admission:
-                trackers = admit(&batch)  // 4
-                guard trackers != nil else { return }
-            case .personalData:
-                hashPersonalData(&batch)  // 5
-            }
+            step.run(&batch, for: self)
+            if !batch.discarded.isEmpty { countDiscarded(&batch) }
         }
-        guard let trackers, !batch.events.isEmpty else { return }
-        forward(&batch, to: trackers)  // 6
+        guard let destinations = batch.destinations, !batch.events.isEmpty else { return }
+        forward(&batch, to: destinations)  // 6
     }
 
-    // MARK: 1. Attribution
-
-    /// Stamps the events with identity, session and context, and adds session events where
-    /// sessions start or end (when configured).
-    func stampAttribution(_ batch: inout DeliveryBatch) {
-        var expanded: [MeasurementEvent]?
-        var sessionsStarted = 0
-        for index in batch.events.indices {
-            let (transition, problem) = attribution.stamp(&batch.events[index])
-            if let problem { reportStoreProblem(problem) }
-            if transition.started != nil { sessionsStarted += 1 }
-            if !transition.isEmpty, configuration.sessions.emitsEvents {
-                if expanded == nil { expanded = Array(batch.events[..<index]) }
-                expanded!.append(contentsOf: sessionEvents(for: transition))
-            }
-            expanded?.append(batch.events[index])
-        }
-        if sessionsStarted > 0 { state.withLock { $0.diagnostics.sessionsStarted += sessionsStarted } }
-        if let expanded { batch.events = expanded }
-    }
-
-    /// Events already stamped (a session's end and start when the app comes back to the
-    /// foreground) through the pipeline after attribution.
-    func deliverStamped(_ events: [MeasurementEvent]) {
-        var batch = DeliveryBatch(events)
-        run(&batch, from: afterAttribution)
-    }
-}
-
-// MARK: 1. Attribution: its state
-
-/// The aggregator's delivery-side knowledge of who, which session and where: it stamps each
-/// event as it is delivered, in posting order with identity changes and lifecycle moves, and
-/// keeps the identity store up to date.
-///
-/// Only touched in the aggregator's delivery context (its queue, or the synchronous-delivery
-/// lock), one call at a time; ``published`` is what other threads may read.
-final class AttributionState: @unchecked Sendable {
-    // @unchecked: every mutable property is touched in the delivery context only (see above);
-    // `published` has its own lock.
-    private let store: any IdentityStore
-    private var contents: IdentityStoreContents
-    /// What the store holds, as far as this object knows: a save of the same contents is
-    /// skipped (the store is app code, and may be slow, like the Keychain).
-    private var lastSaved: IdentityStoreContents?
-    // Unchecked: the dynamic exclusivity check of the mutation each stamp makes cost about 80
-    // instructions an event on the delivery thread. Invariant: touched in the delivery context
-    // only, one call at a time (above), and `SessionTimeline`'s methods call out to nothing.
-    @exclusivity(unchecked) private var timeline: SessionTimeline
-    private var context: EventContext
-    /// Shared by every event stamped until identity, session or context changes.
-    private var storage: AttributionStorage
-    /// The latest attribution, for readers on any thread.
-    let published: LockedValue<EventAttribution>
-
-    /// What loading found: the consent to start with, and a problem to report.
-    struct Restored {
-        var consent: Consent?
-        var problem: IdentityStoreError?
-    }
-
-    private(set) var restored: Restored
-    /// While the store may not be read yet (``IdentityStoreError/isNotReadableYet``): what was
-    /// delivered meanwhile, held in posting order; `nil` once the store was read. Nothing is
-    /// stamped from, or written over, the store until then (see `HeldUntilStoreReadable`).
-    var heldUntilStoreReadable: HeldUntilStoreReadable?
-    /// The consent the app set while the store could not be read: newer than the stored one.
-    private var consentSetWhileUnreadable: Consent?
-
-    init(store: any IdentityStore, rules: SessionRules, context: EventContext) {
-        self.store = store
-        let loaded = Self.read(store)
-        self.contents = loaded.contents
-        self.lastSaved = loaded.lastSaved
-        self.timeline = SessionTimeline(rules: rules, restored: loaded.contents.session)
-        self.context = context
-        // A restored session that is still alive goes on: its events carry its id.
-        let attribution = EventAttribution(
-            identity: loaded.contents.identity, sessionID: loaded.contents.session?.id, context: context)
-        self.storage = AttributionStorage(attribution)
-        self.published = LockedValue(attribution)
-        self.restored = loaded.restored
-        self.heldUntilStoreReadable = loaded.isNotReadableYet ? HeldUntilStoreReadable() : nil
-        // The anonymous id is made once per install: keep it from the first launch on.
-        if !loaded.isNotReadableYet, loaded.lastSaved == nil, let problem = save(), self.restored.problem == nil {
-            self.restored.problem = problem
-        }
-    }
-
-    /// What reading the store gave: the contents to start from (what it held, what could be
-    /// recovered from it, or a new identity), what it held as far as a save is concerned (`nil`:
-    /// write at once), and what to report.
-    private struct Loaded {
-        var contents: IdentityStoreContents
-        var lastSaved: IdentityStoreContents?
-        var restored = Restored()
-        /// The store may not be read yet: `contents` is a stand-in, never stamped nor saved.
-        var isNotReadableYet = false
-    }
-
-    private static func read(_ store: any IdentityStore) -> Loaded {
-        var restored = Restored()
-        var loaded: IdentityStoreContents?
-        do {
-            loaded = try store.load()
-        } catch let error as IdentityStoreError {
-            restored.problem = error
-            if error.isNotReadableYet {
-                return Loaded(
-                    contents: IdentityStoreContents(identity: .anonymous()), restored: restored, isNotReadableYet: true)
-            }
-            // A damaged store's anonymous id, when it survived: one install keeps one id.
-            loaded = error.recovered
-        } catch {
-            restored.problem = IdentityStoreError(path: "\(type(of: store))", problem: "cannot be read (\(error))")
-        }
-        // Nothing stored, or a damaged store moved aside: write the identity in force at once.
-        var isNew = loaded == nil || restored.problem != nil
-        var contents = loaded ?? IdentityStoreContents(identity: .anonymous())
-        // The install's salt is made with its identity (or at the first launch of 3.0.0).
-        if contents.personalDataSalt == nil {
-            contents.personalDataSalt = PersonalDataProcessor.newSalt()
-            isNew = true
-        }
-        restored.consent = contents.consent
-        return Loaded(contents: contents, lastSaved: isNew ? nil : loaded, restored: restored)
-    }
-
-    /// While the store could not be read: reads it again. When it can be read now, starts from
-    /// what it holds (the consent the app set meanwhile replacing the stored one) and returns
-    /// what was held with what it found: the consent to put in force (the stored one, else
-    /// `configuredConsent`; `nil` when the app set one meanwhile) and a problem to report. `nil`
-    /// while it still cannot be read.
-    func readStoreAgain(configuredConsent: Consent) -> (held: HeldUntilStoreReadable, restored: Restored)? {
-        guard let held = heldUntilStoreReadable else { return nil }
-        let loaded = Self.read(store)
-        guard !loaded.isNotReadableYet else { return nil }
-        heldUntilStoreReadable = nil
-        contents = loaded.contents
-        lastSaved = loaded.lastSaved
-        timeline = SessionTimeline(rules: timeline.rules, restored: contents.session)
-        var restored = loaded.restored
-        restored.consent = restored.consent ?? configuredConsent
-        if let consent = consentSetWhileUnreadable {
-            contents.consent = consent
-            restored.consent = nil
-        }
-        rebuild()
-        if let problem = save(), restored.problem == nil { restored.problem = problem }
-        return (held, restored)
-    }
-
-    var currentAttribution: EventAttribution { storage.value }
-
-    /// The salt of this install's personal-data hashes (made at init when the store had none).
-    var personalDataSalt: String { contents.personalDataSalt ?? "" }
-
-    /// Stamps `event` with the identity, session and context in force; returns what happened to
-    /// sessions (and saves a session that started).
-    func stamp(_ event: inout MeasurementEvent) -> (SessionTimeline.Transition, IdentityStoreError?) {
-        let transition = timeline.event(at: event.timestamp)
-        var problem: IdentityStoreError?
-        if !transition.isEmpty {
-            rebuild()
-            problem = save()
-        } else if let saved = contents.session?.lastActivityAt, let last = timeline.current?.lastActivityAt,
-            last.timeIntervalSince(saved) >= Self.activitySaveInterval
-        {
-            // So that a relaunch after a crash (no trip to the background) continues the session.
-            problem = save()
-        }
-        event.attributionStorage = storage
-        return (transition, problem)
-    }
-
-    /// How stale the session's saved last activity may grow while events keep coming: one
-    /// store write a minute at most.
-    static let activitySaveInterval: TimeInterval = 60
-
-    /// Applies an identity change made at `date`; returns it as trackers receive it.
-    func apply(_ change: IdentityChange, at date: Date, id: UUID) -> (IdentityEvent, IdentityStoreError?) {
-        let previous = contents.identity
-        contents.identity = previous.applying(change)
-        rebuild()
-        let problem = save()
-        return (
-            IdentityEvent(
-                change: change, id: id, timestamp: date, attribution: storage.value, previousIdentity: previous),
-            problem
-        )
-    }
-
-    func setConsent(_ consent: Consent) -> IdentityStoreError? {
-        guard heldUntilStoreReadable == nil else {
-            consentSetWhileUnreadable = consent
-            return nil
-        }
-        guard contents.consent != consent else { return nil }
-        contents.consent = consent
-        return save()
-    }
-
-    /// Forgets the user (see `EventAggregator.forgetUser()`): a new anonymous id and salt, no
-    /// user, no session; consent and the app's release stay, as they are the install's. Saved at once.
-    func forgetUser() -> IdentityStoreError? {
-        contents.identity = .anonymous()
-        // The old salt would let the new anonymous user's hashes be joined with the old one's.
-        contents.personalDataSalt = PersonalDataProcessor.newSalt()
-        timeline = SessionTimeline(rules: timeline.rules)
-        rebuild()
-        (store as? FileIdentityStore)?.removeSetAside()
-        return save()
-    }
-
-    func enterBackground(at date: Date) -> IdentityStoreError? {
-        timeline.enterBackground(at: date)
-        return save()
-    }
-
-    /// Returns the session that spent too long in the background, now ended.
-    func enterForeground(at date: Date, context newContext: EventContext?) -> (Session?, IdentityStoreError?) {
-        let transition = timeline.enterForeground(at: date)
-        if let newContext { context = newContext }
-        rebuild()
-        return (transition.ended, transition.ended == nil ? nil : save())
-    }
-
-    func replaceContext(_ newContext: EventContext) {
-        context = newContext
-        rebuild()
-    }
-
-    /// Records the app's version and build, and says how they compare with the previous
-    /// launch's. A missing version or build is kept as "", so that a launch is always recorded.
-    func recordAppRelease(version: String?, build: String?) -> (EventAggregator.AppRelease, IdentityStoreError?) {
-        let (version, build) = (version ?? "", build ?? "")
-        let hadLaunched = contents.appVersion != nil || contents.appBuild != nil
-        if hadLaunched, contents.appVersion == version, contents.appBuild == build { return (.unchanged, nil) }
-        let release: EventAggregator.AppRelease =
-            hadLaunched
-            ? .updated(
-                previousVersion: contents.appVersion.flatMap { $0.isEmpty ? nil : $0 },
-                previousBuild: contents.appBuild.flatMap { $0.isEmpty ? nil : $0 })
-            : .installed
-        contents.appVersion = version
-        contents.appBuild = build
-        return (release, save())
-    }
-
-    /// Saves the current state, unless the store already holds it; the session's last activity
-    /// is saved with it.
-    func save() -> IdentityStoreError? {
-        // Never over a store not read yet: it holds the install's identity.
-        guard heldUntilStoreReadable == nil else { return nil }
-        contents.session = timeline.current
-        if contents == lastSaved { return nil }
-        do {
-            try store.save(contents)
-            lastSaved = contents
-            return nil
-        } catch let error as IdentityStoreError {
-            return error
-        } catch {
-            return IdentityStoreError(path: "\(type(of: store))", problem: "cannot be written (\(error))")
-        }
-    }
-
-    private func rebuild() {
-        let attribution = EventAttribution(
-            identity: contents.identity, sessionID: timeline.current?.id, context: context)
-        if attribution != storage.value {
-            storage = AttributionStorage(attribution)
-            published.withLock { $0 = attribution }
-        }
-    }
-}
-
-extension EventAggregator {
-    // MARK: 2. The tracking plan
-
-    /// Checks the events against the plan, omitting args in place as the policy says, leaving
-    /// blocked events out and adding `plan/violation` events after the event they describe.
-    /// With a trail, the batch keeps each event's violations, and blocked events are recorded
-    /// with theirs. Without a plan, only removes the posting sites another aggregator's plan
-    /// made the posts carry (see PostSites).
-    func checkPlan(_ batch: inout DeliveryBatch) {
-        guard let planCheck else {
-            // Sites travel only while an aggregator records them.
-            guard PostSites.checkingAggregators.value > 0 else { return }
-            for index in batch.events.indices { _ = PostSites.take(from: &batch.events[index]) }
-            return
-        }
-        planCheck(self, &batch)
-    }
-
-    /// ``checkPlan(_:)`` with a plan: `checker`'s findings applied to the batch. Reached only
-    /// through `planCheck`, which `register(_:)` makes.
-    func checkPlan(_ batch: inout DeliveryBatch, with checker: PlanChecker) {
-        // Sites travel only while an aggregator records them.
-        let sitesTravel = PostSites.checkingAggregators.value > 0
-        let trail = inbox.trail
-        let forwards = checker.policy.forwardsViolationEvents
-        var blockedEvents: [(MeasurementEvent, [PlanViolation])] = []
-        // The events to deliver instead, once one is blocked or a violation event is added:
-        // until then they are the events of the batch before the current one.
-        var replaced: [MeasurementEvent]?
-        var violationsByPlace: [[PlanViolation]] = []
-        var violations: [PlanViolation] = []
-        var blocked = 0
-        for index in batch.events.indices {
-            let first = violations.count
-            let site = sitesTravel ? PostSites.take(from: &batch.events[index]) : nil
-            let deliver = checker.check(&batch.events[index], file: site?.file, line: site?.line, into: &violations)
-            let found = Array(violations[first...])
-            if !deliver { blocked += 1 }
-            if replaced == nil, !deliver || (forwards && !found.isEmpty) {
-                replaced = Array(batch.events[..<index])
-            }
-            if deliver {
-                replaced?.append(batch.events[index])
-                if trail != nil { violationsByPlace.append(found) }
-            } else if trail != nil, !found.isEmpty {
-                blockedEvents.append((batch.events[index], found))
-            }
-            if forwards {
-                for violation in found {
-                    replaced?.append(Self.violationEvent(violation, at: batch.events[index]))
-                    if trail != nil { violationsByPlace.append([]) }
-                }
-            }
-        }
-        guard !violations.isEmpty else { return }
-        state.withLock { state in
-            for violation in violations { state.diagnostics.planViolations[violation.kind, default: 0] += 1 }
-            state.diagnostics.blockedByPlan += blocked
-        }
-        // Outside the lock: the handler is user code.
-        if let handler = configuration.problemHandler {
-            for violation in violations { handler(.planViolation(violation)) }
-        }
-        for (event, found) in blockedEvents {
-            trail?.record(
-                EventTrailEntry(event: event, fate: .dropped(reason: "blocked by the plan"), violations: found))
-        }
-        if let replaced { batch.events = replaced }
-        if trail != nil { batch.violations = violationsByPlace }
-    }
-
-    /// The `plan/violation` event that reports `violation` to trackers; never the value.
-    static func violationEvent(_ violation: PlanViolation, at event: MeasurementEvent) -> MeasurementEvent {
-        var args: EventArgs = [
-            "violated_event": .string(violation.event.rawValue), "kind": .string(violation.kind.rawValue),
-            "rule": .string(violation.rule), "action": .string(violation.action.rawValue),
-        ]
-        if let arg = violation.arg { args["arg"] = .string(arg) }
-        if let type = violation.valueType { args["value_type"] = .string(type) }
-        if let file = violation.file { args["file"] = .string(file) }
-        if let line = violation.line { args["line"] = .int(line) }
-        var report = MeasurementEvent(
-            PlanConformancePolicy.violationEventName, type: .activity, args: args, id: MeasurementEvent.placeholderID,
-            timestamp: event.timestamp)
-        report.attributionStorage = event.attributionStorage
-        return report
-    }
-
-    // MARK: 3. The app's processors
-
-    /// Each event through `processors` in order (the events given their ids first); one that a
-    /// processor discards leaves the batch there (counted, and recorded in the trail).
-    func process(_ batch: inout DeliveryBatch, with processors: [any EventProcessor]) {
-        assignIDs(&batch)
-        var discarded = 0
-        batch.compactMap { event, violations in
-            var event = event
-            for processor in processors {
-                guard let processed = processor.process(event) else {
-                    discarded += 1
-                    inbox.trail?.record(
-                        EventTrailEntry(event: event, fate: .discardedByProcessor, violations: violations))
-                    return nil
-                }
-                event = processed
-            }
-            return event
-        }
-        if discarded > 0 { state.withLock { $0.diagnostics.discarded += discarded } }
-    }
-
-    /// Gives the events that have none their ids, in order.
-    private func assignIDs(_ batch: inout DeliveryBatch) {
-        state.withLock { batch.assignIDs(from: &$0.ids) }
-    }
-}
-
-// MARK: 4. Consent, readiness and holding
-
-extension EventAggregator.State {
-    /// The one decision of whether events may reach the trackers: consent granted and the
-    /// trackers ready. Events go to them now only when nothing is held either (newer events
-    /// queue behind held ones, to keep order); otherwise they are held, or discarded when
-    /// `consent` discards.
-    func isOpen(consent: MeasurementEventsAggregator.Consent) -> Bool { consent == .granted && ready }
-
-    /// ``isOpen(consent:)`` with nothing held: an event may go to the trackers now.
-    func forwardsNow(consent: MeasurementEventsAggregator.Consent) -> Bool {
-        isOpen(consent: consent) && held.isEmpty
-    }
-}
-
-extension EventAggregator {
-    /// The trackers the batch goes to now, in the usual state (consent granted, ready, nothing
-    /// held): the whole batch admitted under one lock, its events given their ids. Otherwise
-    /// each event is discarded or held (``admitOrHold(_:postedWithoutConsent:violations:)``)
-    /// and leaves the batch; nil when none is left. (Locking per event made the delivery thread
-    /// contend for the state lock four times per event.)
-    func admit(_ batch: inout DeliveryBatch) -> [any EventTracker]? {
-        let trackers = state.withLock { state -> [any EventTracker]? in
-            guard state.forwardsNow(consent: inbox.consent) else { return nil }
-            batch.assignIDs(from: &state.ids)
-            state.diagnostics.forwarded += batch.events.count
-            return state.trackers
-        }
-        if let trackers { return trackers }
-        assignIDs(&batch)
-        var admitted: [any EventTracker]?
-        batch.compactMap { event, violations in
-            guard let trackers = admitOrHold(.event(event), violations: violations) else {
-                return nil
-            }
-            admitted = trackers
-            return event
-        }
-        return admitted
-    }
-
-    /// The trackers when `item` may go to them now; otherwise discards it (no consent now, or
-    /// none when it was posted) or holds it (not ready, consent pending) and returns nil.
-    /// (Events posted without consent never get here: the inbox discards them.)
-    ///
-    /// - Parameter violations: the plan's findings on the event, for the trail.
-    func admitOrHold(
-        _ item: Held, postedWithoutConsent: Bool = false, violations: [PlanViolation] = []
-    ) -> [any EventTracker]? {
-        var dropped: Held?
-        var fate: EventTrailEntry.Fate?
-        let isEvent: Bool
-        if case .event = item { isEvent = true } else { isEvent = false }
-        let trackers = state.withLock { state -> [any EventTracker]? in
-            if postedWithoutConsent || inbox.consent.discards {
-                if isEvent {
-                    state.diagnostics.discarded += 1
-                    fate = .discardedWithoutConsent
-                }
-                return nil
-            }
-            // While held events wait for release, newer ones queue behind them to keep order.
-            if state.forwardsNow(consent: inbox.consent) {
-                if isEvent { state.diagnostics.forwarded += 1 }
-                return state.trackers
-            }
-            dropped = hold(item, in: &state)
-            if isEvent { fate = .held }
-            return nil
-        }
-        // Outside the lock: the handler and the observer may read diagnostics or post.
-        if let dropped {
-            switch dropped {
-            case .event(let event):
-                configuration.problemHandler?(.heldEventDropped(event.name))
-                inbox.trail?.record(EventTrailEntry(event: event, fate: .dropped(reason: Self.heldLimitReason)))
-            case .identity:
-                configuration.problemHandler?(.heldEventDropped("(identity)"))
-            }
-        }
-        if let fate, let trail = inbox.trail, case .event(let event) = item {
-            trail.record(EventTrailEntry(event: event, fate: fate, violations: violations))
-        }
-        return trackers
-    }
-
-    /// The trail's reason for a held event dropped by ``Configuration/heldEventLimit``.
-    static let heldLimitReason = "more than the held-event limit were waiting"
-
-    /// Records, for the trail, the end of held events discarded with `fate`.
-    func recordDiscarded(_ items: [Held], _ fate: EventTrailEntry.Fate) {
+    /// Counts and records what the last step discarded.
+    @inline(never)
+    func countDiscarded(_ batch: inout DeliveryBatch) {
+        let discarded = batch.discarded
+        batch.discarded = []
+        state.withLock { $0.diagnostics.discarded += discarded.count }
         guard let trail = inbox.trail else { return }
-        for case .event(let event) in items { trail.record(EventTrailEntry(event: event, fate: fate)) }
-    }
-
-    /// Holds `item`; returns the oldest held item when the limit made it go.
-    private func hold(_ item: Held, in state: inout State) -> Held? {
-        state.held.append(item)
-        defer { state.diagnostics.held = state.held.count }
-        guard state.held.count > max(configuration.heldEventLimit, 0) else { return nil }
-        state.diagnostics.dropped += 1
-        return state.held.removeFirst()
-    }
-
-    func releaseHeldEvents() {
-        onDeliveryContext {
-            // Deliveries also run in this context, so nothing is added to `held` meanwhile.
-            let (items, trackers) = self.state.withLock { state -> ([Held], [any EventTracker]) in
-                guard state.isOpen(consent: self.inbox.consent) else { return ([], []) }
-                defer {
-                    state.diagnostics.forwarded +=
-                        state.held.filter { if case .event = $0 { true } else { false } }.count
-                    state.held.removeAll()
-                    state.diagnostics.held = 0
-                }
-                return (state.held, state.trackers)
-            }
-            // The events, in order, through the steps after the admission; identity changes
-            // between them.
-            var batch = DeliveryBatch()
-            for item in items {
-                switch item {
-                case .event(let event):
-                    batch.events.append(event)
-                case .identity(let event):
-                    self.run(&batch, from: self.afterAdmission, trackers: trackers)
-                    batch = DeliveryBatch()
-                    self.forward(event, to: trackers)
-                }
-            }
-            self.run(&batch, from: self.afterAdmission, trackers: trackers)
+        for (event, violations) in discarded {
+            trail.record(EventTrailEntry(event: event, fate: .discardedByProcessor, violations: violations))
         }
     }
 
-    // MARK: 5. Personal data
+    // MARK: 6. The destinations
 
-    /// The ``Configuration/catalogs`` registered: merged, the processor that hashes their
-    /// personal args (minus those sent in clear; none when nothing is left to hash), and the
-    /// plan's checker with its step. Reached only through `Configuration.registering`, which
-    /// setting the catalogs sets: an app that registers none links none of it.
-    static func register(_ configuration: Configuration) -> RegisteredSupport {
-        var registered = RegisteredSupport(catalogs: RegisteredCatalogs(configuration.catalogs))
-        var args = registered.catalogs.personalDataArgs
-        for (name, inClear) in configuration.personalDataSentInClear {
-            args[name]?.subtract(inClear)
-            if args[name]?.isEmpty == true { args[name] = nil }
-        }
-        if !args.isEmpty {
-            // Without an app-wide salt, the install's salt is used at delivery (see below).
-            let salt = configuration.personalDataSalt ?? ""
-            registered.personalDataHashing = PersonalDataProcessor(
-                personalArgsByEvent: args, treatment: .hash(salt: salt))
-        }
-        if let checker = PlanChecker(registered.catalogs, policy: configuration.planConformance) {
-            registered.planChecker = checker
-            registered.planCheck = { aggregator, batch in aggregator.checkPlan(&batch, with: checker) }
-        }
-        return registered
-    }
-
-    /// Hashes the personal args of the events that have any, keeping each of them as it was
-    /// for the trackers that take personal data in clear (``PersonalDataInClearTracker``).
-    func hashPersonalData(_ batch: inout DeliveryBatch) {
-        guard let hashing = personalDataHashing else { return }
-        // Without an app-wide salt, the install's (delivery context: the attribution's own).
-        let salted =
-            configuration.personalDataSalt != nil
-            ? hashing
-            : PersonalDataProcessor(
-                personalArgsByEvent: hashing.personalArgsByEvent, treatment: .hash(salt: attribution.personalDataSalt))
-        for index in batch.events.indices where hashing.treatsArgs(of: batch.events[index]) {
-            if batch.clear == nil { batch.clear = Array(repeating: nil, count: batch.events.count) }
-            batch.clear![index] = batch.events[index]
-            // A hashing processor never discards.
-            if let hashed = salted.process(batch.events[index]) { batch.events[index] = hashed }
-        }
-    }
-
-    // MARK: 6. The trackers
-
-    /// Each event to each tracker, in order: in clear to those that take personal data in
-    /// clear, and, with a trail, recorded with each tracker's outcome.
-    func forward(_ batch: inout DeliveryBatch, to trackers: [any EventTracker]) {
-        if batch.clear == nil, !inbox.recordsTrail {
+    /// Each event to each destination, in order. In the usual case (every destination plain, no
+    /// catalog routing, no personal data hashed, no trail) each event goes to each tracker as it
+    /// is; otherwise each destination decides on its own copy
+    /// (``forward(_:clear:to:routes:violations:)``).
+    func forward(_ batch: inout DeliveryBatch, to destinations: Destinations) {
+        if destinations.arePlain, batch.clear == nil, !inbox.recordsTrail, routes.isEmpty {
+            let trackers = destinations.trackers
             for index in batch.events.indices { forward(&batch.events[index], to: trackers) }
             return
         }
         for index in batch.events.indices {
-            let clear = batch.clear?[index]
-            if inbox.recordsTrail {
-                forwardRecording(
-                    clear ?? batch.events[index], batch.events[index], to: trackers,
-                    violations: batch.violations(at: index))
-            } else if let clear {
-                forward(batch.events[index], clear: clear, to: trackers)
-            } else {
-                forward(&batch.events[index], to: trackers)
-            }
+            let hashed = batch.events[index]
+            forward(
+                hashed, clear: batch.clear?[index] ?? hashed, to: destinations, routes: routes[hashed.name],
+                violations: batch.violations(at: index))
         }
     }
 
@@ -845,16 +187,46 @@ extension EventAggregator {
         }
     }
 
-    /// `hashed` to each tracker, except `clear` to those that take personal data in clear.
-    func forward(_ hashed: MeasurementEvent, clear: MeasurementEvent, to trackers: [any EventTracker]) {
+    /// One event to each destination, which decides on its own copy (`Destination.decide`):
+    /// `clear` to the trackers that take personal data in clear, `hashed` to the others; with a
+    /// trail, each destination's decision, its tracker's outcome and the vendor body recorded
+    /// with the event.
+    ///
+    /// - Parameter routes: the destinations the event's catalog routes it to, if it names any.
+    @inline(never)
+    func forward(
+        _ hashed: MeasurementEvent, clear: MeasurementEvent, to destinations: Destinations, routes: Set<String>?,
+        violations: [PlanViolation]
+    ) {
         didReceive(hashed)
-        for tracker in trackers {
-            let event = tracker is PersonalDataInClearTracker ? clear : hashed
-            do {
-                try tracker.track(event)
-            } catch {
-                trackerFailed(tracker, on: event.name, error)
+        let recordsTrail = inbox.recordsTrail
+        var outcomes: [EventTrailEntry.TrackerOutcome] = []
+        for destination in destinations.all {
+            let tracker = destination.tracker
+            let given = tracker is PersonalDataInClearTracker ? clear : hashed
+            let (copy, decision) =
+                destination.isPlain && routes == nil ? (given, .forwarded) : destination.decide(given, routes: routes)
+            var error: String?
+            if let copy {
+                do {
+                    try tracker.track(copy)
+                } catch let thrown {
+                    trackerFailed(tracker, on: copy.name, thrown)
+                    error = "\(thrown)"
+                }
             }
+            guard recordsTrail else { continue }
+            var outcome = EventTrailEntry.TrackerOutcome(
+                tracker: String(describing: type(of: tracker)), destination: destination.name, decision: decision,
+                error: error)
+            if let copy, let describing = tracker as? any EventBodyDescribing {
+                outcome.body = describing.describeBody(for: copy)
+            }
+            outcomes.append(outcome)
+        }
+        if recordsTrail {
+            inbox.trail?.record(
+                EventTrailEntry(event: hashed, fate: .forwarded, violations: violations, trackers: outcomes))
         }
     }
 
@@ -863,34 +235,6 @@ extension EventAggregator {
         for tracker in trackers {
             call(tracker, on: "(identity)") { try $0.identify(event) }
         }
-    }
-
-    /// ``forward(_:to:)`` with a trail: each tracker's outcome (and body, when it can show it)
-    /// recorded with the event. `clear` goes to the trackers that take personal data in clear.
-    @inline(never)
-    func forwardRecording(
-        _ clear: MeasurementEvent, _ hashed: MeasurementEvent, to trackers: [any EventTracker],
-        violations: [PlanViolation]
-    ) {
-        didReceive(hashed)
-        var outcomes: [EventTrailEntry.TrackerOutcome] = []
-        outcomes.reserveCapacity(trackers.count)
-        for tracker in trackers {
-            let event = tracker is PersonalDataInClearTracker ? clear : hashed
-            var outcome = EventTrailEntry.TrackerOutcome(tracker: String(describing: type(of: tracker)))
-            do {
-                try tracker.track(event)
-            } catch {
-                trackerFailed(tracker, on: event.name, error)
-                outcome.error = "\(error)"
-            }
-            if let describing = tracker as? any EventBodyDescribing {
-                outcome.body = describing.describeBody(for: event)
-            }
-            outcomes.append(outcome)
-        }
-        inbox.trail?.record(
-            EventTrailEntry(event: hashed, fate: .forwarded, violations: violations, trackers: outcomes))
     }
 
     func call(_ tracker: any EventTracker, on name: EventName?, _ body: (any EventTracker) throws -> Void) {
@@ -912,26 +256,6 @@ extension EventAggregator {
     func reportStoreProblem(_ problem: IdentityStoreError) {
         state.withLock { $0.diagnostics.identityStoreFailures += 1 }
         configuration.problemHandler?(.identityStoreFailed(problem))
-    }
-}
-
-/// What registering the catalogs gave an aggregator (`EventAggregator.register(_:)`): nothing
-/// to check or hash without catalogs.
-struct RegisteredSupport {
-    var catalogs = RegisteredCatalogs()
-    var personalDataHashing: PersonalDataProcessor?
-    var planChecker: PlanChecker?
-    var planCheck: ((EventAggregator, inout DeliveryBatch) -> Void)?
-}
-
-extension EventAggregator {
-    /// What waits while consent is pending or the trackers are not ready. Indirect: an event
-    /// or identity change held is boxed (rare, and one allocation), so that the code that
-    /// copies a `Held` is a retain rather than every field of the larger of the two (5 KB less
-    /// in an app).
-    indirect enum Held {
-        case event(MeasurementEvent)
-        case identity(IdentityEvent)
     }
 }
 

@@ -48,6 +48,9 @@ extension EventAggregator {
         /// container; the article "Identity and sessions" shows how to share the anonymous id
         /// with an app extension. Reported when the aggregator is made.
         case identityStoreInAppGroupContainer(path: String)
+        /// A destination was left out because another destination already has its tracker object
+        /// (a tracker receives each event once): the destination's name. Reported when it is given.
+        case duplicateDestination(String)
         /// Debug builds: ``EventAggregator/flush()`` (the app going to the background) found the
         /// consent still pending, with trackers, and ``EventAggregator/setConsent(_:)`` never
         /// called: nothing is sent. Reported once.
@@ -92,6 +95,10 @@ extension EventAggregator {
                     "the identity store \(path) is in an App Group container: iOS kills a suspended app that holds a "
                     + "file lock there (0xdead10cc), and the store holds one; use a directory in the app's own "
                     + "container (to share the anonymous id with an extension, see the article \"Identity and sessions\")"
+            case .duplicateDestination(let name):
+                return
+                    "destination \(name) was left out: another destination already has its tracker object, and a "
+                    + "tracker receives each event once; give each destination its own tracker"
             case .emptyAllowList:
                 return
                     "the allow-list is empty: no event will be kept; every post will be counted in diagnostics.filteredOut"

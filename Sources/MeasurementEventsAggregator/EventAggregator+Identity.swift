@@ -16,8 +16,8 @@ extension EventAggregator {
             let id = state.withLock { $0.ids.next() }
             let (event, problem) = attribution.apply(change, at: control.timestamp, id: id)
             if let problem { reportStoreProblem(problem) }
-            if let trackers = admitOrHold(.identity(event), postedWithoutConsent: control.consentAtPost.discards) {
-                forward(event, to: trackers)
+            if let destinations = admitOrHold(.identity(event), postedWithoutConsent: control.consentAtPost.discards) {
+                forward(event, to: destinations.trackers)
             }
         case .enterBackground:
             if let problem = attribution.enterBackground(at: control.timestamp) { reportStoreProblem(problem) }

@@ -46,18 +46,17 @@ open class EventAggregator: @unchecked Sendable {
     public let registeredCatalogs: RegisteredCatalogs
     /// Hashes the registered catalogs' personal-data args; `nil` when they have none.
     let personalDataHashing: PersonalDataProcessor?
-    /// The plan's step (`checkPlan(_:with:)` with the registered catalogs' checker), made where
-    /// the catalogs are registered: reached through this value, the checks are not linked into
-    /// an app that registers no catalog. `nil` without catalogs (nothing to pay).
-    let planCheck: ((EventAggregator, inout DeliveryBatch) -> Void)?
+    /// Whether the registered catalogs' plan is checked (`PlanStep`): without it, attribution
+    /// takes the posting sites another aggregator's plan made the posts carry.
+    let hasPlanStep: Bool
     /// Whether the plan's policy has posts carry their posting site (`PostSites`).
     let recordsPostSites: Bool
+    /// The destinations each event may reach, for the events whose catalog names them; empty
+    /// without catalogs or routing.
+    let routes: [EventName: Set<String>]
     /// The delivery pipeline's steps, in order (see `EventAggregator+Delivery.swift`): the
-    /// built-in ones, the app's processors and those of ``Configuration/processorsAfter``.
-    let pipeline: [PipelineStep]
-    /// Where in ``pipeline`` stamped events (session events) and released held events join it.
-    let afterAttribution: Int
-    let afterAdmission: Int
+    /// built-in ones present and those the app inserted.
+    let pipeline: Pipeline
     /// Counts posts on ``center`` until ``start()``, to report an aggregator never started.
     let startCheck: StartCheck
     let consentDecision = ConsentDecisionCheck()
@@ -73,7 +72,9 @@ open class EventAggregator: @unchecked Sendable {
     let attribution: AttributionState
 
     struct State {
-        var trackers: [any EventTracker]
+        /// Where events go (``Destination``), with their trackers.
+        var destinations: Destinations
+        var trackers: [any EventTracker] { destinations.trackers }
         var observers: [any NSObjectProtocol] = []
         var ready: Bool
         var held: [Held] = []
@@ -100,13 +101,16 @@ open class EventAggregator: @unchecked Sendable {
     ///   - center: where events are observed; `.default` unless a test isolates it.
     ///   - filter: what to keep. `nil` (the default) builds it from ``allowList`` and
     ///     ``denyList`` at ``start()``, which is how subclasses configure it.
-    ///   - trackers: where kept events go, in order.
-    ///   - processors: steps applied to each kept event before the trackers.
+    ///   - trackers: where kept events go, in order: each a plain ``Destination``.
+    ///   - destinations: where kept events go after `trackers`, each with its own filter,
+    ///     processors and sampling (see ``Destination``).
+    ///   - processors: steps applied to each kept event before the destinations.
     ///   - configuration: delivery, consent, identity store, sessions and the other settings.
     public init(
         center: NotificationCenter = .default,
         filter: EventFilter? = nil,
         trackers: [any EventTracker] = [],
+        destinations: [Destination] = [],
         processors: [any EventProcessor] = [],
         configuration: Configuration = Configuration()
     ) {
@@ -115,11 +119,13 @@ open class EventAggregator: @unchecked Sendable {
         let registered = configuration.registering?(configuration) ?? RegisteredSupport()
         registeredCatalogs = registered.catalogs
         personalDataHashing = registered.personalDataHashing
-        planCheck = registered.planCheck
+        hasPlanStep = registered.planStep != nil
         recordsPostSites = registered.planChecker?.policy.recordsPostSites == true
-        pipeline = PipelineStep.pipeline(processors: processors, inserted: configuration.processorsAfter)
-        afterAttribution = 1
-        afterAdmission = pipeline.firstIndex { if case .admission = $0 { true } else { false } }! + 1
+        routes = registered.routes
+        pipeline = Pipeline(
+            plan: registered.planStep, processors: processors,
+            personalData: registered.personalDataHashing.map { PersonalDataStep(hashing: $0) },
+            inserted: configuration.insertedSteps)
         if recordsPostSites { PostSites.register(center) }
         startCheck = StartCheck(center: center)
         queue = DispatchQueue(label: "MeasurementEvents.EventAggregator")
@@ -134,9 +140,14 @@ open class EventAggregator: @unchecked Sendable {
         var diagnostics = Diagnostics()
         if restored.problem != nil { diagnostics.identityStoreFailures = 1 }
         diagnostics.catalogProblems = registeredCatalogs.problems.count
+        var added = Destinations()
+        var duplicates: [Destination] = []
+        for destination in trackers.map({ Destination($0) }) + destinations {
+            if let adding = added.adding(destination) { added = adding } else { duplicates.append(destination) }
+        }
         state = LockedValue(
             State(
-                trackers: trackers, ready: !configuration.holdsEventsUntilReady,
+                destinations: added, ready: !configuration.holdsEventsUntilReady,
                 diagnostics: diagnostics, storeNotReadableYet: attribution.heldUntilStoreReadable != nil))
         let delivery = WeakAggregator()
         inbox = Self.makeInbox(filter: filter, consent: consent, configuration: configuration, delivery: delivery)
@@ -150,6 +161,8 @@ open class EventAggregator: @unchecked Sendable {
             configuration.problemHandler?(.identityStoreInAppGroupContainer(path: path))
         }
         for problem in registeredCatalogs.problems { configuration.problemHandler?(.catalogRegistration(problem)) }
+        for destination in duplicates { configuration.problemHandler?(.duplicateDestination(destination.name)) }
+        for destination in destinations { if let filter = destination.filter { reportInvalidPatterns(of: filter) } }
     }
 
     deinit {
@@ -229,15 +242,39 @@ open class EventAggregator: @unchecked Sendable {
     /// The filter in use; `nil` before ``start()`` for an aggregator that builds it from its lists.
     public var filter: EventFilter? { inbox.filter }
 
-    /// Adds a tracker. Events already queued reach it too.
+    /// Adds a tracker, as a plain ``Destination``. Events already queued reach it too.
     ///
     /// - Parameter tracker: the tracker to add after the others.
     public func addTracker(_ tracker: any EventTracker) {
-        state.withLock { $0.trackers.append(tracker) }
+        addDestination(Destination(tracker))
     }
 
-    /// The trackers events are handed to, in order.
+    /// Adds a destination after the others; events already queued reach it too. Safe while
+    /// other threads post: each batch of events goes to the destinations in force when it was
+    /// admitted. A destination whose tracker object another destination already has is left
+    /// out and reported (``Problem/duplicateDestination(_:)``).
+    ///
+    /// ```swift
+    /// aggregator.addDestination(Destination(ConsoleTracker(), name: "debug"))
+    /// ```
+    ///
+    /// - Parameter destination: the destination.
+    public func addDestination(_ destination: Destination) {
+        let added = state.withLock { state -> Bool in
+            guard let adding = state.destinations.adding(destination) else { return false }
+            state.destinations = adding
+            return true
+        }
+        // Outside the lock: the handler is user code.
+        if !added { configuration.problemHandler?(.duplicateDestination(destination.name)) }
+        if let filter = destination.filter { reportInvalidPatterns(of: filter) }
+    }
+
+    /// The trackers events are handed to, in order (one per destination).
     public var trackers: [any EventTracker] { state.withLock { $0.trackers } }
+
+    /// The destinations events are handed to, in order.
+    public var destinations: [Destination] { state.withLock { $0.destinations.all } }
 
     /// Declares the trackers ready: held events are delivered, in order, and later events
     /// flow directly.

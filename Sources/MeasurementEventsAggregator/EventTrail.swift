@@ -32,26 +32,70 @@ public struct EventTrailEntry: Sendable {
         case dropped(reason: String)
     }
 
-    /// What one tracker did with a forwarded event.
+    /// What one destination decided about a forwarded event, and what its tracker did.
     public struct TrackerOutcome: Sendable, Hashable {
         /// The tracker's type name, as problems name it.
         public var tracker: String
+        /// The destination's name (``Destination/name``).
+        public var destination: String
+        /// Whether the destination handed the event to its tracker, or why not.
+        public var decision: Decision
         /// The error the tracker threw; `nil` when it accepted the event.
         public var error: String?
         /// The body the event becomes for the tracker's vendor, when the tracker can show it
         /// (``EventBodyDescribing``).
         public var body: String?
 
-        /// An outcome.
+        /// An outcome of a plain destination, named after its tracker, that forwarded the event.
         ///
         /// - Parameters:
         ///   - tracker: the tracker's type name.
         ///   - error: the error it threw, if any.
         ///   - body: the vendor body the event became, if known.
         public init(tracker: String, error: String? = nil, body: String? = nil) {
+            self.init(tracker: tracker, destination: tracker, decision: .forwarded, error: error, body: body)
+        }
+
+        /// An outcome.
+        ///
+        /// - Parameters:
+        ///   - tracker: the tracker's type name.
+        ///   - destination: the destination's name.
+        ///   - decision: what the destination decided.
+        ///   - error: the error the tracker threw, if any.
+        ///   - body: the vendor body the event became, if known.
+        public init(tracker: String, destination: String, decision: Decision, error: String? = nil, body: String? = nil)
+        {
             self.tracker = tracker
+            self.destination = destination
+            self.decision = decision
             self.error = error
             self.body = body
+        }
+    }
+
+    /// What a destination decided about an event (see ``Destination``).
+    public enum Decision: Sendable, Hashable, CustomStringConvertible {
+        /// Handed to the tracker (its copy, after the destination's processors).
+        case forwarded
+        /// The catalog that declares the event routes it to other destinations.
+        case notRouted
+        /// The destination's filter keeps it out: `not on the allow-list`, `on the deny-list`.
+        case filtered(String)
+        /// Not in the destination's sampled share.
+        case sampledOut(rate: Double)
+        /// One of the destination's processors (its type name) returned `nil`.
+        case droppedByProcessor(String)
+
+        /// The decision in words, as the inspector shows it.
+        public var description: String {
+            switch self {
+            case .forwarded: return "forwarded"
+            case .notRouted: return "not routed here by its catalog"
+            case .filtered(let reason): return "filtered by the destination: \(reason)"
+            case .sampledOut(let rate): return "sampled out (rate \(rate))"
+            case .droppedByProcessor(let processor): return "dropped by the destination's processor \(processor)"
+            }
         }
     }
 
@@ -62,7 +106,7 @@ public struct EventTrailEntry: Sendable {
     public var fate: Fate
     /// What the tracking plan found wrong with it (with file and line where posted with them).
     public var violations: [PlanViolation]
-    /// What each tracker did, for a forwarded event.
+    /// What each destination decided and its tracker did, for a forwarded event.
     public var trackers: [TrackerOutcome]
 
     /// An entry.

@@ -4,31 +4,32 @@ import MeasurementEventsAggregator
 import MeasurementEventsTesting
 import XCTest
 
-/// The delivery pipeline's order, seen from inside: a processor inserted after each built-in step
-/// (`Configuration.processorsAfter`) sees the event as that step left it, and the steps come in
-/// the order the head of `EventAggregator+Delivery.swift` gives.
+/// The delivery pipeline's order, seen from inside: a step inserted after each built-in step
+/// (`Configuration.insert(_:after:)`, public) sees the event as that step left it, and the steps
+/// come in the order the head of `EventAggregator+Delivery.swift` gives.
 final class DeliveryPipelineTests: XCTestCase {
+    private typealias Step = EventAggregator.BuiltInStep
     private let catalog = AccountCatalog.catalog
 
     /// What the inserted processors saw, in the order they saw it.
     private final class Seen: Sendable {
-        let entries = LockedValue<[(DeliveryStep, MeasurementEvent)]>([])
+        let entries = LockedValue<[(Step, MeasurementEvent)]>([])
 
-        func processor(after step: DeliveryStep, discarding: Bool = false) -> any EventProcessor {
+        func processor(after step: Step, discarding: Bool = false) -> any EventProcessor {
             ClosureProcessor { [entries] event in
                 entries.withLock { $0.append((step, event)) }
                 return discarding ? nil : event
             }
         }
 
-        func event(after step: DeliveryStep) -> MeasurementEvent? {
+        func event(after step: Step) -> MeasurementEvent? {
             entries.withLock { $0.first { $0.0 == step }?.1 }
         }
     }
 
     private func makeAggregator(
         trackers: [any EventTracker], processors: [any EventProcessor] = [],
-        after: [DeliveryStep: [any EventProcessor]], holdsUntilReady: Bool = false
+        after: [Step: [any EventProcessor]], holdsUntilReady: Bool = false
     ) -> (EventAggregator, NotificationCenter) {
         let center = NotificationCenter()
         var configuration = EventAggregator.Configuration.testing
@@ -37,7 +38,7 @@ final class DeliveryPipelineTests: XCTestCase {
         configuration.personalDataSalt = "salt"
         configuration.planConformance.actions[.unplannedArg] = .omitArg
         configuration.problemHandler = nil
-        configuration.processorsAfter = after
+        for (step, processors) in after { configuration.insert(ProcessorsStep(processors), after: step) }
         let aggregator = EventAggregator(
             center: center, filter: .allowAll, trackers: trackers, processors: processors,
             configuration: configuration)
@@ -53,15 +54,16 @@ final class DeliveryPipelineTests: XCTestCase {
             event.label = "labelled by the app"
             return event
         }
-        var after: [DeliveryStep: [any EventProcessor]] = [:]
-        for step in DeliveryStep.allCases { after[step] = [seen.processor(after: step)] }
+        var after: [Step: [any EventProcessor]] = [:]
+        for step in Step.allCases { after[step] = [seen.processor(after: step)] }
         let (aggregator, center) = makeAggregator(trackers: [tracker], processors: [appProcessor], after: after)
 
         MeasurementEvent.post(
             "account/signed_up", args: ["email": "jane@example.com", "plan": "pro", "coupon": "SPRING"], to: center)
         aggregator.waitUntilDelivered()
 
-        XCTAssertEqual(seen.entries.withLock { $0.map(\.0) }, [.attribution, .plan, .processors, .personalData])
+        XCTAssertEqual(
+            seen.entries.withLock { $0.map(\.0) }, [.attribution, .plan, .processors, .admission, .personalData])
         // 1. Attribution: stamped, nothing else changed yet.
         let stamped = try XCTUnwrap(seen.event(after: .attribution))
         XCTAssertNotNil(stamped.anonymousID)
@@ -83,11 +85,11 @@ final class DeliveryPipelineTests: XCTestCase {
     }
 
     func testAnInsertedProcessorThatDiscardsEndsTheEventThereAndIsCounted() {
-        for step in DeliveryStep.allCases {
+        for step in Step.allCases {
             let seen = Seen()
             let tracker = RecordingTracker()
-            var after: [DeliveryStep: [any EventProcessor]] = [:]
-            for other in DeliveryStep.allCases {
+            var after: [Step: [any EventProcessor]] = [:]
+            for other in Step.allCases {
                 after[other] = [seen.processor(after: other, discarding: other == step)]
             }
             let (aggregator, center) = makeAggregator(trackers: [tracker], after: after)
@@ -97,9 +99,11 @@ final class DeliveryPipelineTests: XCTestCase {
 
             XCTAssertTrue(tracker.events.isEmpty, "discarded after \(step)")
             XCTAssertEqual(aggregator.diagnostics.discarded, 1, "discarded after \(step)")
-            XCTAssertEqual(aggregator.diagnostics.forwarded, step == .personalData ? 1 : 0, "after \(step)")
+            // Admitted (counted as forwarded) at the admission step.
+            XCTAssertEqual(
+                aggregator.diagnostics.forwarded, step == .personalData || step == .admission ? 1 : 0, "after \(step)")
             // No step after the one that discarded saw the event.
-            let steps = DeliveryStep.allCases
+            let steps = Step.allCases
             XCTAssertEqual(
                 seen.entries.withLock { $0.map(\.0) }, Array(steps[...steps.firstIndex(of: step)!]),
                 "discarded after \(step)")
@@ -123,8 +127,8 @@ final class DeliveryPipelineTests: XCTestCase {
     func testHeldEventsGoThroughTheStepsAfterTheAdmissionWhenReleased() {
         let seen = Seen()
         let tracker = RecordingTracker()
-        var after: [DeliveryStep: [any EventProcessor]] = [:]
-        for step in DeliveryStep.allCases { after[step] = [seen.processor(after: step)] }
+        var after: [Step: [any EventProcessor]] = [:]
+        for step in Step.allCases { after[step] = [seen.processor(after: step)] }
         let (aggregator, center) = makeAggregator(trackers: [tracker], after: after, holdsUntilReady: true)
 
         for index in 0..<3 {
