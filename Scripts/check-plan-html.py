@@ -2,7 +2,8 @@
 """Drives `measurement-events plan --format html --coverage <file>` in a real headless Chromium.
 
 Loads the page from disk (file://, no server), types in the search box, toggles filters, and
-asserts which event rows are visible; saves a screenshot to .build/plan-html.png.
+asserts which event rows are visible and the destinations a routed event shows; saves a
+screenshot to .build/plan-html.png.
 
 Run from the repository root after `swift build`: python3 Scripts/check-plan-html.py
 Installs Debian's chromium and chromium-driver (apt-get) and PyPI's selenium if missing.
@@ -64,6 +65,20 @@ try:
     search.send_keys("sku")
     expect("search an arg's description ('sku')", ["shop/product_viewed", "shop/cart/item_added"])
     search.clear()
+    search.send_keys("debug")
+    expect("search a destination ('debug')", ["shop/product_viewed", "shop/opened"])
+    search.clear()
+    for name, expected in [("shop/product_viewed", ["amplitude", "ga4", "debug"]),
+                           ("shop/tab_opened", ["segment_eu", "otlp-collector"]),
+                           ("shop/checkout/completed", [])]:
+        row = next(row for row in driver.find_elements(By.CSS_SELECTOR, "tr.event")
+                   if row.find_element(By.CSS_SELECTOR, "td code").text == name)
+        shown = [code.text for code in row.find_elements(By.CSS_SELECTOR, "code.destination")]
+        line = [note.text for note in row.find_elements(By.CSS_SELECTOR, ".note") if "only to:" in note.text]
+        ok = shown == expected and (line == [] if not expected else len(line) == 1)
+        print(("ok   " if ok else "FAIL ") + "destinations of " + name + ": " + (", ".join(shown) or "none"))
+        if not ok:
+            failures.append("destinations of %s: expected %s, found %s (%s)" % (name, expected, shown, line))
     Select(driver.find_element(By.ID, "filter-type")).select_by_visible_text("impression")
     expect("type impression", ["shop/product_viewed", "shop/legacy_banner_shown"])
     Select(driver.find_element(By.ID, "filter-type")).select_by_visible_text("All")

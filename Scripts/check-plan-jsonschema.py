@@ -5,7 +5,9 @@ The golden catalogs (Tests/MeasurementEventsGeneratorGolden/Events) use every ru
 state. Every schema must be a valid draft 2020-12 schema; a valid event of each kind must pass;
 one event per kind of violation must fail, for the reason expected. An unplanned event has no
 schema, and a deprecated one passes validation but carries the standard `deprecated`
-annotation: both are checked as a tracking-plan tool would.
+annotation: both are checked as a tracking-plan tool would. An event whose catalog names its
+destinations carries them in the `x-destinations` annotation (and validates as any other); an
+event without them has none.
 
 Run from the repository root after `swift build`: python3 Scripts/check-plan-jsonschema.py
 Installs the `jsonschema` package if it is missing.
@@ -65,6 +67,24 @@ check("above the maximum", "shop/product_viewed", dict(viewed, position=501), "m
 check("pattern not matched", "shop/product_viewed", dict(viewed, product_id="sku-1"), "pattern")
 check("longer than maxLength", "shop/product_viewed", dict(viewed, product_id="A" * 33), "maxLength")
 check("deprecated event", "shop/tab_opened", {"source": "tab_bar"}, "deprecated")
+check("valid event with destinations", "shop/opened", {}, None)
+
+
+def check_destinations(event, expected):
+    """`expected`: the names in the schema's `x-destinations`, or None when it must have none."""
+    found = schemas[event].get("x-destinations")
+    ok = found == expected
+    print(("ok   " if ok else "FAIL ") + "destinations of " + event + ": " + (", ".join(found or []) or "none"))
+    if not ok:
+        failures.append("destinations of %s: expected %s, found %s" % (event, expected, found))
+
+
+check_destinations("shop/product_viewed", ["amplitude", "ga4", "debug"])
+check_destinations("shop/opened", ["debug"])
+check_destinations("shop/tab_opened", ["segment_eu", "otlp-collector"])
+for name in schemas:
+    if name not in ("shop/product_viewed", "shop/opened", "shop/tab_opened"):
+        check_destinations(name, None)
 
 if failures:
     sys.exit("%d check(s) failed: %s" % (len(failures), "; ".join(failures)))

@@ -45,6 +45,15 @@ public struct EventSpec: Sendable, Hashable {
     public var owner: String?
     /// The app version that introduced the event (`"since"`).
     public var since: String?
+    /// The only destinations that may receive the event (`"destinations"`), by name:
+    /// `["amplitude", "debug"]`; `nil` when the catalog does not restrict it, so that every
+    /// destination receives it.
+    ///
+    /// ```swift
+    /// let spec = EventSpec(
+    ///     name: "checkout/paid", type: .click, args: [], destinations: ["amplitude", "debug"])
+    /// ```
+    public var destinations: [String]?
 
     /// An event declaration.
     ///
@@ -56,9 +65,10 @@ public struct EventSpec: Sendable, Hashable {
     ///   - replacement: the event that replaces it, if any.
     ///   - owner: the team that owns the event.
     ///   - since: the app version that introduced the event.
+    ///   - destinations: the only destinations that may receive the event; `nil` for every one.
     public init(
         name: EventName, type: EventType, args: [ArgSpec], isDeprecated: Bool = false, replacement: EventName? = nil,
-        owner: String? = nil, since: String? = nil
+        owner: String? = nil, since: String? = nil, destinations: [String]? = nil
     ) {
         self.name = name
         self.type = type
@@ -67,6 +77,30 @@ public struct EventSpec: Sendable, Hashable {
         self.replacement = replacement
         self.owner = owner
         self.since = since
+        self.destinations = destinations
+    }
+
+    /// An event declaration that every destination receives: the initialiser as it was before
+    /// `destinations`, kept so that a reference to it by its full name still compiles; calls
+    /// resolve to ``init(name:type:args:isDeprecated:replacement:owner:since:destinations:)``.
+    ///
+    /// - Parameters:
+    ///   - name: the name posted on the bus.
+    ///   - type: the event's type.
+    ///   - args: the event's args, in catalog order.
+    ///   - isDeprecated: whether the plan retires the event.
+    ///   - replacement: the event that replaces it, if any.
+    ///   - owner: the team that owns the event.
+    ///   - since: the app version that introduced the event.
+    @_disfavoredOverload
+    @available(*, deprecated, message: "use init(name:type:args:isDeprecated:replacement:owner:since:destinations:)")
+    public init(
+        name: EventName, type: EventType, args: [ArgSpec], isDeprecated: Bool = false, replacement: EventName? = nil,
+        owner: String? = nil, since: String? = nil
+    ) {
+        self.init(
+            name: name, type: type, args: args, isDeprecated: isDeprecated, replacement: replacement, owner: owner,
+            since: since, destinations: nil)
     }
 }
 

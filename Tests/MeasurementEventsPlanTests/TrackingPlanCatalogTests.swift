@@ -23,6 +23,21 @@ final class TrackingPlanCatalogTests: XCTestCase {
         XCTAssertFalse(catalog.declaresAny(matching: "promo/*"))
     }
 
+    /// The generator writes each event's `destinations` (issue 45): names for a routed event,
+    /// `null` for one every destination receives. The plan reads only the names.
+    func testGeneratorOutputWithDestinationsIsRead() throws {
+        let output = """
+            {"modules":[{"catalog":"Events/Shop.json","events":[
+              {"args":[],"category":null,"deprecated":false,"description":"Opened.",
+               "destinations":["amplitude","debug"],"name":"shop/opened","owner":null,"since":null,"type":"user_action"},
+              {"args":[],"category":null,"deprecated":false,"description":"Closed.",
+               "destinations":null,"name":"shop/closed","owner":null,"since":null,"type":"user_action"}],
+             "module":"Shop"}]}
+            """
+        let catalog = try TrackingPlan.Catalog(generatorOutput: Data(output.utf8))
+        XCTAssertEqual(catalog.names, ["shop/opened", "shop/closed"])
+    }
+
     func testAGeneratorCatalogChecksAPlan() throws {
         let catalog = try TrackingPlan.Catalog(generatorOutput: Data(generatorOutput.utf8))
         XCTAssertNoThrow(

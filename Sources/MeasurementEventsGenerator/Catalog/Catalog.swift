@@ -66,7 +66,7 @@ package struct Catalog: Hashable, Sendable {
                             pattern: $0.constraints.pattern, maxLength: $0.constraints.maxLength)
                     }, isDeprecated: event.deprecation != nil,
                     replacement: event.deprecation?.replacement.map { EventName($0) },
-                    owner: event.owner, since: event.since)
+                    owner: event.owner, since: event.since, destinations: event.destinations)
             })
     }
 
@@ -115,6 +115,9 @@ package struct CatalogEvent: Hashable, Sendable {
     package var owner: String?
     /// The app version that introduced the event (`"since"`).
     package var since: String?
+    /// The only destinations the event may be sent to (`"destinations"`), in file order;
+    /// `nil` when the catalog does not restrict it.
+    package var destinations: [String]?
 
     /// Makes an event, as ``CatalogReader`` does.
     ///

@@ -27,9 +27,13 @@ package struct CatalogReader {
     static let eventNamePattern = "^[a-z][a-z0-9_]*(/[a-z][a-z0-9_]*)+$"
     /// An arg name: letters, digits and underscores, starting with a letter.
     static let argNamePattern = "^[A-Za-z][A-Za-z0-9_]*$"
+    /// A destination name: a short identifier like `amplitude`, `ga4` or `otlp`.
+    static let destinationNamePattern = "^[a-z0-9_-]{1,64}$"
 
     static let catalogKeys = ["module", "description", "events"]
-    static let eventKeys = ["name", "description", "type", "category", "args", "deprecated", "owner", "since"]
+    static let eventKeys = [
+        "name", "description", "type", "category", "args", "deprecated", "owner", "since", "destinations",
+    ]
     static let argKeys = [
         "type", "description", "optional", "pii", "values", "minimum", "maximum", "pattern", "maxLength",
     ]
@@ -179,6 +183,9 @@ package struct CatalogReader {
                 $0.value, at: path + [.key("since")],
                 expected: "the app version that introduced the event, like \"4.2\"")
         }
+        let destinations = members["destinations"].flatMap {
+            readDestinations($0.value, at: path + [.key("destinations")])
+        }
         guard let name, let description else { return nil }
         var event = CatalogEvent(
             name: name, description: description, type: type, category: category, args: args,
@@ -186,6 +193,7 @@ package struct CatalogReader {
         event.deprecation = deprecation
         event.owner = owner
         event.since = since
+        event.destinations = destinations
         return event
     }
 
@@ -245,7 +253,7 @@ package struct CatalogReader {
         return arg
     }
 
-    // MARK: Constraints and deprecation
+    // MARK: Constraints, deprecation and destinations
 
     /// `true`, `false`, or `{"replacement": "<event name>"}`.
     private mutating func readDeprecation(_ node: JSONNode, at path: [JSONPathComponent]) -> CatalogDeprecation? {
@@ -277,6 +285,52 @@ package struct CatalogReader {
             report(at: node.position, path, found: node.summary, expected: expected)
             return nil
         }
+    }
+
+    /// The names of the only destinations the event may be sent to: a non-empty array of
+    /// distinct destination names (``destinationNamePattern``). Every bad element is reported;
+    /// the valid ones are kept.
+    private mutating func readDestinations(_ node: JSONNode, at path: [JSONPathComponent]) -> [String]? {
+        let example = "like [\"amplitude\", \"debug\"]"
+        guard case .array(let elements) = node.value else {
+            report(
+                at: node.position, path, found: node.summary,
+                expected: "a non-empty array of destination names, \(example)")
+            return nil
+        }
+        guard !elements.isEmpty else {
+            report(
+                at: node.position, path, found: "an empty array",
+                expected:
+                    "at least one destination name, \(example) (leave \"destinations\" out to send the event to every destination)"
+            )
+            return nil
+        }
+        var names: [String] = []
+        var firstPositions: [String: SourcePosition] = [:]
+        for (index, element) in elements.enumerated() {
+            let elementPath = path + [.index(index)]
+            guard let name = string(element, at: elementPath, expected: "a destination name like \"amplitude\"")
+            else { continue }
+            guard Self.isDestinationName(name) else {
+                let lowered = name.lowercased()
+                report(
+                    at: element.position, elementPath, found: quoted(name),
+                    expected:
+                        "a destination name: 1 to 64 lowercase letters, digits, \"-\" and \"_\" (\(Self.destinationNamePattern)), like \"amplitude\""
+                        + (Self.isDestinationName(lowered) ? " (did you mean \(quoted(lowered))?)" : ""))
+                continue
+            }
+            if let first = firstPositions[name] {
+                report(
+                    at: element.position, elementPath, found: "\(quoted(name)) again",
+                    expected: "each destination once (the first is at \(first))")
+                continue
+            }
+            firstPositions[name] = element.position
+            names.append(name)
+        }
+        return names
     }
 
     /// `values`, `minimum`, `maximum`, `pattern` and `maxLength`, each checked against the arg's
@@ -514,6 +568,15 @@ package struct CatalogReader {
                 guard let first = part.unicodeScalars.first, first.isASCIILowercaseLetter else { return false }
                 return part.unicodeScalars.allSatisfy { $0.isASCIILowercaseLetter || $0.isASCIIDigit || $0 == "_" }
             }
+    }
+
+    /// Whether `name` matches ``destinationNamePattern``.
+    ///
+    /// - Parameter name: a destination name from a catalog.
+    /// - Returns: whether a catalog may name it.
+    package static func isDestinationName(_ name: String) -> Bool {
+        (1...64).contains(name.utf8.count)
+            && name.unicodeScalars.allSatisfy { $0.isASCIILowercaseLetter || $0.isASCIIDigit || $0 == "-" || $0 == "_" }
     }
 
     /// Whether `name` matches ``argNamePattern``.

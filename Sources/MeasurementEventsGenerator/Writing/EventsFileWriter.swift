@@ -345,6 +345,9 @@ package enum EventsFileWriter {
         }
         if let owner = event.owner { fields += ", owner: \(swiftString(owner))" }
         if let since = event.since { fields += ", since: \(swiftString(since))" }
+        if let destinations = event.destinations {
+            fields += ", destinations: [" + destinations.map(swiftString).joined(separator: ", ") + "]"
+        }
         return fields
     }
 

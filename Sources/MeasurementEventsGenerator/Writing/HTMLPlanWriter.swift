@@ -3,8 +3,8 @@ import MeasurementEventsAggregator
 
 /// The tracking plan as one self-contained HTML page people can browse: every event by module
 /// with its description, type, args and their rules, personal-data and deprecation marks,
-/// owner, and test coverage when given; a search box and filters by module, type, personal
-/// data and deprecation.
+/// owner, the destinations it is limited to, and test coverage when given; a search box and
+/// filters by module, type, personal data and deprecation.
 ///
 /// Everything is inline (styles, script, no font, image or link to fetch), so the file works
 /// opened from disk, attached to a ticket, or offline.
@@ -70,6 +70,7 @@ enum HTMLPlanWriter {
         var searchable = [
             event.name, module, event.type.name, event.description, event.owner ?? "", event.category ?? "",
         ]
+        searchable += event.destinations ?? []
         searchable += event.args.flatMap { [$0.name, $0.description] }
         var out = "<tr class=\"event\" data-module=\"\(escaped(module))\" data-type=\"\(event.type.name)\""
         out += " data-pii=\"\(hasPII)\" data-deprecated=\"\(event.deprecation != nil)\""
@@ -89,6 +90,11 @@ enum HTMLPlanWriter {
         if let category = event.category { notes.append("category: \(escaped(category))") }
         if let owner = event.owner { notes.append("owner: <span class=\"owner\">\(escaped(owner))</span>") }
         if let since = event.since { notes.append("since \(escaped(since))") }
+        if let destinations = event.destinations {
+            notes.append(
+                "only to: "
+                    + destinations.map { "<code class=\"destination\">\(escaped($0))</code>" }.joined(separator: ", "))
+        }
         if !notes.isEmpty { out += "<div class=\"note\">\(notes.joined(separator: " · "))</div>" }
         out += "</td><td>"
         if event.args.isEmpty {

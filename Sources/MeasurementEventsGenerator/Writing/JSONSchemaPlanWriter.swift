@@ -20,7 +20,10 @@
 /// ```
 ///
 /// A deprecated event's schema carries the standard `deprecated: true` annotation; personal
-/// data is marked `x-pii: true` (an annotation validators ignore).
+/// data is marked `x-pii: true`, and an event whose catalog names its destinations carries them
+/// as `x-destinations: ["amplitude", "debug"]` (annotations validators ignore: JSON Schema
+/// 2020-12 leaves unknown keywords to the application). An event without `x-destinations` goes
+/// to every destination.
 enum JSONSchemaPlanWriter {
     static let draft = "https://json-schema.org/draft/2020-12/schema"
 
@@ -56,6 +59,9 @@ enum JSONSchemaPlanWriter {
             ("description", .string(event.description)),
         ]
         if event.deprecation != nil { members.append(("deprecated", .bool(true))) }
+        if let destinations = event.destinations {
+            members.append(("x-destinations", .array(destinations.map { .string($0) })))
+        }
         let required = event.args.filter { !$0.isOptional }.map { JSONText.string($0.name) }
         let properties: JSONText = .object([
             ("type", .string("object")),

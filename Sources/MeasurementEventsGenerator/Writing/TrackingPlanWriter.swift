@@ -10,9 +10,10 @@ import Foundation
 ///   "name":"feed/item_tapped","type":"click"}],"module":"DemoFeed"}]}
 /// ```
 ///
-/// `category`, `owner` and `since` are `null` for events without one; `deprecated` is `false` or
-/// `{"replacement": <name or null>}`; an arg's `values`, `minimum`, `maximum`, `pattern` and
-/// `maxLength` are present only when its catalog gives them.
+/// `category`, `owner` and `since` are `null` for events without one; `destinations` is `null`
+/// for an event every destination receives, else the names of the only ones that may;
+/// `deprecated` is `false` or `{"replacement": <name or null>}`; an arg's `values`, `minimum`,
+/// `maximum`, `pattern` and `maxLength` are present only when its catalog gives them.
 package enum TrackingPlanWriter {
     /// Who the plan is for.
     package enum Format: String, CaseIterable, Sendable {
@@ -65,6 +66,9 @@ package enum TrackingPlanWriter {
                 if let category = event.category { out += " · Category: \(oneLine(category))" }
                 if let owner = event.owner { out += " · Owner: \(oneLine(owner))" }
                 if let since = event.since { out += " · Since: \(oneLine(since))" }
+                if let destinations = event.destinations {
+                    out += " · Only to: " + destinations.map { "`\($0)`" }.joined(separator: ", ")
+                }
                 out += "\n"
                 if let deprecation = event.deprecation {
                     out +=
@@ -114,7 +118,8 @@ package enum TrackingPlanWriter {
                                 Plan.Arg(
                                     name: $0.name, type: $0.type.rawValue, optional: $0.isOptional,
                                     pii: $0.isPersonalData, description: $0.description, rules: $0.constraints)
-                            }, deprecation: event.deprecation, owner: event.owner, since: event.since)
+                            }, deprecation: event.deprecation, owner: event.owner, since: event.since,
+                            destinations: event.destinations)
                     })
             })
         let encoder = JSONEncoder()
@@ -140,6 +145,7 @@ package enum TrackingPlanWriter {
             var deprecation: CatalogDeprecation?
             var owner: String?
             var since: String?
+            var destinations: [String]?
 
             func encode(to encoder: any Encoder) throws {
                 var container = encoder.container(keyedBy: CodingKeys.self)
@@ -150,6 +156,7 @@ package enum TrackingPlanWriter {
                 try container.encode(args, forKey: .args)
                 try container.encode(owner, forKey: .owner)
                 try container.encode(since, forKey: .since)
+                try container.encode(destinations, forKey: .destinations)
                 if let deprecation {
                     var deprecated = container.nestedContainer(keyedBy: CodingKeys.self, forKey: .deprecated)
                     try deprecated.encode(deprecation.replacement, forKey: .replacement)
@@ -159,7 +166,7 @@ package enum TrackingPlanWriter {
             }
 
             private enum CodingKeys: String, CodingKey {
-                case name, type, category, description, args, owner, since, deprecated, replacement
+                case name, type, category, description, args, owner, since, destinations, deprecated, replacement
             }
         }
 

@@ -194,7 +194,7 @@ final class MalformedCatalogTests: XCTestCase {
             modules: ["Feed"],
             messages: [
                 #"Events/Feed.json:3:3: error: owner: found an unknown key "owner", expected one of "module", "description", "events""#,
-                #"Events/Feed.json:5:55: error: events[0].categry: found an unknown key "categry", expected one of "name", "description", "type", "category", "args", "deprecated", "owner", "since" (did you mean "category"?)"#,
+                #"Events/Feed.json:5:55: error: events[0].categry: found an unknown key "categry", expected one of "name", "description", "type", "category", "args", "deprecated", "owner", "since", "destinations" (did you mean "category"?)"#,
                 #"Events/Feed.json:6:68: error: events[0].args.source.required: found an unknown key "required", expected one of "type", "description", "optional", "pii", "values", "minimum", "maximum", "pattern", "maxLength""#,
             ])
     }
@@ -329,6 +329,31 @@ final class MalformedCatalogTests: XCTestCase {
                 #"Events/Feed.json:4:63: error: events[0].type: found "tap", expected one of "activity", "click", "impression", "redirect", "user_action""#,
                 #"Events/Profile.json:1:76: error: events[0].description: found "", expected a description of the event"#,
                 #"Events/Settings.json:1:83: error: JSON syntax: found the end of the file, expected "," or "]" (the array opened at 1:34 is never closed)"#,
+            ])
+    }
+
+    func testEveryBadDestinationOfEveryEventIsListedAndNothingIsWritten() throws {
+        try assertRejected(
+            [
+                "Events/Feed.json": #"""
+                {
+                  "module": "Feed",
+                  "events": [
+                    {"name": "feed/opened", "description": "Opened.", "destinations": [], "categry": "feed"},
+                    {"name": "feed/closed", "description": "Closed.", "destinations": ["Debug", "debug", "debug", 7]},
+                    {"name": "feed/shown", "description": "Shown.", "destinations": "debug"}
+                  ]
+                }
+                """#
+            ],
+            modules: ["Feed"],
+            messages: [
+                #"Events/Feed.json:4:71: error: events[0].destinations: found an empty array, expected at least one destination name, like ["amplitude", "debug"] (leave "destinations" out to send the event to every destination)"#,
+                #"Events/Feed.json:4:75: error: events[0].categry: found an unknown key "categry", expected one of "name", "description", "type", "category", "args", "deprecated", "owner", "since", "destinations" (did you mean "category"?)"#,
+                #"Events/Feed.json:5:72: error: events[1].destinations[0]: found "Debug", expected a destination name: 1 to 64 lowercase letters, digits, "-" and "_" (^[a-z0-9_-]{1,64}$), like "amplitude" (did you mean "debug"?)"#,
+                #"Events/Feed.json:5:90: error: events[1].destinations[2]: found "debug" again, expected each destination once (the first is at 5:81)"#,
+                #"Events/Feed.json:5:99: error: events[1].destinations[3]: found a number (7), expected a string: a destination name like "amplitude""#,
+                #"Events/Feed.json:6:69: error: events[2].destinations: found "debug", expected a non-empty array of destination names, like ["amplitude", "debug"]"#,
             ])
     }
 

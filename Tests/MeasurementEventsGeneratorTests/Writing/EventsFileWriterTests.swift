@@ -101,6 +101,34 @@ final class EventsFileWriterTests: XCTestCase {
                 """))
     }
 
+    func testDestinationsChangeOnlyTheSpecOfTheirEvents() throws {
+        let routed = try XCTUnwrap(
+            CatalogSet.load(packageRoot: Repository.golden).catalogs.first { $0.module == "Shop" })
+        var unrouted = routed
+        for index in unrouted.events.indices { unrouted.events[index].destinations = nil }
+        let routedLines = EventsFileWriter.source(for: routed).split(separator: "\n", omittingEmptySubsequences: false)
+        let unroutedLines = EventsFileWriter.source(for: unrouted).split(
+            separator: "\n", omittingEmptySubsequences: false)
+        XCTAssertEqual(routedLines.count, unroutedLines.count)
+        let changed = zip(routedLines, unroutedLines).filter { $0 != $1 }.map {
+            ($0.trimmingCharacters(in: .whitespaces), $1.trimmingCharacters(in: .whitespaces))
+        }
+        XCTAssertEqual(
+            changed.map(\.0),
+            [
+                #"return EventSpec(name: shopProductViewed, type: .impression, args: args, owner: "shop-team", since: "4.2", destinations: ["amplitude", "ga4", "debug"])"#,
+                #"EventSpec(name: shopOpened, type: .userAction, args: [], destinations: ["debug"])"#,
+                #"return EventSpec(name: "shop/tab_opened", type: .userAction, args: args, isDeprecated: true, replacement: "shop/opened", destinations: ["segment_eu", "otlp-collector"])"#,
+            ])
+        XCTAssertEqual(
+            changed.map(\.1),
+            [
+                #"return EventSpec(name: shopProductViewed, type: .impression, args: args, owner: "shop-team", since: "4.2")"#,
+                #"EventSpec(name: shopOpened, type: .userAction, args: [])"#,
+                #"return EventSpec(name: "shop/tab_opened", type: .userAction, args: args, isDeprecated: true, replacement: "shop/opened")"#,
+            ])
+    }
+
     /// A catalog of `count` events, every third deprecated, each with a values enum and a
     /// personal-data arg.
     private func largeCatalog(_ count: Int) throws -> Catalog {

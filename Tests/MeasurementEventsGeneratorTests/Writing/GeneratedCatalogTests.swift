@@ -31,4 +31,14 @@ final class GeneratedCatalogTests: XCTestCase {
         XCTAssertEqual(checkout?.args.first { $0.name == "phone" }?.isRequired, false)
         XCTAssertEqual(checkout?.type, .activity)
     }
+
+    func testDestinationsReachTheCatalogValueAndAnEventWithoutThemHasNone() {
+        let destinations = Dictionary(
+            uniqueKeysWithValues: ShopEvents.catalog.events.map { ($0.name.rawValue, $0.destinations) })
+        XCTAssertEqual(destinations["shop/product_viewed"], ["amplitude", "ga4", "debug"])
+        XCTAssertEqual(destinations["shop/opened"], ["debug"])
+        XCTAssertEqual(destinations["shop/tab_opened"], ["segment_eu", "otlp-collector"])
+        XCTAssertEqual(destinations["shop/checkout/completed"], .some(nil))
+        XCTAssertEqual(MinimalEvents.catalog.events.map(\.destinations), [nil, nil])
+    }
 }

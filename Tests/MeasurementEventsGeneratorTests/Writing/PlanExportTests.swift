@@ -36,6 +36,39 @@ final class PlanExportTests: XCTestCase {
         XCTAssertTrue(schema.contains(#""enum": ["#))
     }
 
+    func testTheJSONSchemaOfAnEventCarriesItsDestinationsOnlyWhenItsCatalogNamesThem() throws {
+        let text = TrackingPlanWriter.plan(try goldenCatalogs(), format: .jsonschema)
+        let document = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
+        let events = try XCTUnwrap(document["events"] as? [[String: Any]])
+        var destinations: [String: [String]] = [:]
+        for event in events {
+            let rules = try XCTUnwrap(event["rules"] as? [String: Any])
+            if let names = rules["x-destinations"] {
+                destinations[try XCTUnwrap(event["name"] as? String)] = try XCTUnwrap(names as? [String])
+            }
+        }
+        XCTAssertEqual(
+            destinations,
+            [
+                "shop/product_viewed": ["amplitude", "ga4", "debug"], "shop/opened": ["debug"],
+                "shop/tab_opened": ["segment_eu", "otlp-collector"],
+            ])
+    }
+
+    func testTheHTMLPageShowsTheDestinationsOfEachRoutedEvent() throws {
+        let page = TrackingPlanWriter.plan(try goldenCatalogs(), format: .html)
+        let rows = page.split(separator: "\n").filter { $0.hasPrefix("<tr class=\"event\"") }
+        let routed = rows.filter { $0.contains("only to: ") }
+        XCTAssertEqual(routed.count, 3)
+        let viewed = try XCTUnwrap(rows.first { $0.contains("<code>shop/product_viewed</code>") })
+        XCTAssertTrue(
+            viewed.contains(
+                #"only to: <code class="destination">amplitude</code>, <code class="destination">ga4</code>, <code class="destination">debug</code>"#
+            ))
+        XCTAssertTrue(viewed.contains("data-search=\"shop/product_viewed shop impression"), "searchable")
+        XCTAssertTrue(viewed.contains(" amplitude ga4 debug "), "the destinations are searchable")
+    }
+
     func testTheHTMLPageFetchesNothing() throws {
         let page = TrackingPlanWriter.plan(try goldenCatalogs(), format: .html)
         for external in ["<script src", "<link", "@import", "url(", "http://", "https://", "@font-face"] {
@@ -46,10 +79,13 @@ final class PlanExportTests: XCTestCase {
     func testTheHTMLPageEscapesCatalogText() throws {
         var event = CatalogEvent(name: "feed/opened", description: "<script>alert(1)</script> & \"quotes\"")
         event.owner = "<b>team</b>"
+        event.destinations = ["<i>debug</i>"]
         let page = HTMLPlanWriter.page(
             [Catalog(path: "Events/Feed.json", module: "Feed", events: [event])], coverage: nil)
         XCTAssertFalse(page.contains("<script>alert"))
         XCTAssertFalse(page.contains("<b>team"))
+        XCTAssertFalse(page.contains("<i>debug"))
+        XCTAssertTrue(page.contains(#"<code class="destination">&lt;i&gt;debug&lt;/i&gt;</code>"#))
         XCTAssertTrue(page.contains("&lt;script&gt;alert(1)&lt;/script&gt; &amp; &quot;quotes&quot;"))
     }
 

@@ -70,7 +70,7 @@ public enum ShopEvents {
             ArgSpec(name: "position", type: .int, isRequired: false, isPersonalData: false, minimum: 0, maximum: 500),
             ArgSpec(name: "list", type: .string, isRequired: false, isPersonalData: false, allowedValues: [.string("search"), .string("home-feed"), .string("default"), .string("2for1")]),
         ]
-        return EventSpec(name: shopProductViewed, type: .impression, args: args, owner: "shop-team", since: "4.2")
+        return EventSpec(name: shopProductViewed, type: .impression, args: args, owner: "shop-team", since: "4.2", destinations: ["amplitude", "ga4", "debug"])
     }
 
     private static func spec_shopCartItemAdded() -> EventSpec {
@@ -103,14 +103,14 @@ public enum ShopEvents {
     }
 
     private static func spec_shopOpened() -> EventSpec {
-        EventSpec(name: shopOpened, type: .userAction, args: [])
+        EventSpec(name: shopOpened, type: .userAction, args: [], destinations: ["debug"])
     }
 
     private static func spec_shopTabOpened() -> EventSpec {
         let args: [ArgSpec] = [
             ArgSpec(name: "source", type: .string, isRequired: true, isPersonalData: false, allowedValues: [.string("tab_bar"), .string("deep_link")]),
         ]
-        return EventSpec(name: "shop/tab_opened", type: .userAction, args: args, isDeprecated: true, replacement: "shop/opened")
+        return EventSpec(name: "shop/tab_opened", type: .userAction, args: args, isDeprecated: true, replacement: "shop/opened", destinations: ["segment_eu", "otlp-collector"])
     }
 
     private static func spec_shopLegacyBannerShown() -> EventSpec {
