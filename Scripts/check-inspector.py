@@ -218,6 +218,30 @@ try:
     check("no image element was created", len(driver.find_elements(By.TAG_NAME, "img")) == 0)
     search.clear()
     driver.execute_script("document.getElementById('search').dispatchEvent(new Event('input'))")
+    # Each destination's decision (issue 45): a trail entry forwarded to one destination and kept
+    # from two others, as an aggregator with destinations sends it.
+    status, _ = post("/inspector/v1/entries", {"entries": [{
+        "name": "checkout/routed", "fate": "forwarded", "args": {"coupon": "SPRING"},
+        "trackers": [
+            {"tracker": "HTTPTracker", "destination": "amplitude", "decision": "forwarded", "forwarded": True,
+             "error": None, "body": "{\"event_type\":\"checkout/routed\"}"},
+            {"tracker": "HTTPTracker", "destination": "ga4",
+             "decision": "filtered by the destination: on the deny-list", "forwarded": False, "error": None, "body": None},
+            {"tracker": "HTTPTracker", "destination": "otlp", "decision": "sampled out (rate 0.1)", "forwarded": False,
+             "error": None, "body": None}]}]})
+    check("a trail entry with destinations is accepted", status == 200, status)
+    search.send_keys("checkout/routed")
+    WebDriverWait(driver, 10).until(clicked_first_of(
+        lambda shown: [row for row in shown if row.find_element(By.CSS_SELECTOR, ".name").text == "checkout/routed"]))
+    decisions = [p.text for p in driver.find_elements(By.CSS_SELECTOR, "[data-testid=destination-decision]")]
+    check("each destination that kept the event out says why",
+          decisions == ["ga4 (HTTPTracker): filtered by the destination: on the deny-list",
+                        "otlp (HTTPTracker): sampled out (rate 0.1)"], decisions)
+    detail = driver.find_element(By.CSS_SELECTOR, "[data-testid=detail]").text
+    check("the destination that forwarded it shows its vendor body", "amplitude (HTTPTracker)" in detail
+          and '"event_type":"checkout/routed"' in detail, detail[-300:])
+    search.clear()
+    driver.execute_script("document.getElementById('search').dispatchEvent(new Event('input'))")
     driver.save_screenshot(".build/inspector.png")
     print("screenshot: .build/inspector.png")
 

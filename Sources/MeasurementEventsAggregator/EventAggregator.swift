@@ -165,6 +165,26 @@ open class EventAggregator: @unchecked Sendable {
         for destination in destinations { if let filter = destination.filter { reportInvalidPatterns(of: filter) } }
     }
 
+    /// Makes an aggregator whose trackers are plain destinations: what
+    /// ``init(center:filter:trackers:destinations:processors:configuration:)`` does with no
+    /// destinations. Kept so that code built against 3.x keeps linking.
+    ///
+    /// - Parameters:
+    ///   - center: where events are observed.
+    ///   - filter: what to keep; `nil` builds it from ``allowList`` and ``denyList``.
+    ///   - trackers: where kept events go, in order.
+    ///   - processors: steps applied to each kept event before the trackers.
+    ///   - configuration: delivery, consent, identity store, sessions and the other settings.
+    @_disfavoredOverload
+    public convenience init(
+        center: NotificationCenter = .default, filter: EventFilter? = nil, trackers: [any EventTracker] = [],
+        processors: [any EventProcessor] = [], configuration: Configuration = Configuration()
+    ) {
+        self.init(
+            center: center, filter: filter, trackers: trackers, destinations: [], processors: processors,
+            configuration: configuration)
+    }
+
     deinit {
         if recordsPostSites { PostSites.unregister(center) }
         let observers = state.withLock { $0.observers }

@@ -10,7 +10,8 @@ import MeasurementEventsAggregator
 ///   "label": null, "timestamp": 1764190000.25, "args": {"item": "42"},
 ///   "fate": "forwarded", "reason": null,
 ///   "violations": [{"kind": "…", "message": "…", "file": "Feed.swift", "line": 12}],
-///   "trackers": [{"tracker": "HTTPTracker", "error": null, "body": "POST …"}]}]}
+///   "trackers": [{"tracker": "HTTPTracker", "destination": "segment", "decision": "forwarded",
+///                 "forwarded": true, "error": null, "body": "POST …"}]}]}
 /// ```
 ///
 /// `fate` is one of `forwarded`, `filtered_out`, `malformed`, `discarded_without_consent`,
@@ -45,7 +46,11 @@ enum InspectorWireFormat {
                 ]
             },
             "trackers": entry.trackers.map { outcome -> [String: Any] in
-                ["tracker": outcome.tracker, "error": outcome.error ?? NSNull(), "body": outcome.body ?? NSNull()]
+                [
+                    "tracker": outcome.tracker, "destination": outcome.destination,
+                    "decision": outcome.decision.description, "forwarded": outcome.decision == .forwarded,
+                    "error": outcome.error ?? NSNull(), "body": outcome.body ?? NSNull(),
+                ]
             },
         ]
     }

@@ -19,6 +19,12 @@ package struct InspectedEvent: Codable, Sendable, Hashable {
     /// What one tracker did.
     package struct TrackerResult: Codable, Sendable, Hashable {
         package var tracker: String
+        /// The destination's name (the tracker's type name for a plain one).
+        package var destination: String?
+        /// What the destination decided, in words: `forwarded`, `filtered by the destination: …`.
+        package var decision: String?
+        /// Whether the destination handed the event to its tracker.
+        package var forwarded: Bool = true
         package var error: String?
         package var body: String?
     }

@@ -146,7 +146,11 @@ package enum InspectorPage {
           if (e.catalog) { d.append(el("h3", "Catalog (" + e.catalog.module + ")")); d.append(el("p", e.catalog.description)); const ul = el("ul"); for (const r of e.catalog.rules) ul.append(el("li", r)); d.append(ul); }
           for (const v of e.violations) d.append(el("p", "plan: " + v.message + (v.file ? " (" + v.file + (v.line ? ":" + v.line : "") + ")" : ""), "violation"));
           for (const f of e.findings) d.append(el("p", "vendor limit: " + f, "finding"));
-          for (const t of e.trackers) { const p = section(d, t.tracker + (t.error ? " — error: " + t.error : ""), t.body || "(the tracker does not show its body)"); p.setAttribute("data-testid", "vendor-body"); }
+          for (const t of e.trackers) {
+            const who = t.destination && t.destination !== t.tracker ? t.destination + " (" + t.tracker + ")" : t.tracker;
+            if (t.forwarded === false) { const p = el("p", who + ": " + t.decision, "decision"); p.setAttribute("data-testid", "destination-decision"); d.append(p); continue; }
+            const p = section(d, who + (t.error ? " — error: " + t.error : ""), t.body || "(the tracker does not show its body)"); p.setAttribute("data-testid", "vendor-body");
+          }
           if (e.vendorBody) { const p = section(d, "Body received (" + e.source + ")", e.vendorBody); p.setAttribute("data-testid", "vendor-body"); }
           render(false);
         }

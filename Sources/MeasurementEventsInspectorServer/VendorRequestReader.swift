@@ -90,7 +90,9 @@ package enum VendorRequestReader {
             }
             event.trackers = (entry["trackers"] as? [[String: Any]] ?? []).map {
                 InspectedEvent.TrackerResult(
-                    tracker: text($0["tracker"]) ?? "", error: text($0["error"]), body: text($0["body"]))
+                    tracker: text($0["tracker"]) ?? "", destination: text($0["destination"]),
+                    decision: text($0["decision"]), forwarded: ($0["forwarded"] as? Bool) ?? true,
+                    error: text($0["error"]), body: text($0["body"]))
             }
             return event
         }

@@ -49,4 +49,36 @@ import Testing
         let body = try #require(forwarded.trackers.first?.body)
         #expect(body.contains("\"event\":\"feed/item_tapped\""))
     }
+
+    /// Each destination's decision reaches the inspector: forwarded with the vendor body, or why not.
+    @Test func theInspectorShowsEachDestinationsDecision() throws {
+        var serverConfiguration = InspectorServer.Configuration()
+        serverConfiguration.port = 0
+        let server = InspectorServer(configuration: serverConfiguration)
+        try server.start()
+        defer { server.stop() }
+        var connectionConfiguration = InspectorConnection.Configuration(baseURL: server.baseURL)
+        connectionConfiguration.batchDelay = 0
+        let connection = InspectorConnection(configuration: connectionConfiguration)
+
+        var configuration = EventAggregator.Configuration.testing
+        configuration.trail = connection
+        let center = NotificationCenter()
+        let aggregator = EventAggregator(
+            center: center, filter: .allowAll,
+            destinations: [
+                Destination(RecordingTracker(), name: "amplitude", filter: EventFilter(allow: ["checkout/*"])),
+                Destination(RecordingTracker(), name: "debug"),
+            ], configuration: configuration)
+        aggregator.start()
+        MeasurementEvent.post("feed/item_tapped", to: center)
+        aggregator.flush()
+        #expect(connection.flush(timeout: 30))
+
+        let event = try #require(server.store.events(name: "feed/item_tapped").first)
+        #expect(event.trackers.map(\.destination) == ["amplitude", "debug"])
+        #expect(event.trackers.map(\.forwarded) == [false, true])
+        #expect(event.trackers.first?.decision == "filtered by the destination: not on the allow-list")
+        #expect(event.trackers.last?.decision == "forwarded")
+    }
 }

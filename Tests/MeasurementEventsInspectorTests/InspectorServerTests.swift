@@ -264,7 +264,13 @@ import Testing
         let events = server.store.events()
         #expect(events.map(\.name) == ["feed/item/open", "feed/debug/x"])
         #expect(events[0].args == ["title": "<script>alert(1)</script>"])
-        #expect(events[0].trackers == [.init(tracker: "HTTPTracker", error: nil, body: "{}")])
+        #expect(
+            events[0].trackers == [
+                .init(
+                    tracker: "HTTPTracker", destination: "HTTPTracker", decision: "forwarded", forwarded: true,
+                    error: nil,
+                    body: "{}")
+            ])
         #expect(events[1].status == "filtered_out")
         #expect(events[1].reason == "denied by \"feed/debug/*\"")
     }

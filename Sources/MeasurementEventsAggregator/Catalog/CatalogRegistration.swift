@@ -19,6 +19,13 @@ extension EventAggregator {
             registered.personalDataHashing = PersonalDataProcessor(
                 personalArgsByEvent: args, treatment: .hash(salt: salt))
         }
+        // An event whose catalog names its destinations reaches only those (`Destination`).
+        for catalog in registered.catalogs.catalogs {
+            for spec in catalog.events {
+                guard let names = spec.destinations else { continue }
+                registered.routes[spec.name, default: []].formUnion(names)
+            }
+        }
         if let checker = PlanChecker(registered.catalogs, policy: configuration.planConformance) {
             registered.planChecker = checker
             registered.planStep = PlanStep(checker: checker)

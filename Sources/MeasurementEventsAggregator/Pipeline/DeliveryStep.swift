@@ -124,7 +124,7 @@ extension EventAggregator.Configuration {
     /// Runs `step` just before the built-in step `builtIn`, after any step inserted there before.
     ///
     /// ```swift
-    /// configuration.insert(ProcessorsStep([Redactor()]), before: .personalData)
+    /// configuration.insert(ProcessorsStep([GlobalContextProcessor(["build": "beta"])]), before: .admission)
     /// ```
     ///
     /// - Parameters:
@@ -137,7 +137,7 @@ extension EventAggregator.Configuration {
     /// Runs `step` just after the built-in step `builtIn`, after any step inserted there before.
     ///
     /// ```swift
-    /// configuration.insert(ProcessorsStep([Labeller()]), after: .attribution)
+    /// configuration.insert(ProcessorsStep([GlobalContextProcessor(["build": "beta"])]), after: .attribution)
     /// ```
     ///
     /// - Parameters:

@@ -6,7 +6,7 @@ import MeasurementEvents
 /// step; more can be inserted anywhere:
 ///
 /// ```swift
-/// configuration.insert(ProcessorsStep([SamplingProcessor(rate: 0.5)]), after: .attribution)
+/// configuration.insert(ProcessorsStep([GlobalContextProcessor(["build": "beta"])]), after: .attribution)
 /// ```
 ///
 /// The events get their ids first. One that a processor discards leaves the batch there,

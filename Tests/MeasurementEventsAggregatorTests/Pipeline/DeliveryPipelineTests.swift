@@ -172,4 +172,56 @@ final class DeliveryPipelineTests: XCTestCase {
         XCTAssertEqual(clearTracker.events.map { $0.args["plan"] }, ["pro", "free"])
         XCTAssertEqual(seen.entries.withLock { $0.map { $0.1.args["email"] } }, [hashed, nil])
     }
+
+    /// A step of the app's own (not processors) before and after every built-in step: the steps
+    /// run in the documented order, each app step sees the event as the step before it left it,
+    /// and the one before the admission sees no id yet only if no processors gave it one.
+    func testAStepOfTheAppsBetweenEveryTwoBuiltInStepsSeesTheEventAsEachLeftIt() throws {
+        struct Looking: DeliveryStep {
+            let label: String
+            let seen: LockedValue<[(String, MeasurementEvent)]>
+            func run(_ batch: inout DeliveryBatch, for aggregator: EventAggregator) {
+                for event in batch.events { seen.withLock { $0.append((label, event)) } }
+            }
+        }
+        let seen = LockedValue<[(String, MeasurementEvent)]>([])
+        let center = NotificationCenter()
+        var configuration = EventAggregator.Configuration.testing
+        configuration.catalogs = [catalog]
+        configuration.personalDataSalt = "salt"
+        configuration.planConformance.actions[.unplannedArg] = .omitArg
+        configuration.problemHandler = nil
+        for step in Step.allCases {
+            configuration.insert(Looking(label: "before \(step)", seen: seen), before: step)
+            configuration.insert(Looking(label: "after \(step)", seen: seen), after: step)
+        }
+        let labeller = ClosureProcessor { event in
+            var event = event
+            event.label = "labelled"
+            return event
+        }
+        let tracker = RecordingTracker()
+        let aggregator = EventAggregator(
+            center: center, filter: .allowAll, trackers: [tracker], processors: [labeller], configuration: configuration
+        )
+        aggregator.start()
+        MeasurementEvent.post(
+            "account/signed_up", args: ["email": "jane@example.com", "plan": "pro", "coupon": "SPRING"], to: center)
+        aggregator.waitUntilDelivered()
+
+        let entries = seen.withLock { $0 }
+        XCTAssertEqual(entries.map(\.0), Step.allCases.flatMap { ["before \($0)", "after \($0)"] })
+        func event(_ label: String) throws -> MeasurementEvent { try XCTUnwrap(entries.first { $0.0 == label }?.1) }
+        XCTAssertNil(try event("before attribution").anonymousID, "not stamped yet")
+        XCTAssertNotNil(try event("after attribution").anonymousID)
+        XCTAssertEqual(try event("before plan").args["coupon"], "SPRING")
+        XCTAssertNil(try event("after plan").args["coupon"], "the unplanned arg omitted")
+        XCTAssertNil(try event("before processors").label)
+        XCTAssertEqual(try event("after processors").label, "labelled")
+        XCTAssertEqual(try event("before admission").args["email"], "jane@example.com")
+        XCTAssertEqual(try event("after admission").args["email"], "jane@example.com", "in clear until step 5")
+        let hashed = EventValue.string(PersonalDataProcessor.hashed("jane@example.com", salt: "salt"))
+        XCTAssertEqual(try event("after personalData").args["email"], hashed)
+        XCTAssertEqual(tracker.events.first?.args["email"], hashed)
+    }
 }
