@@ -44,7 +44,8 @@ func shared() -> String? { UserDefaults(suiteName: appGroup)?.string(forKey: Sha
 MeasurementEvent.post("app/opened")
 aggregator.waitUntilDelivered()
 let first = sent.events.last?.anonymousID
-precondition(first != nil && shared() == first, "the suite holds \(shared() ?? "nothing"), the events carry \(first ?? "none")")
+precondition(
+    first != nil && shared() == first, "the suite holds \(shared() ?? "nothing"), the events carry \(first ?? "none")")
 MeasurementIdentity.reset()
 MeasurementEvent.post("app/opened")
 aggregator.waitUntilDelivered()
