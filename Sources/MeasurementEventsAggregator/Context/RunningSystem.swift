@@ -4,10 +4,11 @@ import Foundation
 /// compiled for, corrected for an iPad app that runs on a Mac.
 ///
 /// A Mac Catalyst app and an iPhone or iPad app on a Mac with Apple silicon are compiled with
-/// `os(iOS)`, but they run on macOS, and `hw.machine` names the Mac's processor ("arm64"), not a
-/// model. Reported as "iOS" with no model, they would land among the iPhones of every vendor's
-/// dashboard. They are reported as what they run on: "macOS", ProcessInfo's version, and the
-/// Mac's model (`hw.model`, "Mac14,2"). Each vendor's field asks for the system the app runs on:
+/// `os(iOS)`, but they run on macOS, where `hw.machine` names the processor ("arm64"), not a
+/// model. Reported as "iOS" (an iPad app on a Mac with "arm64" for its model), they would land
+/// among the iPhones of every vendor's dashboard. They are reported as what they run on: "macOS",
+/// ProcessInfo's version, and the Mac's model (`hw.model`, "Mac14,2"). Each vendor's field asks for
+/// the system the app runs on:
 /// - Segment, `context.os`: "information about the operating system, containing `name` and
 ///   `version`" (twilio.com/docs/segment/connections/spec/common, "Context fields");
 /// - Amplitude, `os_name`, `os_version` and `platform` (amplitude.com/docs/apis/analytics/http-v2,

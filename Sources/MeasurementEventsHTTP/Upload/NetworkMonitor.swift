@@ -74,13 +74,15 @@ package enum PathReporting: Sendable, Equatable {
     /// `URLSession` decides (see `PathReporting`).
     public final class PathNetworkMonitor: NetworkMonitor, @unchecked Sendable {
         // @unchecked: NWPathMonitor is thread-safe; it is not marked Sendable in every SDK.
-        private let reporting = PathReporting(platform: .current)
+        private let reporting: PathReporting
         // nil where the path is not watched (watchOS): no monitor is made there at all.
         private let monitor: NWPathMonitor?
         private let queue = DispatchQueue(label: "MeasurementEventsHTTP.PathNetworkMonitor")
 
         /// A monitor of every interface.
         public init() {
+            let reporting = PathReporting(platform: .current)
+            self.reporting = reporting
             monitor = reporting == .followsPath ? NWPathMonitor() : nil
         }
 
