@@ -4,7 +4,9 @@
 ///
 /// It says what the binary was built for, not where it runs: an iPhone or iPad app on a Mac with
 /// Apple silicon was compiled for `.iOS` (``RunningSystem`` tells the two apart at run time).
-package enum CompiledPlatform: Sendable, Hashable, CaseIterable {
+/// No conformance is declared beyond the `Equatable` and `Hashable` every enum without payloads
+/// has: an app keeps every conformance record of the modules it links (Benchmarks/SizeBudget).
+package enum CompiledPlatform: Sendable {
     /// iPhone and iPad, their simulators, and their apps on a Mac ("Designed for iPad").
     case iOS
     /// A Mac app built from an iPad app with Mac Catalyst (compiled with `os(iOS)` as well).

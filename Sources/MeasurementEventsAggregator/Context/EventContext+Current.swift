@@ -42,7 +42,7 @@ extension EventContext {
     }
 
     /// This process's system, from ProcessInfo (``RunningSystem`` decides what to report).
-    static var runningSystem: RunningSystem {
+    static var runningSystem: (osName: String, osVersion: String, runsOnMac: Bool) {
         let process = ProcessInfo.processInfo
         #if canImport(Darwin)
             // No availability check: isiOSAppOnMac is available from iOS 14, Mac Catalyst 14,
@@ -56,7 +56,7 @@ extension EventContext {
             let isMacCatalystApp = false
             let isiOSAppOnMac = false
         #endif
-        return RunningSystem(
+        return RunningSystem.describe(
             platform: .current, isMacCatalystApp: isMacCatalystApp, isiOSAppOnMac: isiOSAppOnMac,
             version: process.operatingSystemVersion)
     }
@@ -78,7 +78,7 @@ extension EventContext {
 
     /// The hardware model identifier.
     ///
-    /// - Parameter onMac: whether the hardware is a Mac (``RunningSystem/runsOnMac``).
+    /// - Parameter onMac: whether the hardware is a Mac (``RunningSystem``'s `runsOnMac`).
     static func deviceModel(onMac: Bool) -> String? {
         #if canImport(Darwin)
             // On a Mac (a Mac app, a Catalyst app, an iPhone or iPad app), hw.machine names the

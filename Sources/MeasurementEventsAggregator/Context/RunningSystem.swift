@@ -23,15 +23,10 @@ import Foundation
 /// Everything is decided here, from the values the platform code reads (ProcessInfo's
 /// `isMacCatalystApp`, `isiOSAppOnMac` and `operatingSystemVersion`), so that every case is
 /// tested on Linux.
-package struct RunningSystem: Sendable, Hashable {
-    /// "iOS", "macOS", "tvOS", "watchOS", "visionOS", "Linux", "Android", "Windows" or "unknown".
-    package var osName: String
-    /// "17.2.1", or "17.2" when the patch is 0.
-    package var osVersion: String
-    /// Whether the hardware is a Mac, so that its model is `hw.model`: a Mac app, a Mac Catalyst
-    /// app, or an iPhone or iPad app on a Mac.
-    package var runsOnMac: Bool
-
+///
+/// A namespace and a tuple rather than a type with conformances: an app links only the function,
+/// never metadata or conformance records of its own (Benchmarks/SizeBudget).
+package enum RunningSystem {
     /// The system an app compiled for `platform` runs on.
     ///
     /// - Parameters:
@@ -41,22 +36,27 @@ package struct RunningSystem: Sendable, Hashable {
     ///   - isiOSAppOnMac: ProcessInfo's `isiOSAppOnMac`: true for an iPhone or iPad app on a Mac
     ///     only.
     ///   - version: ProcessInfo's `operatingSystemVersion`.
-    package init(
+    /// - Returns: `osName` ("iOS", "macOS", "tvOS", "watchOS", "visionOS", "Linux", "Android",
+    ///   "Windows" or "unknown"), `osVersion` ("17.2.1", or "17.2" when the patch is 0), and
+    ///   `runsOnMac`: whether the hardware is a Mac, whose model is then `hw.model` (a Mac app, a
+    ///   Mac Catalyst app, or an iPhone or iPad app on a Mac).
+    package static func describe(
         platform: CompiledPlatform, isMacCatalystApp: Bool, isiOSAppOnMac: Bool, version: OperatingSystemVersion
-    ) {
-        switch platform {
-        case .macOS, .macCatalyst: (runsOnMac, osName) = (true, "macOS")
-        case .iOS where isMacCatalystApp || isiOSAppOnMac: (runsOnMac, osName) = (true, "macOS")
-        case .iOS: (runsOnMac, osName) = (false, "iOS")
-        case .tvOS: (runsOnMac, osName) = (false, "tvOS")
-        case .watchOS: (runsOnMac, osName) = (false, "watchOS")
-        case .visionOS: (runsOnMac, osName) = (false, "visionOS")
-        case .linux: (runsOnMac, osName) = (false, "Linux")
-        case .android: (runsOnMac, osName) = (false, "Android")
-        case .windows: (runsOnMac, osName) = (false, "Windows")
-        case .other: (runsOnMac, osName) = (false, "unknown")
-        }
-        osVersion = Self.versionText(version)
+    ) -> (osName: String, osVersion: String, runsOnMac: Bool) {
+        let (osName, runsOnMac): (String, Bool) =
+            switch platform {
+            case .macOS, .macCatalyst: ("macOS", true)
+            case .iOS where isMacCatalystApp || isiOSAppOnMac: ("macOS", true)
+            case .iOS: ("iOS", false)
+            case .tvOS: ("tvOS", false)
+            case .watchOS: ("watchOS", false)
+            case .visionOS: ("visionOS", false)
+            case .linux: ("Linux", false)
+            case .android: ("Android", false)
+            case .windows: ("Windows", false)
+            case .other: ("unknown", false)
+            }
+        return (osName, versionText(version), runsOnMac)
     }
 
     /// "17.2.1", or "17.2" when the patch is 0.

@@ -34,33 +34,30 @@ public protocol NetworkMonitor: Sendable {
 /// is high-level networking, which TN3135 allows every app. So on watchOS the monitor says online
 /// once and lets `URLSession` decide: a request that fails for want of a network is retried with
 /// the usual backoff.
-package enum PathReporting: Sendable, Equatable {
-    /// Online while the path is satisfied.
-    case followsPath
-    /// Online from the start; the path is not watched.
-    case alwaysOnline
-
-    /// What a monitor compiled for `platform` reports.
+///
+/// A namespace rather than a type with conformances: an app links only what it calls.
+package enum PathReporting {
+    /// Whether a monitor compiled for `platform` follows the path (everywhere but watchOS) or
+    /// reports online from the start and watches nothing (watchOS).
     ///
     /// - Parameter platform: the platform of the build (``CompiledPlatform/current``).
-    package init(platform: CompiledPlatform) {
-        self = platform == .watchOS ? .alwaysOnline : .followsPath
+    package static func followsPath(on platform: CompiledPlatform) -> Bool {
+        platform != .watchOS
     }
 
-    /// Starts reporting to `update`.
+    /// Starts reporting to `update`, as a monitor compiled for `platform` does.
     ///
     /// - Parameters:
+    ///   - platform: the platform of the build (``CompiledPlatform/current``).
     ///   - watchPath: starts watching the path, with a handler that takes whether the path is
-    ///     satisfied; called only when the path is followed.
+    ///     satisfied; called only where the path is followed.
     ///   - update: receives `true` when the device is online.
-    package func start(
+    package static func start(
+        on platform: CompiledPlatform,
         watchingPath watchPath: (_ handler: @escaping @Sendable (_ isSatisfied: Bool) -> Void) -> Void,
         update: @escaping @Sendable (_ isOnline: Bool) -> Void
     ) {
-        switch self {
-        case .followsPath: watchPath(update)
-        case .alwaysOnline: update(true)
-        }
+        if followsPath(on: platform) { watchPath(update) } else { update(true) }
     }
 }
 
@@ -74,23 +71,19 @@ package enum PathReporting: Sendable, Equatable {
     /// `URLSession` decides (see `PathReporting`).
     public final class PathNetworkMonitor: NetworkMonitor, @unchecked Sendable {
         // @unchecked: NWPathMonitor is thread-safe; it is not marked Sendable in every SDK.
-        private let reporting: PathReporting
         // nil where the path is not watched (watchOS): no monitor is made there at all.
-        private let monitor: NWPathMonitor?
+        private let monitor = PathReporting.followsPath(on: .current) ? NWPathMonitor() : nil
         private let queue = DispatchQueue(label: "MeasurementEventsHTTP.PathNetworkMonitor")
 
         /// A monitor of every interface.
-        public init() {
-            let reporting = PathReporting(platform: .current)
-            self.reporting = reporting
-            monitor = reporting == .followsPath ? NWPathMonitor() : nil
-        }
+        public init() {}
 
         /// Starts the path monitor (on watchOS: reports online once).
         ///
         /// - Parameter update: receives `true` when the path is satisfied.
         public func start(_ update: @escaping @Sendable (_ isOnline: Bool) -> Void) {
-            reporting.start(
+            PathReporting.start(
+                on: .current,
                 watchingPath: { isSatisfied in
                     guard let monitor else { return }
                     monitor.pathUpdateHandler = { path in isSatisfied(path.status == .satisfied) }

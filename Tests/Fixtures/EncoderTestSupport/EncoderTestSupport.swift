@@ -72,7 +72,7 @@ package enum EncoderSamples {
     /// ``track`` as an iPad app on an iMac sends it: the system the context reports for an app
     /// compiled for iOS that ProcessInfo says runs on a Mac (macOS 14.2.1), and the Mac's model.
     package static let trackOnAMac: QueuedEvent = {
-        let system = RunningSystem(
+        let system = RunningSystem.describe(
             platform: .iOS, isMacCatalystApp: true, isiOSAppOnMac: true,
             version: OperatingSystemVersion(majorVersion: 14, minorVersion: 2, patchVersion: 1))
         var context = EncoderSamples.context

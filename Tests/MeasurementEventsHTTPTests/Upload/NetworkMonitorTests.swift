@@ -9,11 +9,12 @@ import XCTest
 /// What `PathNetworkMonitor` reports on each platform: the path's status, except on watchOS,
 /// where an ordinary app's path stays unsatisfied (TN3135) and the monitor says online instead.
 final class NetworkMonitorTests: LoopbackTestCase {
-    /// What a start reported, and whether the path was watched.
-    private func started(_ reporting: PathReporting, pathSays satisfied: Bool) -> (watched: Bool, reported: [Bool]) {
+    /// What a start on `platform` reported, and whether the path was watched.
+    private func started(on platform: CompiledPlatform, pathSays satisfied: Bool) -> (watched: Bool, reported: [Bool]) {
         let reported = LockedValue<[Bool]>([])
         var watched = false
-        reporting.start(
+        PathReporting.start(
+            on: platform,
             watchingPath: { handler in
                 watched = true
                 handler(satisfied)
@@ -22,19 +23,22 @@ final class NetworkMonitorTests: LoopbackTestCase {
     }
 
     func testOnWatchOSThePathIsNotWatchedAndTheDeviceIsOnline() {
-        XCTAssertEqual(PathReporting(platform: .watchOS), .alwaysOnline)
-        let watch = started(.alwaysOnline, pathSays: false)
+        XCTAssertFalse(PathReporting.followsPath(on: .watchOS))
+        let watch = started(on: .watchOS, pathSays: false)
         XCTAssertFalse(watch.watched)
         XCTAssertEqual(watch.reported, [true])
     }
 
     func testEverywhereElseThePathsStatusIsTheCondition() {
-        for platform in CompiledPlatform.allCases where platform != .watchOS {
-            XCTAssertEqual(PathReporting(platform: platform), .followsPath, "\(platform)")
+        let others: [CompiledPlatform] = [
+            .iOS, .macCatalyst, .macOS, .tvOS, .visionOS, .linux, .android, .windows, .other,
+        ]
+        for platform in others {
+            XCTAssertTrue(PathReporting.followsPath(on: platform), "\(platform)")
+            XCTAssertEqual(started(on: platform, pathSays: false).reported, [false], "\(platform)")
+            XCTAssertEqual(started(on: platform, pathSays: true).reported, [true], "\(platform)")
         }
-        XCTAssertEqual(started(.followsPath, pathSays: false).reported, [false])
-        XCTAssertEqual(started(.followsPath, pathSays: true).reported, [true])
-        XCTAssertTrue(started(.followsPath, pathSays: true).watched)
+        XCTAssertTrue(started(on: .iOS, pathSays: true).watched)
     }
 
     func testAWatchUploadsThoughItsPathSaysUnsatisfied() throws {
@@ -68,7 +72,7 @@ private struct UnsatisfiedPathMonitor: NetworkMonitor {
     let platform: CompiledPlatform
 
     func start(_ update: @escaping @Sendable (Bool) -> Void) {
-        PathReporting(platform: platform).start(watchingPath: { handler in handler(false) }, update: update)
+        PathReporting.start(on: platform, watchingPath: { handler in handler(false) }, update: update)
     }
 
     func stop() {}
