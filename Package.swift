@@ -281,9 +281,13 @@ let inspectorProducts: [Product] = [
     .library(name: "MeasurementEventsInspector", targets: ["MeasurementEventsInspector"]),
 ]
 
+// The lowest deployment targets Xcode 26 supports (developer.apple.com/support/xcode, "Deployment
+// Targets"), which the manifest's tools version, 6.2, needs; Mac Catalyst follows iOS. Raised from
+// iOS 13, macOS 10.15, tvOS 13, watchOS 6: a breaking change for apps that deploy lower, which
+// stay on 3.x (CHANGELOG, 4.0.0).
 let package = Package(
     name: "MeasurementEvents",
-    platforms: [.iOS(.v13), .macOS(.v10_15), .tvOS(.v13), .watchOS(.v6), .visionOS(.v1)],
+    platforms: [.iOS(.v15), .macCatalyst(.v15), .macOS(.v11), .tvOS(.v15), .watchOS(.v8), .visionOS(.v1)],
     products: coreProducts + generatorProducts + planProducts + impressionProducts + triggerProducts + httpProducts + lifecycleProducts + standardProducts
         + inspectorProducts,
     targets: coreTargets + generatorTargets + planTargets + impressionTargets + triggerTargets + httpTargets + lifecycleTargets + standardTargets + demoTargets

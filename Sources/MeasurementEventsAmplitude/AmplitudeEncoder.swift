@@ -185,6 +185,9 @@ public struct AmplitudeEncoder: BatchEncoder {
             }
             fields.field("insert_id") { $0.string(event.id.uuidString) }
             if let locale = context?.locale { fields.field("language") { $0.string(locale) } }
+            // The system the app runs on ("macOS" for an iPad or Catalyst app on a Mac: the
+            // context's RunningSystem); http-v2, "Keys for the event argument": os_name,
+            // os_version, platform.
             if let os = context?.os {
                 fields.field("os_name") { $0.string(os.name) }
                 fields.field("os_version") { $0.string(os.version) }

@@ -364,20 +364,15 @@ public struct GA4Encoder: BatchEncoder {
     // The device block of the Measurement Protocol reference
     // (developers.google.com/analytics/devguides/collection/protocol/ga4/reference, "device":
     // category, language, screen_resolution, operating_system, operating_system_version, model,
-    // brand, browser, browser_version). Sent: category (from the model: iPad → tablet, iPhone
-    // and iPod → mobile, Mac → desktop; otherwise left out), language (the locale),
-    // operating_system, operating_system_version, model, brand (the manufacturer). The
-    // reference has no app-version field: the app version is not sent (GA4 app streams take it
-    // from the Firebase SDK).
+    // brand, browser, browser_version). Sent: category (``deviceCategory(model:osName:)``),
+    // language (the locale), operating_system and operating_system_version (the system the app
+    // runs on: "macOS" for a Catalyst or iPad app on a Mac, see the context's RunningSystem),
+    // model, brand (the manufacturer). The reference has no app-version field: the app version is
+    // not sent (GA4 app streams take it from the Firebase SDK).
     /// Writes `device` for the request from the newest event's context.
     static func writeDevice(_ context: EventContext, to object: inout JSONWriter.ObjectWriter) {
         let model = context.device.model
-        let category: String? =
-            if model?.hasPrefix("iPad") == true {
-                "tablet"
-            } else if model?.hasPrefix("iPhone") == true
-                || model?.hasPrefix("iPod") == true
-            { "mobile" } else if model?.hasPrefix("Mac") == true { "desktop" } else { nil }
+        let category = deviceCategory(model: model, osName: context.os.name)
         object.field("device") {
             $0.object { device in
                 if let brand = context.device.manufacturer { device.field("brand") { $0.string(brand) } }
@@ -390,6 +385,28 @@ public struct GA4Encoder: BatchEncoder {
                 device.field("operating_system_version") { $0.string(context.os.version) }
             }
         }
+    }
+
+    /// GA4's `device.category` (Measurement Protocol reference, "device": the category of the
+    /// device, such as "desktop", "tablet", "mobile"), from Apple's model identifier: iPad →
+    /// "tablet"; iPhone and iPod touch → "mobile"; every Mac family → "desktop" (the categories
+    /// have no laptop): Mac14,2 and the older MacBook*, MacBookAir*, MacBookPro*, Macmini* and
+    /// MacPro* (all "Mac…"), iMac* and iMacPro*, and VirtualMac* (macOS in a virtual machine on
+    /// Apple silicon). A model that says nothing (a processor name such as "arm64", or none) falls
+    /// back on the system: macOS → "desktop". Otherwise (Apple Watch, Apple TV, Vision Pro,
+    /// Linux) the category is left out.
+    ///
+    /// - Parameters:
+    ///   - model: the context's model identifier ("iMac21,1", "iPhone15,2").
+    ///   - osName: the context's system ("macOS" for a Mac, and a Catalyst or iPad app on a Mac).
+    /// - Returns: "desktop", "tablet", "mobile", or `nil` when neither tells.
+    static func deviceCategory(model: String?, osName: String) -> String? {
+        if let model {
+            if model.hasPrefix("iPad") { return "tablet" }
+            if model.hasPrefix("iPhone") || model.hasPrefix("iPod") { return "mobile" }
+            if model.hasPrefix("Mac") || model.hasPrefix("iMac") || model.hasPrefix("VirtualMac") { return "desktop" }
+        }
+        return osName == "macOS" ? "desktop" : nil
     }
 
     /// The user's traits, and the group as `group_id` and `group_`-prefixed traits, under GA4's

@@ -9,8 +9,8 @@ import Foundation
 /// documentation: developer.apple.com/documentation/uikit/uiapplication/didenterbackgroundnotification
 /// (symbol `c:@UIApplicationDidEnterBackgroundNotification`), .../appkit/nsapplication/didhidenotification
 /// (`c:@NSApplicationDidHideNotification`), and WatchKit's `WKApplicationDidEnterBackgroundNotification`
-/// (`WKExtension.applicationDidEnterBackgroundNotification`, watchOS 7 and later; on watchOS 6 the
-/// extension delegate reports moves with ``AppLifecycleObserver/handle(_:)``).
+/// (`WKExtension.applicationDidEnterBackgroundNotification`, watchOS 7 and later, so every watchOS
+/// this package supports).
 ///
 /// `…DidFinishLaunchingNotification` is deliberately not used: it is also posted when the system
 /// launches the app in the background (a fetch, a push), which is not an open; the launch itself

@@ -3,7 +3,7 @@ import MeasurementEvents
 import MeasurementEventsAggregator
 
 /// The app's way of asking the system for time to finish the background flush, as a pair of
-/// closures, so that this library imports no UIKit. On iOS, one line:
+/// closures, so that this library imports no UIKit. In an iOS app, one line:
 ///
 /// ```swift
 /// let backgroundTask = BackgroundTask(
@@ -14,6 +14,11 @@ import MeasurementEventsAggregator
 ///         DispatchQueue.main.async { UIApplication.shared.endBackgroundTask(UIBackgroundTaskIdentifier(rawValue: id)) }
 ///     })
 /// ```
+///
+/// An app extension cannot call `UIApplication.shared`: there each task is one of ProcessInfo's
+/// expiring activities (`performExpiringActivity(withReason:using:)`), whose block waits until
+/// `end` and calls `expiration` when the system says the time is up. <doc:AppLifecycle> shows
+/// that form whole, and how an extension reports its host app's moves.
 ///
 /// `begin` is called on the thread that posts the lifecycle notification (the main thread);
 /// `end` on any thread, exactly once per `begin`: when the flush is done, or when the system's

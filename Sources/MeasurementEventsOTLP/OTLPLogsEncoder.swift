@@ -165,6 +165,9 @@ public struct OTLPLogsEncoder: BatchEncoder {
             ("service.name", .string(context.app.name ?? context.app.bundleID ?? "unknown_service"))
         ]
         if let version = context.app.version { attributes.append(("service.version", .string(version))) }
+        // The system the app runs on ("macOS" for an iPad or Catalyst app on a Mac: the context's
+        // RunningSystem); semconv/registry/attributes/os: os.type (enum, "darwin" for Apple's
+        // systems), os.name ("human readable"), os.version.
         if let type = osType(context.os.name) { attributes.append(("os.type", .string(type))) }
         attributes.append(("os.name", .string(context.os.name)))
         attributes.append(("os.version", .string(context.os.version)))

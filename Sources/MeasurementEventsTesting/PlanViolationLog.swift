@@ -67,6 +67,7 @@ public struct PlanViolationsError: Error, Sendable, CustomStringConvertible {
     }
 }
 
+// Guarded like XCTestSupport.swift, whose comment says why `canImport(XCTest)` is enough.
 #if canImport(XCTest)
     import XCTest
 

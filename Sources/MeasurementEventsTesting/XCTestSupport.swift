@@ -1,3 +1,12 @@
+// Guarded by `canImport(XCTest)` alone, with no platform or version condition. XCTest comes with
+// the toolchain, not with the system: on Apple platforms it is the framework in each platform's
+// Developer directory of Xcode, for iOS, iPadOS, Mac Catalyst, macOS, tvOS, visionOS and watchOS
+// (watchOS 7.4 and later, since Xcode 12.5), all below this package's deployment targets, so no
+// availability annotation is needed; elsewhere it is swift-corelibs-xctest. Where none is found (a
+// Mac with the command-line tools only, a toolchain without it) these helpers are left out rather
+// than broken. What no compile-time condition can tell is a test bundle from an app: XCTest is not
+// installed on devices, so an app or an app extension that links this module fails at launch.
+// Link it into test targets only (the module's overview says so).
 #if canImport(XCTest)
     import Foundation
     import MeasurementEvents

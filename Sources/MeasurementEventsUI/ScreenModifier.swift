@@ -1,9 +1,9 @@
 #if canImport(SwiftUI)
+    import Foundation  // UUID; not left to SwiftUI's re-exports
     import SwiftUI
     import MeasurementEvents
     import MeasurementEventsStandard
 
-    @available(iOS 13, macOS 10.15, tvOS 13, watchOS 6, *)
     extension View {
         /// Posts a screen view named `name` when this view appears (once per appearance:
         /// redraws while it stays visible post nothing; see `ScreenAppearances`).
@@ -17,6 +17,10 @@
         ///   - screenClass: the screen's class (the view's type name, for instance), if it helps.
         ///   - properties: properties of the screen.
         /// - Returns: the view, reporting its appearances.
+        // On the main actor, where views are built: SwiftUI declares `View` `@MainActor
+        // @preconcurrency`, and the modifier made here is main-actor isolated, its initialiser
+        // too. Said outright rather than left to inference from the extended protocol.
+        @MainActor
         public func measurementScreen(
             _ name: String, screenClass: String? = nil, properties: EventArgs = [:]
         ) -> some View {
@@ -25,9 +29,17 @@
         }
     }
 
-    @available(iOS 13, macOS 10.15, tvOS 13, watchOS 6, *)
+    /// Reports the appearances of the view it modifies to `ScreenAppearances.shared`.
+    ///
+    /// Main-actor isolated, as `ViewModifier` is (`@MainActor @preconcurrency` in the SDK, and
+    /// its `body(content:)` with it): `id` is read on the main actor only, in `body` and in the
+    /// `onAppear` and `onDisappear` actions, non-`Sendable` closures made there and run by SwiftUI
+    /// on the main thread. What they call is `Sendable` (`ScreenView`, `ScreenAppearances`, which
+    /// keeps its state behind its own lock and posts outside it), so nothing crosses an actor.
+    @MainActor
     private struct MeasurementScreenModifier: ViewModifier {
         let view: ScreenView
+        /// Tells this appearance of the screen apart from others of the same name on display.
         @State private var id = UUID()
 
         func body(content: Content) -> some View {

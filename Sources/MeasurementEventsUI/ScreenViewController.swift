@@ -3,6 +3,9 @@
     import MeasurementEvents
     import MeasurementEventsStandard
 
+    // Main-actor isolated, as UIKit declares UIViewController (`@MainActor`, NS_SWIFT_UI_ACTOR):
+    // called from its appearance callbacks on the main thread. What they call is `Sendable`.
+    // UIViewController is unavailable on watchOS, whose UIKit has no view controllers.
     extension UIViewController {
         /// Reports this controller's appearance: call from `viewDidAppear(_:)`. Posts a screen
         /// view unless the controller is still visible (see `ScreenAppearances`).

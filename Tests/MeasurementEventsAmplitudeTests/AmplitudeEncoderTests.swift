@@ -24,6 +24,12 @@ final class AmplitudeEncoderTests: XCTestCase {
         )
     }
 
+    func testAnIPadAppOnAMacIsSentAsMacOS() {
+        let body = EncoderSamples.body(fullEncoder, EncoderSamples.trackOnAMac)
+        XCTAssertTrue(body.contains(#""device_model":"iMac21,1""#), body)
+        XCTAssertTrue(body.contains(#""os_name":"macOS","os_version":"14.2.1","platform":"macOS""#), body)
+    }
+
     func testIdentifyWithFullContext() {
         XCTAssertEqual(
             EncoderSamples.body(fullEncoder, EncoderSamples.identify),

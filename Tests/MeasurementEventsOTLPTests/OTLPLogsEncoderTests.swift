@@ -38,6 +38,14 @@ final class OTLPLogsEncoderTests: XCTestCase {
         )
     }
 
+    func testAnIPadAppOnAMacIsSentAsMacOS() {
+        let body = EncoderSamples.body(encoder, EncoderSamples.trackOnAMac)
+        XCTAssertTrue(
+            body.contains(
+                #"{"key":"os.type","value":{"stringValue":"darwin"}},{"key":"os.name","value":{"stringValue":"macOS"}},{"key":"os.version","value":{"stringValue":"14.2.1"}},{"key":"device.model.identifier","value":{"stringValue":"iMac21,1"}}"#
+            ), body)
+    }
+
     func testIdentifyWithFullContext() {
         XCTAssertEqual(
             EncoderSamples.body(encoder, EncoderSamples.identify),

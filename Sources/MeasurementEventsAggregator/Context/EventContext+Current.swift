@@ -34,38 +34,31 @@ extension EventContext {
             name: string("CFBundleDisplayName") ?? string("CFBundleName") ?? ProcessInfo.processInfo.processName,
             version: string("CFBundleShortVersionString"), build: string("CFBundleVersion"),
             bundleID: string("CFBundleIdentifier"))
+        let system = runningSystem
         return EventContext(
-            app: app, os: OS(name: osName, version: osVersion(ProcessInfo.processInfo.operatingSystemVersion)),
-            device: Device(model: deviceModel(), manufacturer: manufacturer), locale: languageTag(locale.identifier),
-            timeZone: timeZone.identifier.isEmpty ? nil : timeZone.identifier)
+            app: app, os: OS(name: system.osName, version: system.osVersion),
+            device: Device(model: deviceModel(onMac: system.runsOnMac), manufacturer: manufacturer),
+            locale: languageTag(locale.identifier), timeZone: timeZone.identifier.isEmpty ? nil : timeZone.identifier)
     }
 
-    static var osName: String {
-        #if os(iOS)
-            return "iOS"
-        #elseif os(macOS)
-            return "macOS"
-        #elseif os(tvOS)
-            return "tvOS"
-        #elseif os(watchOS)
-            return "watchOS"
-        #elseif os(visionOS)
-            return "visionOS"
-        #elseif os(Linux)
-            return "Linux"
-        #elseif os(Windows)
-            return "Windows"
-        #elseif os(Android)
-            return "Android"
+    /// This process's system, from ProcessInfo (``RunningSystem`` decides what to report).
+    static var runningSystem: (osName: String, osVersion: String, runsOnMac: Bool) {
+        let process = ProcessInfo.processInfo
+        #if canImport(Darwin)
+            // No availability check: isiOSAppOnMac is available from iOS 14, Mac Catalyst 14,
+            // macOS 11, tvOS 14, watchOS 7 and visionOS 1, isMacCatalystApp from earlier, both
+            // within this package's deployment targets (developer.apple.com/documentation/
+            // foundation/processinfo/isiosapponmac and …/ismaccatalystapp).
+            let isMacCatalystApp = process.isMacCatalystApp
+            let isiOSAppOnMac = process.isiOSAppOnMac
         #else
-            return "unknown"
+            // swift-corelibs-foundation has neither.
+            let isMacCatalystApp = false
+            let isiOSAppOnMac = false
         #endif
-    }
-
-    /// "17.2.1", or "17.2" when the patch is 0.
-    static func osVersion(_ version: OperatingSystemVersion) -> String {
-        let base = "\(version.majorVersion).\(version.minorVersion)"
-        return version.patchVersion == 0 ? base : base + ".\(version.patchVersion)"
+        return RunningSystem.describe(
+            platform: .current, isMacCatalystApp: isMacCatalystApp, isiOSAppOnMac: isiOSAppOnMac,
+            version: process.operatingSystemVersion)
     }
 
     /// "en_US@calendar=gregorian" → "en-US"; nil for an empty identifier.
@@ -84,11 +77,13 @@ extension EventContext {
     }
 
     /// The hardware model identifier.
-    static func deviceModel() -> String? {
-        #if os(macOS) || targetEnvironment(macCatalyst)
-            // On a Mac (a Catalyst app too), hw.machine names the processor; the model is here.
-            return sysctlString("hw.model")
-        #elseif canImport(Darwin)
+    ///
+    /// - Parameter onMac: whether the hardware is a Mac (``RunningSystem``'s `runsOnMac`).
+    static func deviceModel(onMac: Bool) -> String? {
+        #if canImport(Darwin)
+            // On a Mac (a Mac app, a Catalyst app, an iPhone or iPad app), hw.machine names the
+            // processor ("arm64"); the model ("Mac14,2") is hw.model.
+            if onMac { return sysctlString("hw.model") }
             // In the simulator, hw.machine names the Mac's processor; the simulated model is here.
             if let simulated = ProcessInfo.processInfo.environment["SIMULATOR_MODEL_IDENTIFIER"] { return simulated }
             return sysctlString("hw.machine")

@@ -185,6 +185,8 @@ public struct SegmentEncoder: BatchEncoder {
             }
             if let context {
                 if let locale = context.locale { fields.field("locale") { $0.string(locale) } }
+                // The system the app runs on ("macOS" for an iPad or Catalyst app on a Mac: the
+                // context's RunningSystem); connections/spec/common, "Context fields": os.
                 fields.field("os") {
                     $0.object { object in
                         object.field("name") { $0.string(context.os.name) }

@@ -7,7 +7,7 @@ import PackageDescription
 // (or `measurement-events generate --package-path .`).
 let package = Package(
     name: "ConsumerApp",
-    platforms: [.iOS(.v13), .macOS(.v10_15), .tvOS(.v13), .watchOS(.v6)],
+    platforms: [.iOS(.v15), .macOS(.v11), .tvOS(.v15), .watchOS(.v8)],
     dependencies: [
         // In an app: .package(url: "https://github.com/MeasurementEvents/MeasurementEvents.git", from: "3.0.0")
         .package(name: "MeasurementEvents", path: "../../..")

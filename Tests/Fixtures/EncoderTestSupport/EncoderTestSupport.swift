@@ -69,6 +69,20 @@ package enum EncoderSamples {
             timestamp: Date(timeIntervalSince1970: 1_714_566_602), attribution: attribution,
             previousIdentity: EventIdentity(userID: "user-42", anonymousID: "anon-1234")))!
 
+    /// ``track`` as an iPad app on an iMac sends it: the system the context reports for an app
+    /// compiled for iOS that ProcessInfo says runs on a Mac (macOS 14.2.1), and the Mac's model.
+    package static let trackOnAMac: QueuedEvent = {
+        let system = RunningSystem.describe(
+            platform: .iOS, isMacCatalystApp: true, isiOSAppOnMac: true,
+            version: OperatingSystemVersion(majorVersion: 14, minorVersion: 2, patchVersion: 1))
+        var context = EncoderSamples.context
+        context.os = EventContext.OS(name: system.osName, version: system.osVersion)
+        context.device.model = "iMac21,1"
+        var queued = EncoderSamples.track
+        queued.event.attribution = EventAttribution(identity: identity, sessionID: sessionID, context: context)
+        return queued
+    }()
+
     package static func body(_ encoder: any BatchEncoder, _ queued: QueuedEvent) -> String {
         String(decoding: encoder.encode([queued], context: EncoderTestContext.value).request?.body ?? [], as: UTF8.self)
     }

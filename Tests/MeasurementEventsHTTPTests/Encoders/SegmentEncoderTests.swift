@@ -25,6 +25,12 @@ final class SegmentEncoderTests: XCTestCase {
         )
     }
 
+    func testAnIPadAppOnAMacIsSentAsMacOS() {
+        let body = EncoderSamples.body(fullEncoder, EncoderSamples.trackOnAMac)
+        XCTAssertTrue(body.contains(#""device":{"model":"iMac21,1","manufacturer":"Apple"}"#), body)
+        XCTAssertTrue(body.contains(#""os":{"name":"macOS","version":"14.2.1"}"#), body)
+    }
+
     func testIdentifyWithFullContext() {
         XCTAssertEqual(
             EncoderSamples.body(fullEncoder, EncoderSamples.identify),
