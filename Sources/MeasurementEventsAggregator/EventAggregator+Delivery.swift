@@ -57,29 +57,19 @@ extension EventAggregator {
         DispatchQueue.getSpecific(key: queueKey) == ObjectIdentifier(self)
     }
 
-    /// The inbox, and what it calls: the three functions below, reached through `delivery`,
+    /// The inbox, and what it calls: its drain scheduled on `queue` (Inbox.swift), and the two
+    /// functions below, reached through `delivery`,
     /// which holds the aggregator weakly (the observers hold the inbox, and must not keep the
     /// aggregator alive); the initialiser sets it.
     static func makeInbox(
         filter: EventFilter?, consent: MeasurementEventsAggregator.Consent, configuration: Configuration,
-        delivery: WeakAggregator
+        queue: DispatchQueue, delivery: WeakAggregator
     ) -> Inbox {
         Inbox(
             filter: filter, consent: consent, configuration: configuration,
-            schedule: { drain in delivery.aggregator?.schedule(drain) },
+            schedule: Inbox.scheduling(on: queue, after: configuration.deliveryCoalescing, holding: delivery),
             deliver: { round in delivery.aggregator?.deliver(&round) },
             deliverNow: { round in delivery.aggregator?.deliverNow(&round) })
-    }
-
-    /// The inbox's `schedule`: its `drain` on the queue, after the coalescing delay. The block
-    /// holds the aggregator until the drain has delivered.
-    func schedule(_ drain: @escaping @Sendable () -> Void) {
-        let delay = configuration.deliveryCoalescing
-        if delay > 0 {
-            queue.asyncAfter(deadline: .now() + delay) { withExtendedLifetime(self, drain) }
-        } else {
-            queue.async { withExtendedLifetime(self, drain) }
-        }
     }
 
     /// The inbox's `deliverNow` (synchronous delivery): one event or control, on the posting

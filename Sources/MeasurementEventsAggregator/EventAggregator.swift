@@ -44,8 +44,6 @@ open class EventAggregator: @unchecked Sendable {
     public let configuration: Configuration
     /// The ``Configuration/catalogs``, merged: each event's declaration and personal-data args.
     public let registeredCatalogs: RegisteredCatalogs
-    /// Hashes the registered catalogs' personal-data args; `nil` when they have none.
-    let personalDataHashing: PersonalDataProcessor?
     /// Whether the registered catalogs' plan is checked (`PlanStep`): without it, attribution
     /// takes the posting sites another aggregator's plan made the posts carry.
     let hasPlanStep: Bool
@@ -118,13 +116,12 @@ open class EventAggregator: @unchecked Sendable {
         self.configuration = configuration
         let registered = configuration.registering?(configuration) ?? RegisteredSupport()
         registeredCatalogs = registered.catalogs
-        personalDataHashing = registered.personalDataHashing
         hasPlanStep = registered.planStep != nil
         recordsPostSites = registered.planChecker?.policy.recordsPostSites == true
         routes = registered.routes
         pipeline = Pipeline(
             plan: registered.planStep, processors: processors,
-            personalData: registered.personalDataHashing.map { PersonalDataStep(hashing: $0) },
+            personalData: registered.personalDataStep,
             inserted: configuration.insertedSteps)
         if recordsPostSites { PostSites.register(center) }
         startCheck = StartCheck(center: center)
@@ -150,7 +147,8 @@ open class EventAggregator: @unchecked Sendable {
                 destinations: added, ready: !configuration.holdsEventsUntilReady,
                 diagnostics: diagnostics, storeNotReadableYet: attribution.heldUntilStoreReadable != nil))
         let delivery = WeakAggregator()
-        inbox = Self.makeInbox(filter: filter, consent: consent, configuration: configuration, delivery: delivery)
+        inbox = Self.makeInbox(
+            filter: filter, consent: consent, configuration: configuration, queue: queue, delivery: delivery)
         delivery.aggregator = self
         queue.setSpecific(key: queueKey, value: ObjectIdentifier(self))
         if let problem = restored.problem { configuration.problemHandler?(.identityStoreFailed(problem)) }

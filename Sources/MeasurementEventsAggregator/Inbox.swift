@@ -145,8 +145,8 @@ final class Inbox: Sendable {
 
     /// - Parameters:
     ///   - schedule: runs a drain in the delivery context after the coalescing delay, called on a
-    ///     posting thread when a round is waiting and no drain is scheduled
-    ///     (`EventAggregator.schedule(_:)`).
+    ///     posting thread when a round is waiting and no drain is scheduled (an aggregator's:
+    ///     ``scheduling(on:after:holding:)``).
     ///   - deliver: what a drain hands its round to, in the delivery context: the aggregator's
     ///     pipeline (`EventAggregator.deliver(_:)`, EventAggregator+Delivery.swift).
     ///   - deliverNow: synchronous delivery: each round of one event or control, on the
@@ -425,6 +425,23 @@ final class Inbox: Sendable {
     @inline(never)
     private func scheduleDrain() {
         schedule { [self] in drain(asRequested: true) }
+    }
+
+    /// An aggregator's `schedule`: `drain` on its delivery `queue` after `delay`. The block holds
+    /// the aggregator until the drain has delivered (the inbox holds it only weakly); nothing is
+    /// scheduled once it is gone.
+    static func scheduling(
+        on queue: DispatchQueue, after delay: TimeInterval, holding delivery: WeakAggregator
+    ) -> @Sendable (@escaping @Sendable () -> Void) -> Void {
+        { drain in
+            guard let aggregator = delivery.aggregator else { return }
+            let block: @Sendable () -> Void = { withExtendedLifetime(aggregator, drain) }
+            if delay > 0 {
+                queue.asyncAfter(deadline: .now() + delay, execute: block)
+            } else {
+                queue.async(execute: block)
+            }
+        }
     }
 
     /// Whether one more record may wait for delivery; otherwise drops it (the newest), counts

@@ -189,6 +189,31 @@ case "filtered", "allowed", "sync", "planned", "planned10k", "plannedsites":
     for _ in 0..<count { post(center) }
     aggregator.waitUntilDelivered()
     print("delivered", tracker.count, "dropped in flight", aggregator.diagnostics.droppedInFlight)
+case "destinations3":
+    // Issue 45: three destinations, each with a filter and one processor (an arg removed), the
+    // delivery thread's cost per event against `allowed` (one plain tracker).
+    var configuration = EventAggregator.Configuration()
+    configuration.identityStore = .inMemory
+    configuration.maximumInFlightEvents = .max
+    let trackers = (0..<3).map { _ in CountingTracker() }
+    let dropping = ClosureProcessor { event in
+        var event = event
+        event.args["position"] = nil
+        return event
+    }
+    let destinations = trackers.enumerated().map { index, tracker in
+        Destination(
+            tracker, name: "vendor\(index)",
+            filter: EventFilter(allow: ["feed/*", "checkout/*"], deny: ["feed/debug/*"]),
+            processors: [dropping])
+    }
+    let aggregator = EventAggregator(
+        center: center, filter: EventFilter(allow: ["feed/item_tapped"]), destinations: destinations,
+        configuration: configuration)
+    aggregator.start()
+    for _ in 0..<count { post(center) }
+    aggregator.waitUntilDelivered()
+    print("delivered", trackers.map(\.count), "dropped in flight", aggregator.diagnostics.droppedInFlight)
 case "rounds":
     // Like the end-to-end benchmarks: rounds of 1,000 posts, each waited for.
     let (aggregator, tracker) = aggregator(on: center, allowing: true, delivery: .asynchronous)

@@ -16,8 +16,8 @@ extension EventAggregator {
         if !args.isEmpty {
             // Without an app-wide salt, the install's salt is used at delivery (see below).
             let salt = configuration.personalDataSalt ?? ""
-            registered.personalDataHashing = PersonalDataProcessor(
-                personalArgsByEvent: args, treatment: .hash(salt: salt))
+            registered.personalDataStep = PersonalDataStep(
+                hashing: PersonalDataProcessor(personalArgsByEvent: args, treatment: .hash(salt: salt)))
         }
         // An event whose catalog names its destinations reaches only those (`Destination`).
         for catalog in registered.catalogs.catalogs {
@@ -38,11 +38,12 @@ extension EventAggregator {
 /// to check, hash or route without catalogs.
 struct RegisteredSupport {
     var catalogs = RegisteredCatalogs()
-    var personalDataHashing: PersonalDataProcessor?
     var planChecker: PlanChecker?
     /// The plan's step (`PlanStep`), made here: reached through this value, the checks are not
     /// linked into an app that registers no catalog.
     var planStep: (any DeliveryStep)?
+    /// The personal-data step (`PersonalDataStep`), made here for the same reason.
+    var personalDataStep: (any DeliveryStep)?
     /// The destinations each event may reach, for the events whose catalog names them.
     var routes: [EventName: Set<String>] = [:]
 }

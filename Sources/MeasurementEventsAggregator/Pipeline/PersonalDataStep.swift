@@ -4,12 +4,18 @@ import MeasurementEvents
 // The pipeline's fifth step: personal args hashed, the clear event kept for the trackers that
 // take it in clear. Made only where catalogs that declare personal args are registered.
 
-/// The personal-data step (``EventAggregator/BuiltInStep/personalData``).
+/// The personal-data step (``EventAggregator/BuiltInStep/personalData``). Its hashing is a
+/// closure made where the catalogs are registered, for the reason `PlanStep` gives: an app that
+/// registers no catalog links none of it.
 struct PersonalDataStep: DeliveryStep {
-    let hashing: PersonalDataProcessor
+    private let hash: @Sendable (inout DeliveryBatch, EventAggregator) -> Void
+
+    init(hashing: PersonalDataProcessor) {
+        hash = { batch, aggregator in aggregator.hashPersonalData(&batch, with: hashing) }
+    }
 
     func run(_ batch: inout DeliveryBatch, for aggregator: EventAggregator) {
-        aggregator.hashPersonalData(&batch, with: hashing)
+        hash(&batch, aggregator)
     }
 }
 

@@ -7,11 +7,20 @@ import MeasurementEvents
 
 /// The tracking plan's step (``EventAggregator/BuiltInStep/plan``): the registered catalogs'
 /// checker, applied by `EventAggregator.checkPlan(_:with:)`.
+///
+/// The check is a closure made with the checker (`init(checker:)`, called by the registration
+/// only), not a stored checker: a type's conformance to a protocol stays in every app that links
+/// its module, with the functions its witness calls, so a `run` that called `checkPlan` itself
+/// linked the whole plan check into apps without catalogs (+90 KB for the one-event app).
 struct PlanStep: DeliveryStep {
-    let checker: PlanChecker
+    private let check: @Sendable (inout DeliveryBatch, EventAggregator) -> Void
+
+    init(checker: PlanChecker) {
+        check = { batch, aggregator in aggregator.checkPlan(&batch, with: checker) }
+    }
 
     func run(_ batch: inout DeliveryBatch, for aggregator: EventAggregator) {
-        aggregator.checkPlan(&batch, with: checker)
+        check(&batch, aggregator)
     }
 }
 
