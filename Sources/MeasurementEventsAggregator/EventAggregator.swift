@@ -82,7 +82,7 @@ open class EventAggregator: @unchecked Sendable {
         /// delivery context knows from `attribution`, for other threads.
         var storeNotReadableYet = false
         // Whether events may reach the trackers now (`isOpen`, `forwardsNow`): with the step
-        // that decides it, in EventAggregator+Delivery.swift.
+        // that decides it, in Pipeline/AdmissionStep.swift.
     }
 
     /// Makes an aggregator. No event is delivered before ``start()``, which observes the center;

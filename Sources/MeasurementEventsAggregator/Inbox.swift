@@ -3,7 +3,8 @@ import MeasurementEvents
 
 // The posting path: concurrency map
 //
-// An event's way, file by file in the order it is read (three files, and the tracker's):
+// An event's way, file by file in the order it is read (the three below, then each step's file
+// in Pipeline/, and the tracker's):
 //   1. MeasurementEvents/Posting.swift: `MeasurementEvent.post` builds the userInfo and the
 //      event's one record (`PostedEvent`, with `makeEvent()`, the public event a drain makes of
 //      it, its args checked once); the record's `post` publishes it in this thread's state
@@ -11,14 +12,17 @@ import MeasurementEvents
 //   2. Inbox.swift (this file): the observer takes the published record (`publishedRecord`,
 //      `take`; or decodes one); `admit` counts and filters it with the thread's decision cache,
 //      `enqueue` appends it to the thread's buffer and schedules a drain in the delivery context
-//      (`requestRound`: on the aggregator's queue). `drain` takes the next round
+//      (`requestRound`, `scheduling(on:after:holding:)`: on the aggregator's queue). `drain`
+//      takes the next round
 //      (`nextRound` merges every thread's buffer in posting order and makes each record its
 //      public event) and hands it to `deliver`: the aggregator's pipeline. At the end of the
 //      file, the per-thread buffers, slots and decision caches (`PostingThread`,
 //      `PostingBuffer`, `NameDecisionCache`).
 //   3. EventAggregator+Delivery.swift: `deliver` and `run` take the round through the delivery
-//      pipeline, its steps in order (attribution, with its state `AttributionState` below it;
-//      plan, processors, consent, personal data), then to each `EventTracker.track`.
+//      pipeline, a loop over its steps (`DeliveryStep` values, each in Pipeline/ with its state:
+//      attribution with `AttributionState`, plan, processors, admission with held events,
+//      personal data; the app's own around them), then to each destination's tracker. While the
+//      identity store cannot be read yet, `deliver` holds rounds (Identity/HeldUntilStoreReadable.swift).
 //
 // Locks (all `LockedValue`, non-recursive, never held while user code runs, except 1), in the
 // order they may be taken; a lock further down is never held while one further up is taken:
@@ -26,8 +30,9 @@ import MeasurementEvents
 //      the delivery context of a `.synchronous` aggregator. It is held while trackers,
 //      processors and `didReceive` run, on purpose: it stands for the delivery queue, which
 //      an asynchronous aggregator uses instead. Recursive so that a tracker may post.
-//   2. `EventAggregator.state`: trackers, observers, readiness, held events, event ids, the
-//      diagnostics counted in delivery. Posting threads never take it.
+//   2. `EventAggregator.state`: destinations (with their trackers), observers, readiness, held
+//      events, event ids, the diagnostics counted in delivery, whether the identity store could
+//      not be read yet. Posting threads never take it.
 //   Leaves, each taken alone (no other lock of this list is taken while one is held):
 //   3. `Inbox.posting`: the filter and what the posting path counts under a lock (malformed
 //      notifications, filtered-out names, identity changes). Taken by a post only on a
@@ -37,7 +42,7 @@ import MeasurementEvents
 //   4. `PostingBuffer.guarded` (one per posting thread and aggregator): that thread's records
 //      and controls not yet taken, its delivered records to release, its flags.
 //   5. `PostingBufferRegistry.buffers`: the list of buffers.
-//   6. `AttributionState.published` (EventAggregator+Delivery.swift): written in the delivery
+//   6. `AttributionState.published` (Pipeline/AttributionStep.swift): written in the delivery
 //      context only, but read from any thread by the public `EventAggregator.currentAttribution`;
 //      and the identity store's own lock (delivery context only).
 //   7. `PostSites.centers` (a post takes it only while an aggregator checks a plan with post
@@ -82,7 +87,8 @@ import MeasurementEvents
 //     keeps the published record moves it out of the poster's frame (`Inbox.take`) and
 //     unpublishes it, so a second aggregator on the same center decodes that post.
 //   - The delivery context (queue or lock 1): `PostingBufferRegistry`'s carry and spare arrays,
-//     `AttributionState`, the order in which trackers see events.
+//     `AttributionState` (with what is held until the identity store can be read), the order in
+//     which trackers see events.
 //
 // Invariants:
 //   - Exactly once: a record is appended to one buffer under lock 4, taken by exactly one drain
