@@ -153,8 +153,9 @@ public final class AppLifecycleObserver: @unchecked Sendable {
         Notification.Name("NSApplicationProtectedDataDidBecomeAvailable"),
     ]
 
-    /// Reports a lifecycle move that no notification announces, as if it had been posted: for
-    /// watchOS 6, whose extension delegate hears of moves that WatchKit only posts from watchOS 7.
+    /// Reports a lifecycle move that no notification announces, as if it had been posted: for an
+    /// app extension, which hears of its host app's moves (`NSExtensionHostDidEnterBackground`
+    /// and the others; see the article "App lifecycle"), or a delegate that learns of them first.
     ///
     /// ```swift
     /// func applicationDidEnterBackground() { lifecycle.handle(.didEnterBackground) }

@@ -11,15 +11,20 @@ import Testing
 
 /// The aggregator's trail, through an `InspectorConnection`, into a running inspector.
 @Suite struct InspectorEndToEndTests {
-    @Test func theInspectorShowsWhatTheAggregatorDecidedAndTheVendorBody() throws {
+    /// A running inspector on a free port, and a connection that sends it each entry at once.
+    private func inspector() throws -> (InspectorServer, InspectorConnection) {
         var serverConfiguration = InspectorServer.Configuration()
         serverConfiguration.port = 0
         let server = InspectorServer(configuration: serverConfiguration)
         try server.start()
-        defer { server.stop() }
         var connectionConfiguration = InspectorConnection.Configuration(baseURL: server.baseURL)
         connectionConfiguration.batchDelay = 0
-        let connection = InspectorConnection(configuration: connectionConfiguration)
+        return (server, InspectorConnection(configuration: connectionConfiguration))
+    }
+
+    @Test func theInspectorShowsWhatTheAggregatorDecidedAndTheVendorBody() throws {
+        let (server, connection) = try inspector()
+        defer { server.stop() }
 
         let collector = LoopbackCollector()
         try collector.start()
@@ -52,14 +57,8 @@ import Testing
 
     /// Each destination's decision reaches the inspector: forwarded with the vendor body, or why not.
     @Test func theInspectorShowsEachDestinationsDecision() throws {
-        var serverConfiguration = InspectorServer.Configuration()
-        serverConfiguration.port = 0
-        let server = InspectorServer(configuration: serverConfiguration)
-        try server.start()
+        let (server, connection) = try inspector()
         defer { server.stop() }
-        var connectionConfiguration = InspectorConnection.Configuration(baseURL: server.baseURL)
-        connectionConfiguration.batchDelay = 0
-        let connection = InspectorConnection(configuration: connectionConfiguration)
 
         var configuration = EventAggregator.Configuration.testing
         configuration.trail = connection

@@ -54,10 +54,15 @@ extension EventAggregator {
     /// Call when the device's protected data becomes available (`AppLifecycleObserver` does, on
     /// UIKit's and AppKit's notification): an identity store that could not be read yet (a
     /// launch before the first unlock) is read now, and the events held meanwhile are delivered.
-    /// Nothing happens when the store was read already. Waits for the delivery context.
+    /// Nothing happens when the store was read already. Returns at once with asynchronous
+    /// delivery (the store is read on the delivery queue: the main thread never waits for it).
     public func protectedDataDidBecomeAvailable() {
-        onDeliveryContext {
+        let resume: @Sendable () -> Void = {
             if self.attribution.heldUntilStoreReadable != nil { _ = self.resumeIfStoreReadable() }
+        }
+        switch configuration.delivery {
+        case .asynchronous: queue.async(execute: resume)
+        case .synchronous: onDeliveryContext(resume)
         }
     }
 

@@ -147,6 +147,7 @@ final class HeldUntilStoreReadableTests: XCTestCase {
         XCTAssertEqual(tracker.events.count, 0, "still waiting for the identity")
         store.unlock()
         aggregator.protectedDataDidBecomeAvailable()
+        aggregator.waitUntilDelivered()
         XCTAssertEqual(tracker.events.map(\.name), ["a/first"])
         XCTAssertEqual(aggregator.consent, .granted)
         XCTAssertEqual(store.saves.last?.consent, .granted, "the newer choice is remembered")
@@ -163,6 +164,7 @@ final class HeldUntilStoreReadableTests: XCTestCase {
         XCTAssertEqual(problems.withLock { $0 }.filter { $0.contains("held event feed/item_tapped dropped") }.count, 3)
         store.unlock()
         aggregator.protectedDataDidBecomeAvailable()
+        aggregator.waitUntilDelivered()
         XCTAssertEqual(tracker.events.map { $0.args["position"] }, (3..<8).map { .int($0) })
     }
 
@@ -177,6 +179,7 @@ final class HeldUntilStoreReadableTests: XCTestCase {
         XCTAssertEqual(aggregator.recordAppRelease(version: "1.1", build: "2"), .unchanged)
         store.unlock()
         aggregator.protectedDataDidBecomeAvailable()
+        aggregator.waitUntilDelivered()
         XCTAssertEqual(known.withLock { $0 }, [.updated(previousVersion: "1.0", previousBuild: "1")])
         XCTAssertEqual(store.saves.last?.appVersion, "1.1")
     }
