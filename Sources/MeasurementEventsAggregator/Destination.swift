@@ -48,7 +48,10 @@ public struct Destination: Sendable {
     public var processors: [any EventProcessor]
     /// The share of events kept, from 0 (none) to 1 (all, the default); decided by the event's id.
     public var sampleRate: Double
-    /// The purposes of consent this destination needs (see ``ConsentPurpose``); none by default.
+    /// The purposes of consent this destination needs: it receives an event only when every one
+    /// of them was granted when the event was posted (``EventAggregator/setConsent(_:for:)``;
+    /// a purpose without a consent of its own follows ``EventAggregator/consent``). None by
+    /// default: the destination follows the aggregator's consent alone.
     public var purposes: Set<ConsentPurpose>
 
     /// A destination for `tracker`.
@@ -72,8 +75,8 @@ public struct Destination: Sendable {
         self.purposes = purposes
     }
 
-    /// Whether events reach the tracker as they are: no filter, processors or sampling.
-    var isPlain: Bool { filter == nil && processors.isEmpty && sampleRate >= 1 }
+    /// Whether events reach the tracker as they are: no filter, processors, sampling or purposes.
+    var isPlain: Bool { filter == nil && processors.isEmpty && sampleRate >= 1 && purposes.isEmpty }
 
     /// What the destination decides for `event`: its copy to track, or why not.
     ///
@@ -156,11 +159,14 @@ struct Destinations: Sendable {
     let all: [Destination]
     let trackers: [any EventTracker]
     let arePlain: Bool
+    /// Whether a destination needs purposes of consent.
+    let needPurposes: Bool
 
     init(_ all: [Destination] = []) {
         self.all = all
         trackers = all.map(\.tracker)
         arePlain = all.allSatisfy(\.isPlain)
+        needPurposes = all.contains { !$0.purposes.isEmpty }
     }
 
     /// `destination` added after the others, unless its tracker is a class instance that another

@@ -151,11 +151,14 @@ extension EventAggregator {
             for index in batch.events.indices { forward(&batch.events[index], to: trackers) }
             return
         }
+        // The purposes' consents, read once: they change only in this context, after what was
+        // posted before the change was delivered (ConsentByPurpose.swift).
+        let purposes = destinations.needPurposes ? state.withLock { $0.purposes } : [:]
         for index in batch.events.indices {
             let hashed = batch.events[index]
             forward(
                 hashed, clear: batch.clear?[index] ?? hashed, to: destinations, routes: routes[hashed.name],
-                violations: batch.violations(at: index))
+                purposes: purposes, violations: batch.violations(at: index))
         }
     }
 
@@ -183,19 +186,33 @@ extension EventAggregator {
     /// with the event.
     ///
     /// - Parameter routes: the destinations the event's catalog routes it to, if it names any.
+    /// - Parameter purposes: the purposes' consents in force, when a destination needs some.
     @inline(never)
     func forward(
         _ hashed: MeasurementEvent, clear: MeasurementEvent, to destinations: Destinations, routes: Set<String>?,
-        violations: [PlanViolation]
+        purposes: [ConsentPurpose: MeasurementEventsAggregator.Consent], violations: [PlanViolation]
     ) {
         didReceive(hashed)
         let recordsTrail = inbox.recordsTrail
         var outcomes: [EventTrailEntry.TrackerOutcome] = []
-        for destination in destinations.all {
+        for (index, destination) in destinations.all.enumerated() {
             let tracker = destination.tracker
             let given = tracker is PersonalDataInClearTracker ? clear : hashed
-            let (copy, decision) =
+            var (copy, decision) =
                 destination.isPlain && routes == nil ? (given, .forwarded) : destination.decide(given, routes: routes)
+            if let decided = copy, !destination.purposes.isEmpty {
+                switch destination.consent(purposes: purposes, global: inbox.consent) {
+                case .granted:
+                    break
+                case .pendingHolding:
+                    (copy, decision) = (nil, .waitingForConsent)
+                    if let dropped = holdForPurposes(decided, destination: index) {
+                        configuration.problemHandler?(.heldEventDropped(dropped.name))
+                    }
+                case .denied, .pendingDiscarding:
+                    (copy, decision) = (nil, .withoutConsent)
+                }
+            }
             var error: String?
             if let copy {
                 do {

@@ -127,6 +127,9 @@ extension EventAggregator {
         public var trackerFailures = 0
         /// Events held right now, waiting for ``markReady()`` or consent.
         public var held = 0
+        /// Destinations' copies of events held right now until the purposes of consent those
+        /// destinations need are granted (``EventAggregator/setConsent(_:for:)``).
+        public var heldForPurposes = 0
         /// Events held right now because the identity store cannot be read yet (a launch before
         /// the device's first unlock): delivered, stamped with the stored identity, once it can.
         /// At most ``Configuration/heldEventLimit``; the oldest beyond it are counted in ``dropped``.

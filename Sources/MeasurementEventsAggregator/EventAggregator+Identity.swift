@@ -169,8 +169,7 @@ extension EventAggregator {
     func putInForce(_ consent: MeasurementEventsAggregator.Consent) {
         // The one record of the consent in force, changed in the delivery context only.
         inbox.setConsent(consent)
-        let (trackers, discards, discarded) = state.withLock {
-            state -> ([any EventTracker], Bool, [Held]) in
+        let (hadPurposes, discarded) = state.withLock { state -> (Bool, [Held]) in
             var discarded: [Held] = []
             if consent.discards {
                 state.diagnostics.discarded += state.held.count
@@ -178,26 +177,30 @@ extension EventAggregator {
                 state.held.removeAll()
                 state.diagnostics.held = 0
             }
-            return (state.trackers, consent == .denied, discarded)
+            return (!state.purposes.isEmpty || !state.heldForPurposes.isEmpty, discarded)
         }
         recordDiscarded(discarded, .discardedWithoutConsent)
         if let problem = attribution.setConsent(consent) { reportStoreProblem(problem) }
-        tell(trackers, consent: consent, discarding: discards)
+        // The single consent is every purpose's: none keeps one of its own.
+        if hadPurposes { applyPurposes(nil) }
+        tellDestinations()
     }
 
     /// At start: every tracker learns the consent in force before any event reaches it; a
     /// consent remembered as denied makes them discard what a previous run queued.
     func announceConsent() {
-        onDeliveryContext {
-            let (trackers, consent) = self.state.withLock { ($0.trackers, self.inbox.consent) }
-            self.tell(trackers, consent: consent, discarding: consent == .denied)
-        }
+        onDeliveryContext { self.tellDestinations() }
     }
 
-    func tell(_ trackers: [any EventTracker], consent: MeasurementEventsAggregator.Consent, discarding: Bool) {
-        for tracker in trackers {
-            call(tracker, on: nil) { try $0.consentDidChange(to: consent) }
-            if discarding { call(tracker, on: nil) { try $0.discardPending() } }
+    /// Tells each destination's tracker the consent it is under (the aggregator's, or its
+    /// purposes' when it needs some), and has it discard what it holds when that is a denial.
+    func tellDestinations() {
+        let (destinations, purposes) = state.withLock { ($0.destinations.all, $0.purposes) }
+        let global = inbox.consent
+        for destination in destinations {
+            let consent = destination.consent(purposes: purposes, global: global)
+            call(destination.tracker, on: nil) { try $0.consentDidChange(to: consent) }
+            if consent == .denied { call(destination.tracker, on: nil) { try $0.discardPending() } }
         }
     }
 }

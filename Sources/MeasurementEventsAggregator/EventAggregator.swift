@@ -78,6 +78,10 @@ open class EventAggregator: @unchecked Sendable {
         var held: [Held] = []
         var ids = EventIDGenerator()
         var diagnostics = Diagnostics()
+        /// The purposes that have a consent of their own (ConsentByPurpose.swift).
+        var purposes: [ConsentPurpose: MeasurementEventsAggregator.Consent] = [:]
+        /// Destinations' copies of events waiting for their purposes, by destination index.
+        var heldForPurposes: [(Int, MeasurementEvent)] = []
         /// The identity store could not be read yet (its consent is not known): what the
         /// delivery context knows from `attribution`, for other threads.
         var storeNotReadableYet = false
@@ -145,7 +149,8 @@ open class EventAggregator: @unchecked Sendable {
         state = LockedValue(
             State(
                 destinations: added, ready: !configuration.holdsEventsUntilReady,
-                diagnostics: diagnostics, storeNotReadableYet: attribution.heldUntilStoreReadable != nil))
+                diagnostics: diagnostics, purposes: attribution.restoredPurposes,
+                storeNotReadableYet: attribution.heldUntilStoreReadable != nil))
         let delivery = WeakAggregator()
         inbox = Self.makeInbox(
             filter: filter, consent: consent, configuration: configuration, queue: queue, delivery: delivery)

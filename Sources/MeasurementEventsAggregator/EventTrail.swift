@@ -86,6 +86,10 @@ public struct EventTrailEntry: Sendable {
         case sampledOut(rate: Double)
         /// One of the destination's processors (its type name) returned `nil`.
         case droppedByProcessor(String)
+        /// Held for the destination until the purposes of consent it needs are granted.
+        case waitingForConsent
+        /// A purpose of consent the destination needs was denied when the event was posted.
+        case withoutConsent
 
         /// The decision in words, as the inspector shows it.
         public var description: String {
@@ -95,6 +99,8 @@ public struct EventTrailEntry: Sendable {
             case .filtered(let reason): return "filtered by the destination: \(reason)"
             case .sampledOut(let rate): return "sampled out (rate \(rate))"
             case .droppedByProcessor(let processor): return "dropped by the destination's processor \(processor)"
+            case .waitingForConsent: return "waiting for consent to the destination's purposes"
+            case .withoutConsent: return "not consented for the destination's purposes"
             }
         }
     }

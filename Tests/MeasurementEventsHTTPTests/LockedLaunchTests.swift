@@ -12,7 +12,7 @@ import XCTest
     import Glibc
 #endif
 
-#if os(Linux)
+#if os(macOS) || os(Linux)
     /// An app launched before the device's first unlock, played with real files: a child process
     /// (`locked-launch-child`) runs as a user other than root (`setpriv` to `nobody` when the
     /// tests run as root, where modes stop nothing) on an identity store and an HTTP queue whose
@@ -24,7 +24,14 @@ import XCTest
     final class LockedLaunchTests: LoopbackTestCase {
         private static let nobody: uid_t = 65_534
 
-        private var childURL: URL { Bundle.main.bundleURL.appendingPathComponent("locked-launch-child") }
+        private var childURL: URL {
+            #if canImport(Darwin)
+                for bundle in Bundle.allBundles where bundle.bundlePath.hasSuffix(".xctest") {
+                    return bundle.bundleURL.deletingLastPathComponent().appendingPathComponent("locked-launch-child")
+                }
+            #endif
+            return Bundle.main.bundleURL.appendingPathComponent("locked-launch-child")
+        }
 
         func testALaunchBeforeTheFirstUnlockKeepsTheInstallsIdentityAndLosesNothing() throws {
             guard FileManager.default.isExecutableFile(atPath: childURL.path) else {

@@ -114,10 +114,11 @@ extension EventAggregator {
         if let problem = restored.problem { reportStoreProblem(problem) }
         // The consent remembered (or configured), unless the app set one meanwhile: it was
         // pending while the store could not be read, so that nothing left before it was known.
-        if let consent = restored.consent, consent != inbox.consent {
+        let purposes = attribution.restoredPurposes
+        state.withLock { $0.purposes = purposes }
+        if let consent = restored.consent, consent != inbox.consent || !purposes.isEmpty {
             inbox.setConsent(consent)
-            let trackers = state.withLock { $0.trackers }
-            tell(trackers, consent: consent, discarding: consent == .denied)
+            tellDestinations()
         }
         var round = held.round
         deliver(&round)

@@ -41,6 +41,9 @@ public struct IdentityStoreContents: Sendable, Equatable, Codable {
     /// unused when ``EventAggregator/Configuration/personalDataSalt`` is set. Never sent, never
     /// logged. `nil` in a store written before 3.0.0: a salt is made at the next launch.
     public var personalDataSalt: String?
+    /// The purposes that have a consent of their own (``EventAggregator/setConsent(_:for:)``),
+    /// by the purpose's name; `nil` when none has.
+    public var purposeConsents: [String: Consent]?
 
     /// The contents of a store.
     ///

@@ -83,6 +83,8 @@ final class AttributionState: @unchecked Sendable {
     var heldUntilStoreReadable: HeldUntilStoreReadable?
     /// The consent the app set while the store could not be read: newer than the stored one.
     private var consentSetWhileUnreadable: Consent?
+    /// The purposes' consents the app set meanwhile (`.some(nil)`: cleared), likewise.
+    private var purposesSetWhileUnreadable: [String: Consent]??
 
     init(store: any IdentityStore, rules: SessionRules, context: EventContext) {
         self.store = store
@@ -162,6 +164,7 @@ final class AttributionState: @unchecked Sendable {
             contents.consent = consent
             restored.consent = nil
         }
+        if let purposes = purposesSetWhileUnreadable { contents.purposeConsents = purposes }
         rebuild()
         if let problem = save(), restored.problem == nil { restored.problem = problem }
         return (held, restored)
@@ -204,6 +207,26 @@ final class AttributionState: @unchecked Sendable {
             IdentityEvent(
                 change: change, id: id, timestamp: date, attribution: storage.value, previousIdentity: previous),
             problem
+        )
+    }
+
+    /// Remembers the purposes' consents (delivery context).
+    func setPurposes(_ purposes: [ConsentPurpose: Consent]) -> IdentityStoreError? {
+        let named =
+            purposes.isEmpty ? nil : Dictionary(uniqueKeysWithValues: purposes.map { ($0.key.rawValue, $0.value) })
+        guard heldUntilStoreReadable == nil else {
+            purposesSetWhileUnreadable = named
+            return nil
+        }
+        guard contents.purposeConsents != named else { return nil }
+        contents.purposeConsents = named
+        return save()
+    }
+
+    /// The purposes' consents the store remembers.
+    var restoredPurposes: [ConsentPurpose: Consent] {
+        Dictionary(
+            uniqueKeysWithValues: (contents.purposeConsents ?? [:]).map { (ConsentPurpose(rawValue: $0.key), $0.value) }
         )
     }
 

@@ -1,0 +1,163 @@
+import Foundation
+import MeasurementEvents
+
+// Consent by purpose, per destination (issue 46).
+//
+// The aggregator's single consent (`setConsent(_:)`) still decides whether events go on at all
+// (the admission step). Beside it, each purpose (`ConsentPurpose`) may have a consent of its own
+// (`setConsent(_:for:)`); a purpose without one follows the single consent. A destination that
+// needs purposes (`Destination.purposes`) receives an event only if every one of them is granted
+// for it, decided when the event reaches the destinations in posting order:
+//   - a change is applied in the delivery context after everything posted before the call was
+//     delivered (`onDeliveryContext` then `inbox.drain()`), so the events posted before it go
+//     out under the purposes in force when they were posted, and those posted after it under
+//     the new ones;
+//   - a purpose denied (or pending-discarding) keeps the events from the destinations that need
+//     it, and those trackers hear `.denied` and `discardPending()` (an `HTTPTracker` deletes its
+//     queue, on disk too, after the request on the wire) before the call returns; the others are
+//     not told and keep their queues;
+//   - a purpose pending-holding holds the events of the destinations that need it, in order
+//     (at most `heldEventLimit`, the oldest dropped and counted), until it is granted (they go
+//     out) or denied (they are dropped).
+// The purposes' consents are remembered in the identity store with the single consent.
+
+extension EventAggregator {
+    /// Sets the consent of each purpose in `consents`, as a consent platform reports them (a
+    /// ``ConsentPurpose`` not named keeps what it had). Everything posted before the call is
+    /// delivered first, under the purposes in force until now. A denial returns once the
+    /// trackers of the destinations that need the purpose have discarded what they hold and no
+    /// request of theirs is on the wire.
+    ///
+    /// ```swift
+    /// aggregator.setConsents([.analytics: .granted, .advertising: .denied])
+    /// ```
+    ///
+    /// - Parameter consents: the consent of each purpose.
+    public func setConsents(_ consents: [ConsentPurpose: MeasurementEventsAggregator.Consent]) {
+        consentDecision.decided()
+        onDeliveryContext {
+            self.inbox.drain()
+            self.applyPurposes(consents)
+        }
+    }
+
+    /// Sets the consent of `purposes` (``setConsents(_:)`` with the same consent for each).
+    ///
+    /// ```swift
+    /// aggregator.setConsent(.denied, for: [.advertising, .personalization])
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - consent: the consent.
+    ///   - purposes: the purposes it applies to.
+    public func setConsent(_ consent: MeasurementEventsAggregator.Consent, for purposes: Set<ConsentPurpose>) {
+        setConsents(Dictionary(uniqueKeysWithValues: purposes.map { ($0, consent) }))
+    }
+
+    /// The consent in force for `purpose`: its own, or the aggregator's ``consent`` when it has
+    /// none.
+    ///
+    /// - Parameter purpose: a purpose.
+    /// - Returns: its consent.
+    public func consent(for purpose: ConsentPurpose) -> MeasurementEventsAggregator.Consent {
+        state.withLock { $0.purposes[purpose] } ?? consent
+    }
+
+    /// The purposes that have a consent of their own, with it.
+    public var purposeConsents: [ConsentPurpose: MeasurementEventsAggregator.Consent] {
+        state.withLock { $0.purposes }
+    }
+
+    /// Applies `changes` in the delivery context (`nil`: no purpose keeps a consent of its own
+    /// any more): each destination whose purposes' consent changed hears it (and discards what it
+    /// holds on a denial); what it held goes out or is dropped; the store remembers them.
+    func applyPurposes(_ changes: [ConsentPurpose: MeasurementEventsAggregator.Consent]?) {
+        let global = inbox.consent
+        let (told, released, purposes) = state.withLock {
+            state -> (
+                [(any EventTracker, MeasurementEventsAggregator.Consent)], [(Int, MeasurementEvent)],
+                [ConsentPurpose: MeasurementEventsAggregator.Consent]
+            ) in
+            let before = state.destinations.all.map { $0.consent(purposes: state.purposes, global: global) }
+            if let changes {
+                for (purpose, consent) in changes { state.purposes[purpose] = consent }
+            } else {
+                state.purposes = [:]
+            }
+            var told: [(any EventTracker, MeasurementEventsAggregator.Consent)] = []
+            for (index, destination) in state.destinations.all.enumerated() {
+                let now = destination.consent(purposes: state.purposes, global: global)
+                if now != before[index] { told.append((destination.tracker, now)) }
+            }
+            // What destinations held for a purpose: out once all theirs are granted, dropped
+            // once one discards, kept otherwise.
+            var released: [(Int, MeasurementEvent)] = []
+            var kept: [(Int, MeasurementEvent)] = []
+            var dropped = 0
+            for (index, event) in state.heldForPurposes {
+                switch state.destinations.all[index].consent(purposes: state.purposes, global: global) {
+                case .granted: released.append((index, event))
+                case .pendingHolding: kept.append((index, event))
+                case .denied, .pendingDiscarding: dropped += 1
+                }
+            }
+            state.heldForPurposes = kept
+            state.diagnostics.heldForPurposes = kept.count
+            state.diagnostics.discarded += dropped
+            return (told, released, state.purposes)
+        }
+        if let problem = attribution.setPurposes(purposes) { reportStoreProblem(problem) }
+        // Outside the lock: trackers are the app's code.
+        for (tracker, consent) in told {
+            call(tracker, on: nil) { try $0.consentDidChange(to: consent) }
+            if consent == .denied { call(tracker, on: nil) { try $0.discardPending() } }
+        }
+        let destinations = state.withLock { $0.destinations.all }
+        for (index, event) in released {
+            let tracker = destinations[index].tracker
+            do {
+                try tracker.track(event)
+            } catch {
+                trackerFailed(tracker, on: event.name, error)
+            }
+        }
+    }
+
+    /// Holds `event` (the destination's copy, decided on) for the destination at `index` until
+    /// its purposes are granted; returns the oldest held event dropped to keep to
+    /// ``Configuration-swift.struct/heldEventLimit``.
+    func holdForPurposes(_ event: MeasurementEvent, destination index: Int) -> MeasurementEvent? {
+        state.withLock { state in
+            state.heldForPurposes.append((index, event))
+            defer { state.diagnostics.heldForPurposes = state.heldForPurposes.count }
+            guard state.heldForPurposes.count > max(configuration.heldEventLimit, 0) else { return nil }
+            state.diagnostics.dropped += 1
+            return state.heldForPurposes.removeFirst().1
+        }
+    }
+}
+
+extension Destination {
+    /// The consent this destination is under: the strictest of the aggregator's (`global`) and
+    /// those of the purposes it needs (a purpose without a consent of its own follows `global`):
+    /// denied, then pending-discarding, then pending-holding, then granted.
+    func consent(
+        purposes consents: [ConsentPurpose: MeasurementEventsAggregator.Consent],
+        global: MeasurementEventsAggregator.Consent
+    ) -> MeasurementEventsAggregator.Consent {
+        func strictness(_ consent: MeasurementEventsAggregator.Consent) -> Int {
+            switch consent {
+            case .granted: return 0
+            case .pendingHolding: return 1
+            case .pendingDiscarding: return 2
+            case .denied: return 3
+            }
+        }
+        var result = global
+        for purpose in purposes {
+            let consent = consents[purpose] ?? global
+            if strictness(consent) > strictness(result) { result = consent }
+        }
+        return result
+    }
+}
