@@ -8,7 +8,7 @@ import MeasurementEvents
 ///
 /// 1. the catalogs' routing: an event whose catalog entry names its `"destinations"` reaches
 ///    only the destinations of those ``name``s;
-/// 2. ``filter``: the destination's own allow- and deny-list (the ``EventFilter`` syntax);
+/// 2. ``filter``: the destination's own allow- and deny-list (the `EventFilter` syntax);
 /// 3. ``sampleRate``: the share of events kept, decided by the event's id, so that one event is
 ///    kept or not the same way every time;
 /// 4. ``processors``: in order, on this destination's copy of the event only (rename it, drop or

@@ -6,7 +6,7 @@ extension EventAggregator {
     ///
     /// - events posted before the call are delivered first, then every tracker's undelivered
     ///   events are deleted (`discardPending()`: an `HTTPTracker` deletes its queue on disk);
-    ///   events held while consent is pending are dropped;
+    ///   events held while consent (or a destination's purpose) is pending are dropped;
     /// - the identity is replaced by a new anonymous id with no user, traits or group, the
     ///   session ends, and the identity store is overwritten at once (a `FileIdentityStore` also
     ///   deletes the damaged copy it may have set aside).
@@ -31,10 +31,13 @@ extension EventAggregator {
     /// ``forgetUser()`` in the delivery context, once what was posted before it was delivered.
     func forgetUserNow() {
         let (trackers, discarded) = state.withLock { state -> ([any EventTracker], [Held]) in
-            state.diagnostics.discarded += state.held.count
+            state.diagnostics.discarded += state.held.count + state.heldForPurposes.count
             let discarded = inbox.recordsTrail ? state.held : []
             state.held.removeAll()
             state.diagnostics.held = 0
+            // Destinations' copies waiting for their purposes are the user's events too.
+            state.heldForPurposes.removeAll()
+            state.diagnostics.heldForPurposes = 0
             return (state.trackers, discarded)
         }
         recordDiscarded(discarded, .dropped(reason: "discarded by forgetUser()"))

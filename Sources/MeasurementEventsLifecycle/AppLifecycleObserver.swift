@@ -33,7 +33,7 @@ public final class AppLifecycleObserver: @unchecked Sendable {
     public let aggregator: EventAggregator
     /// Where the platform's lifecycle notifications are observed.
     public let center: NotificationCenter
-    /// How this launch compares with the previous one: ``EventAggregator/AppRelease/unchanged``
+    /// How this launch compares with the previous one: `EventAggregator.AppRelease.unchanged`
     /// until the aggregator's identity store could be read (a launch before the device's first
     /// unlock), what it is once it was.
     public var release: EventAggregator.AppRelease { recordedRelease.withLock { $0 } }
