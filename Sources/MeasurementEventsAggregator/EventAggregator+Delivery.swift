@@ -181,6 +181,8 @@ extension EventAggregator {
             holdUntilStoreReadable(&round)
             return
         }
+        // What another aggregator of the process on the same store changed: before this round.
+        attribution.takeSharedIdentity()
         // Usually no control: the round's array goes through the pipeline as it is (no copy),
         // and comes back to the inbox for its capacity.
         guard !round.controls.isEmpty else {
@@ -273,9 +275,17 @@ final class AttributionState: @unchecked Sendable {
     // @unchecked: every mutable property is touched in the delivery context only (see above);
     // `published` has its own lock.
     private let store: any IdentityStore
+    /// The store when it is a `FileIdentityStore` (with a hold of this aggregator's own): shared
+    /// with the other aggregators of the process on its directory (see `takeSharedIdentity()`).
+    private let fileStore: FileIdentityStore?
+    /// `SharedIdentityDirectory.identityChanges` when this object last looked at its store's
+    /// identity.
+    private var seenIdentityChanges: Int64
     private var contents: IdentityStoreContents
     /// What the store holds, as far as this object knows: a save of the same contents is
-    /// skipped (the store is app code, and may be slow, like the Keychain).
+    /// skipped (the store is app code, and may be slow, like the Keychain). With a shared
+    /// `FileIdentityStore`, what this aggregator last saved or read: a field it did not change
+    /// since is left as the store holds it (see `merged(_:base:over:)`).
     private var lastSaved: IdentityStoreContents?
     // Unchecked: the dynamic exclusivity check of the mutation each stamp makes cost about 80
     // instructions an event on the delivery thread. Invariant: touched in the delivery context
@@ -302,8 +312,12 @@ final class AttributionState: @unchecked Sendable {
     private var consentSetWhileUnreadable: Consent?
 
     init(store: any IdentityStore, rules: SessionRules, context: EventContext) {
-        self.store = store
-        let loaded = Self.read(store)
+        let fileStore = (store as? FileIdentityStore)?.withOwnHold()
+        self.fileStore = fileStore
+        self.store = fileStore ?? store
+        // Read before the load: a change saved meanwhile is looked at again.
+        self.seenIdentityChanges = SharedIdentityDirectory.identityChanges.value
+        let loaded = Self.read(self.store)
         self.contents = loaded.contents
         self.lastSaved = loaded.lastSaved
         self.timeline = SessionTimeline(rules: rules, restored: loaded.contents.session)
@@ -489,7 +503,12 @@ final class AttributionState: @unchecked Sendable {
         contents.session = timeline.current
         if contents == lastSaved { return nil }
         do {
-            try store.save(contents)
+            if let fileStore {
+                let (mine, base) = (contents, lastSaved)
+                take(try fileStore.save { stored in Self.merged(mine, base: base, over: stored) })
+            } else {
+                try store.save(contents)
+            }
             lastSaved = contents
             return nil
         } catch let error as IdentityStoreError {
@@ -497,6 +516,67 @@ final class AttributionState: @unchecked Sendable {
         } catch {
             return IdentityStoreError(path: "\(type(of: store))", problem: "cannot be written (\(error))")
         }
+    }
+
+    // MARK: Aggregators sharing a FileIdentityStore
+
+    /// What a save of this aggregator's `mine` writes over what a shared `FileIdentityStore`
+    /// holds (`stored`, saved last by any aggregator of the process on its directory): the
+    /// fields this aggregator changed since it last saved or read the store (`base`) are its
+    /// own; the others stay as they are stored, so that no aggregator undoes another's consent,
+    /// release or identity. The identity and the salt go together, and when this aggregator
+    /// never read the store (`base` is nil: it was empty or damaged) the stored ones stay: the
+    /// first saved is the install's.
+    static func merged(
+        _ mine: IdentityStoreContents, base: IdentityStoreContents?, over stored: IdentityStoreContents?
+    ) -> IdentityStoreContents {
+        guard let stored else { return mine }
+        var merged = mine
+        let keepsStoredIdentity =
+            base.map { mine.identity == $0.identity && mine.personalDataSalt == $0.personalDataSalt }
+            ?? (stored.personalDataSalt != nil)
+        if keepsStoredIdentity {
+            merged.identity = stored.identity
+            merged.personalDataSalt = stored.personalDataSalt
+        }
+        guard let base else { return merged }
+        if mine.consent == base.consent { merged.consent = stored.consent }
+        if mine.session == base.session { merged.session = stored.session }
+        if mine.appVersion == base.appVersion, mine.appBuild == base.appBuild {
+            merged.appVersion = stored.appVersion
+            merged.appBuild = stored.appBuild
+        }
+        return merged
+    }
+
+    /// Takes the identity and salt of what was saved, when the merge kept another aggregator's.
+    private func take(_ saved: IdentityStoreContents) {
+        guard saved.identity != contents.identity || saved.personalDataSalt != contents.personalDataSalt else {
+            return
+        }
+        contents.identity = saved.identity
+        contents.personalDataSalt = saved.personalDataSalt
+        rebuild()
+    }
+
+    /// Takes the identity and salt another aggregator of the process saved in the shared
+    /// `FileIdentityStore` since this one last looked (a reset, an identify or `forgetUser()`
+    /// made on that aggregator), unless this one changed its own since it last saved. Called at
+    /// the start of every round: one atomic load while nothing changed. The install keeps one
+    /// anonymous id and one salt; each aggregator still applies the changes posted on its own
+    /// center in order with its events.
+    func takeSharedIdentity() {
+        guard let fileStore, heldUntilStoreReadable == nil else { return }
+        let changes = SharedIdentityDirectory.identityChanges.value
+        guard changes != seenIdentityChanges else { return }
+        seenIdentityChanges = changes
+        guard let base = lastSaved, contents.identity == base.identity,
+            contents.personalDataSalt == base.personalDataSalt, let stored = fileStore.stored,
+            stored.identity != base.identity || stored.personalDataSalt != base.personalDataSalt
+        else { return }
+        lastSaved?.identity = stored.identity
+        lastSaved?.personalDataSalt = stored.personalDataSalt
+        take(stored)
     }
 
     private func rebuild() {
