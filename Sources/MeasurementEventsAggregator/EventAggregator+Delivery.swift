@@ -310,6 +310,11 @@ final class AttributionState: @unchecked Sendable {
     var heldUntilStoreReadable: HeldUntilStoreReadable?
     /// The consent the app set while the store could not be read: newer than the stored one.
     private var consentSetWhileUnreadable: Consent?
+    /// Whether `stop()` let the store go (`releaseStore()`): nothing is read from it or written
+    /// to it until `start()` holds it again (`reattachStore()`).
+    private(set) var isReleased = false
+    /// Whether a change made since the release was reported as not saved (once a release).
+    private var reportedChangeWhileReleased = false
 
     init(store: any IdentityStore, rules: SessionRules, context: EventContext) {
         let fileStore = (store as? FileIdentityStore)?.withOwnHold()
@@ -380,7 +385,7 @@ final class AttributionState: @unchecked Sendable {
     /// `configuredConsent`; `nil` when the app set one meanwhile) and a problem to report. `nil`
     /// while it still cannot be read.
     func readStoreAgain(configuredConsent: Consent) -> (held: HeldUntilStoreReadable, restored: Restored)? {
-        guard let held = heldUntilStoreReadable else { return nil }
+        guard let held = heldUntilStoreReadable, !isReleased else { return nil }
         let loaded = Self.read(store)
         guard !loaded.isNotReadableYet else { return nil }
         heldUntilStoreReadable = nil
@@ -430,7 +435,7 @@ final class AttributionState: @unchecked Sendable {
         let previous = contents.identity
         contents.identity = previous.applying(change)
         rebuild()
-        let problem = save()
+        let problem = save("the identity change")
         return (
             IdentityEvent(
                 change: change, id: id, timestamp: date, attribution: storage.value, previousIdentity: previous),
@@ -445,7 +450,7 @@ final class AttributionState: @unchecked Sendable {
         }
         guard contents.consent != consent else { return nil }
         contents.consent = consent
-        return save()
+        return save("the consent (\(consent.rawValue))")
     }
 
     /// Forgets the user (see `EventAggregator.forgetUser()`): a new anonymous id and salt, no
@@ -456,8 +461,8 @@ final class AttributionState: @unchecked Sendable {
         contents.personalDataSalt = PersonalDataProcessor.newSalt()
         timeline = SessionTimeline(rules: timeline.rules)
         rebuild()
-        (store as? FileIdentityStore)?.removeSetAside()
-        return save()
+        if !isReleased { fileStore?.removeSetAside() }
+        return save("forgetting the user (a new anonymous id and salt)")
     }
 
     func enterBackground(at date: Date) -> IdentityStoreError? {
@@ -492,15 +497,17 @@ final class AttributionState: @unchecked Sendable {
             : .installed
         contents.appVersion = version
         contents.appBuild = build
-        return (release, save())
+        return (release, save("the app's release"))
     }
 
     /// Saves the current state, unless the store already holds it; the session's last activity
-    /// is saved with it.
-    func save() -> IdentityStoreError? {
+    /// is saved with it. After `stop()` nothing is saved: the first `change` made since (in
+    /// words) is reported as not saved.
+    func save(_ change: String? = nil) -> IdentityStoreError? {
         // Never over a store not read yet: it holds the install's identity.
         guard heldUntilStoreReadable == nil else { return nil }
         contents.session = timeline.current
+        if isReleased { return notSavedWhileReleased(change) }
         if contents == lastSaved { return nil }
         do {
             if let fileStore {
@@ -516,6 +523,56 @@ final class AttributionState: @unchecked Sendable {
         } catch {
             return IdentityStoreError(path: "\(type(of: store))", problem: "cannot be written (\(error))")
         }
+    }
+
+    // MARK: Stopped and started again
+
+    /// `stop()`, once what was received was delivered: saves what is not saved yet, then lets
+    /// the store go (a `FileIdentityStore`'s hold on its directory, released before `stop()`
+    /// returns), so that an aggregator made next on the same store, in this process or another,
+    /// takes it up at once. From then on nothing is read from the store or written to it.
+    func releaseStore() -> IdentityStoreError? {
+        guard !isReleased else { return nil }
+        let problem = save()
+        isReleased = true
+        reportedChangeWhileReleased = false
+        fileStore?.release()
+        return problem
+    }
+
+    /// `start()` after `stop()`: holds the store again and takes the identity and salt saved
+    /// meanwhile (by an aggregator that replaced this one, say); what the store cannot give is
+    /// reported, and this aggregator goes on with what it has.
+    func reattachStore() -> IdentityStoreError? {
+        guard isReleased else { return nil }
+        isReleased = false
+        guard heldUntilStoreReadable == nil else { return nil }
+        seenIdentityChanges = SharedIdentityDirectory.identityChanges.value
+        do {
+            guard let stored = try store.load() else {
+                // Nothing there any more: the next save writes everything.
+                lastSaved = nil
+                return nil
+            }
+            takeIdentity(storedIn: stored)
+            return nil
+        } catch let error as IdentityStoreError {
+            return error
+        } catch {
+            return IdentityStoreError(path: "\(type(of: store))", problem: "cannot be read (\(error))")
+        }
+    }
+
+    /// The report of the first `change` made after `stop()` let the store go: it holds for this
+    /// aggregator's own events and is not saved.
+    private func notSavedWhileReleased(_ change: String?) -> IdentityStoreError? {
+        guard let change, !reportedChangeWhileReleased else { return nil }
+        reportedChangeWhileReleased = true
+        return IdentityStoreError(
+            path: fileStore?.directory.path ?? "\(type(of: store))",
+            problem: "is not written by this aggregator any more: stop() let it go, so \(change) holds for the "
+                + "events it still delivers and is not saved; make changes on the aggregator in use, or start() "
+                + "this one again (later changes are not reported)")
     }
 
     // MARK: Aggregators sharing a FileIdentityStore
@@ -566,12 +623,18 @@ final class AttributionState: @unchecked Sendable {
     /// anonymous id and one salt; each aggregator still applies the changes posted on its own
     /// center in order with its events.
     func takeSharedIdentity() {
-        guard let fileStore, heldUntilStoreReadable == nil else { return }
+        guard let fileStore, heldUntilStoreReadable == nil, !isReleased else { return }
         let changes = SharedIdentityDirectory.identityChanges.value
         guard changes != seenIdentityChanges else { return }
         seenIdentityChanges = changes
+        if let stored = fileStore.stored { takeIdentity(storedIn: stored) }
+    }
+
+    /// Takes the identity and salt of `stored` when another aggregator changed them since this
+    /// one last saved or read the store, and this one has no change of its own still to save.
+    private func takeIdentity(storedIn stored: IdentityStoreContents) {
         guard let base = lastSaved, contents.identity == base.identity,
-            contents.personalDataSalt == base.personalDataSalt, let stored = fileStore.stored,
+            contents.personalDataSalt == base.personalDataSalt,
             stored.identity != base.identity || stored.personalDataSalt != base.personalDataSalt
         else { return }
         lastSaved?.identity = stored.identity

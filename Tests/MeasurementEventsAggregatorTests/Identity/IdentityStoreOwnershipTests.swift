@@ -36,12 +36,13 @@ final class IdentityStoreOwnershipTests: XCTestCase {
 
     /// An aggregator on its own center, with a store value of its own on the test's directory.
     private final class Bus {
-        let center = NotificationCenter()
+        let center: NotificationCenter
         let tracker = RecordingTracker()
         let problems = LockedValue<[String]>([])
         let aggregator: EventAggregator
 
-        init(_ directory: URL, catalog: EventCatalog) {
+        init(_ directory: URL, catalog: EventCatalog, center: NotificationCenter = NotificationCenter()) {
+            self.center = center
             var configuration = EventAggregator.Configuration()
             configuration.identityStore = FileIdentityStore(directory: directory)
             configuration.catalogs = [catalog]
@@ -166,6 +167,120 @@ final class IdentityStoreOwnershipTests: XCTestCase {
         XCTAssertNotEqual(flock(descriptor, LOCK_EX | LOCK_NB), 0, "still held by the second store")
         second = nil
         XCTAssertEqual(flock(descriptor, LOCK_EX | LOCK_NB), 0, "free for another process")
+    }
+
+    // MARK: stop() lets the directory go
+
+    /// Whether another process could take the directory now: a lock of the test's own, taken
+    /// and given back at once.
+    private func isFreeForAnotherProcess() -> Bool {
+        let descriptor = open(directory.appendingPathComponent("identity.lock").path, O_RDWR)
+        guard descriptor >= 0 else { return false }
+        defer { close(descriptor) }
+        return flock(descriptor, LOCK_EX | LOCK_NB) == 0
+    }
+
+    func testAnAggregatorMadeRightAfterStopTakesUpTheStoreWithTheSameAnonymousID() throws {
+        let first = Bus(directory, catalog: catalog)
+        let before = try XCTUnwrap(first.signIn())
+        first.aggregator.stop()
+        // The stopped aggregator is still alive here (the test holds it), yet the store is free.
+        XCTAssertTrue(isFreeForAnotherProcess(), "stop() let the directory go before it returned")
+
+        let second = Bus(directory, catalog: catalog)
+        let after = try XCTUnwrap(second.signIn())
+        XCTAssertEqual(after.anonymousID, before.anonymousID)
+        XCTAssertEqual(after.args["email"], before.args["email"], "the same salt")
+        XCTAssertEqual(first.problems.withLock { $0 } + second.problems.withLock { $0 }, [])
+        XCTAssertFalse(isFreeForAnotherProcess(), "held by the second")
+    }
+
+    func testAStoppedAggregatorWritesNothingAndSaysSoOnce() throws {
+        let first = Bus(directory, catalog: catalog)
+        let before = try XCTUnwrap(first.signIn())
+        first.aggregator.stop()
+        let second = Bus(directory, catalog: catalog)
+        _ = second.signIn()
+        let saved = try Data(contentsOf: file)
+
+        first.aggregator.setConsent(.denied)
+        first.aggregator.forgetUser()
+        MeasurementIdentity.identify(userID: "u-late", to: first.center)  // not observed any more
+        first.aggregator.applicationDidEnterBackground()
+        first.aggregator.waitUntilDelivered()
+
+        XCTAssertEqual(try Data(contentsOf: file), saved, "nothing written to the store it let go")
+        let problems = first.problems.withLock { $0 }
+        XCTAssertEqual(problems.count, 1, "\(problems)")
+        XCTAssertTrue(problems[0].contains("the consent (denied) holds for the events it still delivers"), problems[0])
+        XCTAssertEqual(first.aggregator.consent, .denied, "in memory, for its own trackers")
+        XCTAssertNotEqual(first.aggregator.currentAttribution.identity.anonymousID, before.anonymousID)
+        XCTAssertEqual(try XCTUnwrap(second.signIn()).anonymousID, before.anonymousID)
+        print("a change after stop(): \(problems[0])")
+    }
+
+    func testStartingAgainHoldsTheStoreAndTakesTheIdentitySavedMeanwhile() throws {
+        let first = Bus(directory, catalog: catalog)
+        let before = try XCTUnwrap(first.signIn())
+        first.aggregator.stop()
+        let second = Bus(directory, catalog: catalog)
+        second.aggregator.forgetUser()
+        let forgotten = try XCTUnwrap(second.signIn())
+        XCTAssertNotEqual(forgotten.anonymousID, before.anonymousID)
+
+        first.aggregator.start()
+        let after = try XCTUnwrap(first.signIn())
+        XCTAssertEqual(after.anonymousID, forgotten.anonymousID)
+        XCTAssertEqual(after.args["email"], forgotten.args["email"])
+        XCTAssertEqual(first.problems.withLock { $0 } + second.problems.withLock { $0 }, [])
+        second.aggregator.stop()
+        XCTAssertFalse(isFreeForAnotherProcess(), "the first holds it again")
+        first.aggregator.stop()
+        XCTAssertTrue(isFreeForAnotherProcess())
+    }
+
+    func testAHundredAggregatorsInARowKeepOneAnonymousIDWhileAnotherThreadPosts() throws {
+        let center = NotificationCenter()
+        // Another thread posts 30 events on the center during each aggregator's life and stop().
+        let go = DispatchSemaphore(value: 0)
+        let posted = DispatchSemaphore(value: 0)
+        let running = LockedValue(true)
+        DispatchQueue.global().async {
+            while true {
+                go.wait()
+                guard running.withLock({ $0 }) else {
+                    posted.signal()
+                    return
+                }
+                for _ in 0..<30 {
+                    MeasurementEvent.post("account/signed_in", args: ["email": "joe@example.com"], to: center)
+                }
+                posted.signal()
+            }
+        }
+        var anonymousIDs: Set<String> = []
+        var problems: [String] = []
+        var freeAfterStop = 0
+        for _ in 0..<100 {
+            let bus = Bus(directory, catalog: catalog, center: center)
+            go.signal()
+            MeasurementEvent.post("account/signed_in", args: ["email": "jane@example.com"], to: center)
+            bus.aggregator.waitUntilDelivered()
+            bus.aggregator.stop()
+            if isFreeForAnotherProcess() { freeAfterStop += 1 }
+            posted.wait()
+            bus.aggregator.waitUntilDelivered()  // what was posted while it stopped, if anything
+            anonymousIDs.formUnion(bus.tracker.events.compactMap(\.anonymousID))
+            problems += bus.problems.withLock { $0 }
+        }
+        running.withLock { $0 = false }
+        go.signal()
+        posted.wait()
+        XCTAssertEqual(anonymousIDs.count, 1, "\(anonymousIDs)")
+        XCTAssertEqual(problems.count, 0, "\(problems.prefix(3))")
+        XCTAssertEqual(freeAfterStop, 100, "every stop() let the directory go before it returned")
+        let stored = try XCTUnwrap(try FileIdentityStore(directory: directory).load())
+        XCTAssertEqual(stored.identity.anonymousID, anonymousIDs.first)
     }
 
     // MARK: The merge of a save over what another aggregator saved
