@@ -82,7 +82,8 @@ enum QueueFiles {
         let text = String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
         let parts = text.split(separator: " ")
         guard parts.count == 2, let sequence = sequence(parts[0]), isDigits(parts[1]),
-            parts[1].utf8.count <= maximumCountDigits, let record = Int(parts[1])
+            parts[1].utf8.count <= maximumCountDigits,
+            let record = Int(parts[1])  // fits: at most 9 digits, checked just above
         else { return nil }
         return (sequence, record)
     }
