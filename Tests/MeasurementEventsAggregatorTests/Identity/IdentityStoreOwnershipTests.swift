@@ -26,13 +26,7 @@ final class IdentityStoreOwnershipTests: XCTestCase {
         try? FileManager.default.removeItem(at: directory)
     }
 
-    private let catalog = EventCatalog(
-        module: "Account",
-        events: [
-            EventSpec(
-                name: "account/signed_in", type: .userAction,
-                args: [ArgSpec(name: "email", type: .string, isRequired: true, isPersonalData: true)])
-        ])
+    private let catalog = AccountCatalog.catalog
 
     /// An aggregator on its own center, with a store value of its own on the test's directory.
     private final class Bus {
@@ -56,7 +50,7 @@ final class IdentityStoreOwnershipTests: XCTestCase {
 
         /// Posts a sign-in with an email and returns the event the tracker got.
         func signIn() -> MeasurementEvent? {
-            MeasurementEvent.post("account/signed_in", args: ["email": "jane@example.com"], to: center)
+            MeasurementEvent.post("account/signed_up", args: ["email": "jane@example.com", "plan": "pro"], to: center)
             aggregator.waitUntilDelivered()
             return tracker.events.last
         }
@@ -253,7 +247,8 @@ final class IdentityStoreOwnershipTests: XCTestCase {
                     return
                 }
                 for _ in 0..<30 {
-                    MeasurementEvent.post("account/signed_in", args: ["email": "joe@example.com"], to: center)
+                    MeasurementEvent.post(
+                        "account/signed_up", args: ["email": "joe@example.com", "plan": "pro"], to: center)
                 }
                 posted.signal()
             }
@@ -264,7 +259,7 @@ final class IdentityStoreOwnershipTests: XCTestCase {
         for _ in 0..<100 {
             let bus = Bus(directory, catalog: catalog, center: center)
             go.signal()
-            MeasurementEvent.post("account/signed_in", args: ["email": "jane@example.com"], to: center)
+            MeasurementEvent.post("account/signed_up", args: ["email": "jane@example.com", "plan": "pro"], to: center)
             bus.aggregator.waitUntilDelivered()
             bus.aggregator.stop()
             if isFreeForAnotherProcess() { freeAfterStop += 1 }

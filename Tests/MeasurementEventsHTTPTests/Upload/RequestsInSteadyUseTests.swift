@@ -83,27 +83,27 @@ final class RequestsInSteadyUseTests: LoopbackTestCase {
         ]
     }
 
-    func testOneEventEveryThreeSecondsMakesOneRequestAnIntervalForEveryVendorAsSegmentsSDKDoes() throws {
+    /// Requests an hour with one event every `period` seconds, for each encoder with our
+    /// defaults and for Segment's SDK defaults, printed for Benchmarks/README.md.
+    private func assertRequestsInAnHour(period: TimeInterval, expected: Int, _ why: String) throws {
         for (vendor, encoder) in encoders() {
-            let ours = try requestsInAnHour(encoder, period: 3)
-            print("one event every 3 s, an hour (\(ours.events) events): \(vendor) \(ours.requests) requests")
-            XCTAssertEqual(ours.requests, 120, "\(vendor): 10 events a request, one every 30 seconds")
+            let ours = try requestsInAnHour(encoder, period: period)
+            print(
+                "one event every \(Int(period)) s, an hour (\(ours.events) events): \(vendor) \(ours.requests) requests"
+            )
+            XCTAssertEqual(ours.requests, expected, "\(vendor): \(why)")
         }
         let segment = try requestsInAnHour(
-            SegmentEncoder(writeKey: "key", baseURL: collector.baseURL), period: 3, policies: .segmentSDK)
-        print("one event every 3 s, an hour: Segment's SDK defaults \(segment.requests) requests")
-        XCTAssertEqual(segment.requests, 120)
+            SegmentEncoder(writeKey: "key", baseURL: collector.baseURL), period: period, policies: .segmentSDK)
+        print("one event every \(Int(period)) s, an hour: Segment's SDK defaults \(segment.requests) requests")
+        XCTAssertEqual(segment.requests, expected, "Segment's SDK defaults: \(why)")
+    }
+
+    func testOneEventEveryThreeSecondsMakesOneRequestAnIntervalForEveryVendorAsSegmentsSDKDoes() throws {
+        try assertRequestsInAnHour(period: 3, expected: 120, "10 events a request, one every 30 seconds")
     }
 
     func testOneEventASecondMakesARequestAtTwentyEventsAndAtTheInterval() throws {
-        for (vendor, encoder) in encoders() {
-            let ours = try requestsInAnHour(encoder, period: 1)
-            print("one event a second, an hour (\(ours.events) events): \(vendor) \(ours.requests) requests")
-            XCTAssertEqual(ours.requests, 240, "\(vendor): 20 events, then the 10 the interval gathered")
-        }
-        let segment = try requestsInAnHour(
-            SegmentEncoder(writeKey: "key", baseURL: collector.baseURL), period: 1, policies: .segmentSDK)
-        print("one event a second, an hour: Segment's SDK defaults \(segment.requests) requests")
-        XCTAssertEqual(segment.requests, 240)
+        try assertRequestsInAnHour(period: 1, expected: 240, "20 events, then the 10 the interval gathered")
     }
 }
