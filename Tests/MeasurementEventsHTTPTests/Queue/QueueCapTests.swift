@@ -51,11 +51,21 @@ final class QueueCapTests: XCTestCase {
         XCTAssertEqual(tracker.diagnostics.delivered, 1_000)
     }
 
+    /// Runs `run`, whose tracker is the previous run's, and waits until that tracker is gone
+    /// (work already queued may hold it a moment): its directory is free for the next.
+    private func previousRun(_ run: () throws -> HTTPTracker) rethrows {
+        weak var released: HTTPTracker?
+        released = try run()
+        for _ in 0..<5_000 where released != nil { usleep(1_000) }
+        XCTAssertNil(released, "the previous run's tracker still holds its directory")
+    }
+
     func testWhatTheCapDroppedStaysDroppedAfterARestart() throws {
         let port = try LoopbackCollector.unusedPort()
-        do {
+        try previousRun {
             let tracker = try trackWhileRefused(250, cap: 100, port: port, clock: TestClock(runsImmediately: false))
             XCTAssertEqual(tracker.diagnostics.droppedAtCap, 150)
+            return tracker
         }
         let server = LoopbackCollector(port: port)
         try server.start()
@@ -79,7 +89,7 @@ final class QueueCapTests: XCTestCase {
         // the retry waits for a clock that never moves, so the run ends in the middle of a batch.
         let limits = BatchLimits(maximumEvents: 8, maximumBytes: 500_000)
         collector.script([.ok, .status(503)])
-        do {
+        try previousRun {
             let clock = TestClock(runsImmediately: false)
             var configuration = testConfiguration(clock: clock, flushAt: 1_000)
             configuration.maximumQueuedEvents = 20
@@ -92,6 +102,7 @@ final class QueueCapTests: XCTestCase {
             while tracker.uploader.activity.requestInFlight { usleep(1_000) }
             XCTAssertEqual(tracker.diagnostics.delivered, 8)
             XCTAssertEqual(tracker.diagnostics.queued, 12)
+            return tracker
         }
         let tracker = try HTTPTracker(
             encoder: SegmentEncoder(writeKey: "key", baseURL: collector.baseURL, limits: limits),
