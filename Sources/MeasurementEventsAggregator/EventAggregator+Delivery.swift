@@ -87,6 +87,8 @@ extension EventAggregator {
             holdUntilStoreReadable(&round)
             return
         }
+        // What another aggregator of the process on the same store changed: before this round.
+        attribution.takeSharedIdentity()
         // Usually no control: the round's array goes through the pipeline as it is (no copy),
         // and comes back to the inbox for its capacity.
         guard !round.controls.isEmpty else {

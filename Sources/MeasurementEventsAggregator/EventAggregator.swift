@@ -85,6 +85,8 @@ open class EventAggregator: @unchecked Sendable {
         /// The identity store could not be read yet (its consent is not known): what the
         /// delivery context knows from `attribution`, for other threads.
         var storeNotReadableYet = false
+        /// `stop()` let the identity store go: `start()` holds it again.
+        var storeReleased = false
         // Whether events may reach the trackers now (`isOpen`, `forwardsNow`): with the step
         // that decides it, in Pipeline/AdmissionStep.swift.
     }
@@ -221,8 +223,20 @@ open class EventAggregator: @unchecked Sendable {
     /// Starts observing events and identity changes, and tells every tracker the consent in
     /// force (a consent remembered as denied makes them discard what a previous run left).
     /// Calling it again does nothing.
+    ///
+    /// After ``stop()``, it holds the identity store again first, and takes the identity and
+    /// salt saved there meanwhile (by an aggregator that replaced this one, say).
     public func start() {
         guard !isStarted else { return }
+        let wasStopped = state.withLock { state -> Bool in
+            defer { state.storeReleased = false }
+            return state.storeReleased
+        }
+        if wasStopped {
+            onDeliveryContext {
+                if let problem = self.attribution.reattachStore() { self.reportStoreProblem(problem) }
+            }
+        }
         // The subclass's lists are read outside every lock: they are arbitrary code. The filter
         // is in force before the first observer exists.
         let builtFilter = inbox.filter == nil ? EventFilter(allow: allowList, deny: denyList) : nil
@@ -240,14 +254,40 @@ open class EventAggregator: @unchecked Sendable {
         announceConsent()
     }
 
-    /// Stops observing; events posted afterwards are not received. Events already received
-    /// are still delivered. Calling it again does nothing.
+    /// Stops observing, delivers what was received, and lets the identity store go before it
+    /// returns, so that an aggregator made next on the same store (an app replacing its
+    /// aggregator, a test starting another), in this process or another, takes it up at once
+    /// with the same anonymous id. Calling it again does nothing.
+    ///
+    /// - Events posted afterwards are not received; a post made while `stop()` runs may still be
+    ///   delivered, after it, with the identity this aggregator holds in memory.
+    /// - Nothing is read from the store or written to it any more: what was received is
+    ///   delivered and saved first. Calls made afterwards (``setConsent(_:)``,
+    ///   ``forgetUser()``, ``recordAppRelease(version:build:)``, identity changes handed to
+    ///   ``receive(_:)``, the lifecycle calls) still act on this aggregator and its trackers,
+    ///   in memory; the first that the store would have kept is reported as not saved
+    ///   (``Problem/identityStoreFailed(_:)``). Events still waiting for a store that could not
+    ///   be read yet wait on: a stopped aggregator does not read it again.
+    /// - ``start()`` holds the store again.
+    ///
+    /// From delivery code (a tracker, a processor, ``didReceive(_:)``) it does not wait for the
+    /// round in progress: the rest of that round is delivered after the store is let go.
     public func stop() {
         let observers = state.withLock { state -> [any NSObjectProtocol] in
-            defer { state.observers = [] }
+            defer {
+                state.observers = []
+                state.storeReleased = true
+            }
             return state.observers
         }
         for observer in observers { center.removeObserver(observer) }
+        // What was received is delivered (and saved) before the store is let go.
+        if !isOnDeliveryQueue { onDeliveryContext { self.inbox.drain() } }
+        onDeliveryContext {
+            // Not when started again meanwhile (from another thread): its store stays held.
+            guard !self.isStarted else { return }
+            if let problem = self.attribution.releaseStore() { self.reportStoreProblem(problem) }
+        }
     }
 
     /// Whether ``start()`` was called and ``stop()`` was not since.

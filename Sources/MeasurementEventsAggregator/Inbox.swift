@@ -44,7 +44,12 @@ import MeasurementEvents
 //   5. `PostingBufferRegistry.buffers`: the list of buffers.
 //   6. `AttributionState.published` (Pipeline/AttributionStep.swift): written in the delivery
 //      context only, but read from any thread by the public `EventAggregator.currentAttribution`;
-//      and the identity store's own lock (delivery context only).
+//      and the identity store's own locks (delivery context only, or the app's own call of a
+//      store): `FileIdentityStore.saveFailing`; `IdentityStoreOwnership.held`, under which
+//      `SharedIdentityDirectory.registry` (the process's directories) is taken to claim one,
+//      and alone to release one (IdentityStoreOwnership.swift); `SharedIdentityDirectory.file`,
+//      taken alone around each read and write of `identity.json`, so that the aggregators of a
+//      process on one directory take turns (a write's `fsync` runs under it).
 //   7. `PostSites.centers` (a post takes it only while an aggregator checks a plan with post
 //      sites) and `StartCheck`'s two locks (until `start()` removes its observer);
 //      `StartedCenters.entries` (by `start()`, and by a `StartCheck` reporting).
@@ -72,6 +77,10 @@ import MeasurementEvents
 //   `PostingBufferRegistry.sequence`: every item's number, taken inside its buffer's lock 4.
 //   `PostSites.checkingAggregators`: whether a post carries its site (one load per post).
 //   `Inbox.serials` (static): inbox numbers, never reused.
+//   `SharedIdentityDirectory.identityChanges` (static): bumped under `SharedIdentityDirectory.file`
+//     by a save that changes a stored identity or salt; loaded once a round by each aggregator
+//     on a `FileIdentityStore` (`AttributionState.takeSharedIdentity()`), which then reads the
+//     store's under that lock.
 //   `me_observer_handoff` (static, C): bumped (acquire-release) before each observer of ours is
 //     added, loaded (acquire) first thing in that observer: what `init` and `start()` wrote
 //     (this inbox's fields, the start check's state) happens before the observer reads it,

@@ -25,7 +25,7 @@ import MeasurementEventsAggregator
 //
 // Queues:
 //   - `BatchUploader.queue` (serial): the one place uploads run; the uploader's plain `var`s
-//     (`current`, `requestInFlight`, `retry`, `attempt`, `generation`, ...) are touched only
+//     (`window`, `requestInFlight`, `retry`, `attempt`, `generation`, ...) are touched only
 //     there. A denial and `discardPending` wait with `queue.sync` from the caller's thread,
 //     never from the queue itself; `flush` and `track` only `queue.async`.
 //   - `requestsOnTheWire` (DispatchGroup): entered when a request is handed to the transport,
@@ -35,9 +35,12 @@ import MeasurementEventsAggregator
 // log runs, and none is held while another is taken except 2 → 4):
 //   1. `HTTPTracker.state`: accepted and failed writes, the flush-policy state, the interval
 //      timer.
-//   2. `DiskQueue.state`: the open segment's descriptor, the sealed batches, the queue's
-//      counters; taken by `track` (one `write(2)` under it) and by the uploader's queue
-//      (reading, deleting batches). Its log lines are written after the lock is released.
+//   2. `DiskQueue.state`: the open segment's descriptor, the sealed batches and the front
+//      (where the oldest one's events still queued start; the `front` file is rewritten under
+//      it), whether a request of the front's events is on the wire (`sending`: the cap waits),
+//      the queue's counters; taken by `track` (one `write(2)` under it, and the cap's drops) and
+//      by the uploader's queue (finding, reading and consuming batches, `beginSending` and
+//      `endSending` around each request). Its log lines are written after the lock is released.
 //   3. `BatchUploader.counters` and `BatchUploader.gate` (the tracker's record of consent).
 //   4. `HTTPTracker.directoryLock`: the `DirectoryLock` once taken; taken only by the queue's
 //      `claim`, under 2, when the queue opens (at init, or later when the directory could not
@@ -46,7 +49,8 @@ import MeasurementEventsAggregator
 // Files: `<directory>/tracker.lock`, an exclusive `flock` held for the tracker's life
 // (`DirectoryLock`): one tracker per directory, across processes; the queue's segment files
 // in `<directory>/queue` (see QueueFiles.swift; excluded from backups on Apple platforms),
-// written by `track` and deleted by the uploader only after the server accepted their batch.
+// written by `track` and deleted once every event in them was sent (or dropped at the cap),
+// and its `front` file, which says how much of the oldest one is done with.
 
 /// Delivers events to a vendor's HTTP API in batches, through a durable queue on disk.
 ///
@@ -125,9 +129,15 @@ public final class HTTPTracker: EventTracker, @unchecked Sendable {
                     BackgroundFlushPolicy(),
                 ])
         }
-        /// The most events kept on disk; beyond it the oldest batch is dropped and counted.
+        /// The most events kept on disk (at least 1): the queue keeps the newest ones, and each
+        /// event tracked past it drops the oldest one still queued, counted in
+        /// ``Diagnostics/droppedAtCap``. While a request is on the wire (at most
+        /// ``requestTimeout``), its events and those tracked meanwhile are kept, and the cap
+        /// catches up when it is answered. A cap below the encoder's request size makes the
+        /// queue's files smaller, not the requests.
         public var maximumQueuedEvents = 100_000
-        /// The most bytes kept on disk (about 150 to 300 bytes per event); same policy.
+        /// The most bytes kept on disk (about 150 to 300 bytes per event): past it the oldest
+        /// queue files go whole (at most a quarter of it each), counted the same way.
         public var maximumQueuedBytes = 64 * 1024 * 1024
         /// How long one request may take before it is retried.
         ///
@@ -328,12 +338,7 @@ public final class HTTPTracker: EventTracker, @unchecked Sendable {
         do {
             queue = try DiskQueue(
                 directory: directory.appendingPathComponent("queue"),
-                limits: DiskQueue.Limits(
-                    eventsPerBatch: encoder.limits.maximumEvents,
-                    bytesPerBatch: Self.bytesPerQueueFile(encoder.limits),
-                    maximumEvents: max(configuration.maximumQueuedEvents, encoder.limits.maximumEvents),
-                    maximumBytes: max(configuration.maximumQueuedBytes, Self.bytesPerQueueFile(encoder.limits))),
-                log: log, claim: claim)
+                limits: Self.queueLimits(encoder.limits, configuration), log: log, claim: claim)
         } catch let error as DirectoryLock.InUse {
             throw SetupError.directoryInUse(path: error.path)
         } catch let error as DirectoryLock.Failed {
@@ -362,6 +367,21 @@ public final class HTTPTracker: EventTracker, @unchecked Sendable {
             state.withLock { $0.backlog = backlog }
         }
         configuration.networkMonitor?.start { [weak self] isOnline in self?.networkDidChange(isOnline: isOnline) }
+    }
+
+    /// The queue's caps, as configured (at least one event and one byte), and its files: one
+    /// request's worth (``BatchLimits/maximumEvents`` and ``bytesPerQueueFile(_:)``), or less
+    /// when the caps are smaller, so that the queue never holds more than they say: at most
+    /// `maximumQueuedEvents` events (the cap drops events one by one), and files of at most a
+    /// quarter of `maximumQueuedBytes` (the byte cap drops whole files). The uploader fills
+    /// requests across files, so small files make no small requests.
+    static func queueLimits(_ limits: BatchLimits, _ configuration: Configuration) -> DiskQueue.Limits {
+        let maximumEvents = max(1, configuration.maximumQueuedEvents)
+        let maximumBytes = max(1, configuration.maximumQueuedBytes)
+        return DiskQueue.Limits(
+            eventsPerBatch: min(limits.maximumEvents, maximumEvents),
+            bytesPerBatch: min(bytesPerQueueFile(limits), max(1, maximumBytes / 4)),
+            maximumEvents: maximumEvents, maximumBytes: maximumBytes)
     }
 
     /// The bytes on disk of one queue file, which the uploader reads whole and sends in as many

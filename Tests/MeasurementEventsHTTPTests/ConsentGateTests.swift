@@ -21,8 +21,7 @@ final class ConsentGateTests: LoopbackTestCase {
             configuration: configuration)
     }
 
-    /// An aggregator on the identity directory: through `store` when the test holds one (a second
-    /// store on the directory is refused while the first lives).
+    /// An aggregator on the identity directory: through `store` when the test holds one.
     private func makeAggregator(
         _ tracker: HTTPTracker, center: NotificationCenter, store: FileIdentityStore? = nil
     ) -> EventAggregator {

@@ -51,8 +51,6 @@ final class AppLifecycleObserverTests: XCTestCase {
         let directory = FileManager.default.temporaryDirectory
             .appendingPathComponent("AppLifecycleObserverTests-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
-        // One store value for both launches: a second one on the directory is refused while the
-        // first aggregator lives.
         let store = FileIdentityStore(directory: directory)
         let (first, firstTracker) = makeAggregator(store: store)
         start(first, version: "2.0", build: "20")

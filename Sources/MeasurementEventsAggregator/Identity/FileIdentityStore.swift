@@ -23,10 +23,13 @@ import MeasurementEvents
 ///   true, and nothing is moved aside, made or written: the aggregator holds events in memory
 ///   and loads the store again later (see "Identity and sessions").
 ///
-/// One store owns a directory at a time: the first to load holds a lock on `identity.lock`
-/// beside the file for as long as it lives (see ``load()``). Another store on the same
-/// directory, in this process or another, reports once that the directory is in use, writes
-/// nothing there, and its aggregator keeps identity in memory.
+/// One process owns a directory at a time: its first store to load holds a lock on
+/// `identity.lock` beside the file for as long as a store of the process holds the directory
+/// (see ``load()``). The other stores of the process on the directory share it: each reads what
+/// any of them saved last, and they write in turns, so that the aggregators of one process share
+/// the install's anonymous id and salt (see "Identity and sessions"). A store in another process
+/// reports once that the directory is in use, writes nothing there, and its aggregator keeps
+/// identity in memory.
 ///
 /// ``standard`` (the default of ``EventAggregator/Configuration/identityStore``) is a store in
 /// a per-user, per-app directory: see ``standardDirectory``.
@@ -48,8 +51,10 @@ public struct FileIdentityStore: IdentityStore {
 
     /// Whether the last save failed: a failing store is reported once per episode, not per save.
     private let saveFailing = LockedValue(false)
-    /// Whether this store owns ``directory``.
+    /// Whether this store holds ``directory``.
     private let ownership: IdentityStoreOwnership
+    /// Whether ``directory`` is excluded from backups (``standard``'s is).
+    private let excludedFromBackup: Bool
 
     /// A store in `directory`, which is created (mode 0700) at the first load or save.
     ///
@@ -60,20 +65,43 @@ public struct FileIdentityStore: IdentityStore {
 
     init(directory: URL, excludedFromBackup: Bool) {
         self.directory = directory
+        self.excludedFromBackup = excludedFromBackup
         self.ownership = IdentityStoreOwnership(directory: directory, excludedFromBackup: excludedFromBackup)
+    }
+
+    /// A store on the same directory with a hold of its own: an aggregator's, which its `stop()`
+    /// releases without touching the app's store value or another aggregator's.
+    func withOwnHold() -> FileIdentityStore {
+        FileIdentityStore(directory: directory, excludedFromBackup: excludedFromBackup)
+    }
+
+    /// What the stores of this process on ``directory`` saved or read last; `nil` when this store
+    /// does not hold it or it is not known.
+    var stored: IdentityStoreContents? {
+        guard case .held(let shared) = ownership.claim() else { return nil }
+        return shared.file.withLock { $0.isKnown ? $0.contents : nil }
+    }
+
+    /// Lets ``directory`` go (an aggregator's `stop()`): the process's lock on it is released
+    /// once no other store of the process holds it. A later load or save holds it again.
+    func release() {
+        ownership.release()
     }
 
     /// What the file holds; `nil` when there is none. Anything else is moved aside and thrown as
     /// an ``IdentityStoreError`` whose ``IdentityStoreError/recovered`` holds what could be saved.
     ///
     /// The first load (or save) claims ``directory``: it creates it and locks `identity.lock`
-    /// in it. When the directory cannot be used (a file in its place, a read-only or full
-    /// volume) or another store holds it, the error names the path and says so; this store then
-    /// writes nothing, and the aggregator keeps identity, consent and session in memory.
+    /// in it, unless another store of this process holds it already; then this one returns what
+    /// the stores of the process saved last. When the directory cannot be used (a file in its
+    /// place, a read-only or full volume) or another process holds it, the error names the path
+    /// and says so; this store then writes nothing, and the aggregator keeps identity, consent
+    /// and session in memory.
     public func load() throws -> IdentityStoreContents? {
+        let shared: SharedIdentityDirectory
         switch ownership.claim() {
-        case .owner:
-            break
+        case .held(let directory):
+            shared = directory
         case .inUse(let problem):
             throw IdentityStoreError(
                 path: directory.path,
@@ -91,6 +119,23 @@ public struct FileIdentityStore: IdentityStore {
                     + "; identity, consent and session are kept in memory for now (a new anonymous id, and a "
                     + "new salt for personal data), and written there once it can be")
         }
+        // Read each time (a load is rare: an aggregator's start, or a store not readable before),
+        // so that what the file holds is what the stores of the process go on from.
+        return try shared.file.withLock { file in
+            do {
+                let contents = try read()
+                file = SharedIdentityDirectory.File(isKnown: true, contents: contents)
+                return contents
+            } catch {
+                file = SharedIdentityDirectory.File()
+                throw error
+            }
+        }
+    }
+
+    /// What ``fileURL`` holds, read (with the directory held, under its file lock); damage is
+    /// moved aside and thrown.
+    private func read() throws -> IdentityStoreContents? {
         let path = fileURL.path
         let found: String
         var recovered: IdentityStoreContents?
@@ -144,23 +189,58 @@ public struct FileIdentityStore: IdentityStore {
     /// - Throws: ``IdentityStoreError`` at the first failure of a launch (and again only after a
     ///   save worked); the aggregator keeps the identity in memory.
     public func save(_ contents: IdentityStoreContents) throws {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
+        _ = try save { _ in contents }
+    }
+
+    /// Saves what `merge` makes of what the store holds now (`nil` when nothing, or not known:
+    /// never read, or damaged), in one turn with the other stores of this process on the
+    /// directory, so that no save of theirs comes between; returns what was saved (`merge`'s
+    /// result even when nothing could be written).
+    ///
+    /// - Throws: as ``save(_:)``.
+    func save(
+        merging merge: (IdentityStoreContents?) -> IdentityStoreContents
+    ) throws -> IdentityStoreContents {
         let problem: String?
+        let saved: IdentityStoreContents
         switch ownership.claim() {
         case .inUse:
-            // Another store owns the directory (reported by load): nothing is written.
-            return
+            // Another process holds the directory (reported by load): nothing is written.
+            return merge(nil)
         case .unusable(let reason), .notYetAvailable(let reason):
             problem = reason
-        case .owner:
-            do {
-                problem = IdentityStoreFile.replace(
-                    fileURL.path, with: [UInt8](try encoder.encode(contents)), directory: directory)
-            } catch {
-                problem = "cannot be encoded (\(error))"
+            saved = merge(nil)
+        case .held(let shared):
+            (saved, problem) = shared.file.withLock { file in
+                let current = file.isKnown ? file.contents : nil
+                let contents = merge(current)
+                let problem = write(contents)
+                guard problem == nil else { return (contents, problem) }
+                if current?.identity != contents.identity || current?.personalDataSalt != contents.personalDataSalt {
+                    SharedIdentityDirectory.identityChanges.add(1)
+                }
+                file = SharedIdentityDirectory.File(isKnown: true, contents: contents)
+                return (contents, nil)
             }
         }
+        try reportFailure(problem)
+        return saved
+    }
+
+    /// Writes `contents` to ``fileURL`` (the directory held); what went wrong, in words, or `nil`.
+    private func write(_ contents: IdentityStoreContents) -> String? {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        do {
+            return IdentityStoreFile.replace(
+                fileURL.path, with: [UInt8](try encoder.encode(contents)), directory: directory)
+        } catch {
+            return "cannot be encoded (\(error))"
+        }
+    }
+
+    /// Throws `problem` when it starts an episode of failing saves; notes whether saves fail.
+    private func reportFailure(_ problem: String?) throws {
         let isFirstFailure = saveFailing.withLock { failing -> Bool in
             defer { failing = problem != nil }
             return problem != nil && !failing

@@ -56,9 +56,17 @@ final class AttributionState: @unchecked Sendable {
     // @unchecked: every mutable property is touched in the delivery context only (see above);
     // `published` has its own lock.
     private let store: any IdentityStore
+    /// The store when it is a `FileIdentityStore` (with a hold of this aggregator's own): shared
+    /// with the other aggregators of the process on its directory (see `takeSharedIdentity()`).
+    private let fileStore: FileIdentityStore?
+    /// `SharedIdentityDirectory.identityChanges` when this object last looked at its store's
+    /// identity.
+    private var seenIdentityChanges: Int64
     private var contents: IdentityStoreContents
     /// What the store holds, as far as this object knows: a save of the same contents is
-    /// skipped (the store is app code, and may be slow, like the Keychain).
+    /// skipped (the store is app code, and may be slow, like the Keychain). With a shared
+    /// `FileIdentityStore`, what this aggregator last saved or read: a field it did not change
+    /// since is left as the store holds it (see `merged(_:base:over:)`).
     private var lastSaved: IdentityStoreContents?
     // Unchecked: the dynamic exclusivity check of the mutation each stamp makes cost about 80
     // instructions an event on the delivery thread. Invariant: touched in the delivery context
@@ -85,10 +93,19 @@ final class AttributionState: @unchecked Sendable {
     private var consentSetWhileUnreadable: Consent?
     /// The purposes' consents the app set meanwhile (`.some(nil)`: cleared), likewise.
     private var purposesSetWhileUnreadable: [String: Consent]??
+    /// Whether `stop()` let the store go (`releaseStore()`): nothing is read from it or written
+    /// to it until `start()` holds it again (`reattachStore()`).
+    private(set) var isReleased = false
+    /// Whether a change made since the release was reported as not saved (once a release).
+    private var reportedChangeWhileReleased = false
 
     init(store: any IdentityStore, rules: SessionRules, context: EventContext) {
-        self.store = store
-        let loaded = Self.read(store)
+        let fileStore = (store as? FileIdentityStore)?.withOwnHold()
+        self.fileStore = fileStore
+        self.store = fileStore ?? store
+        // Read before the load: a change saved meanwhile is looked at again.
+        self.seenIdentityChanges = SharedIdentityDirectory.identityChanges.value
+        let loaded = Self.read(self.store)
         self.contents = loaded.contents
         self.lastSaved = loaded.lastSaved
         self.timeline = SessionTimeline(rules: rules, restored: loaded.contents.session)
@@ -151,7 +168,7 @@ final class AttributionState: @unchecked Sendable {
     /// `configuredConsent`; `nil` when the app set one meanwhile) and a problem to report. `nil`
     /// while it still cannot be read.
     func readStoreAgain(configuredConsent: Consent) -> (held: HeldUntilStoreReadable, restored: Restored)? {
-        guard let held = heldUntilStoreReadable else { return nil }
+        guard let held = heldUntilStoreReadable, !isReleased else { return nil }
         let loaded = Self.read(store)
         guard !loaded.isNotReadableYet else { return nil }
         heldUntilStoreReadable = nil
@@ -202,7 +219,7 @@ final class AttributionState: @unchecked Sendable {
         let previous = contents.identity
         contents.identity = previous.applying(change)
         rebuild()
-        let problem = save()
+        let problem = save("the identity change")
         return (
             IdentityEvent(
                 change: change, id: id, timestamp: date, attribution: storage.value, previousIdentity: previous),
@@ -220,7 +237,7 @@ final class AttributionState: @unchecked Sendable {
         }
         guard contents.purposeConsents != named else { return nil }
         contents.purposeConsents = named
-        return save()
+        return save("the purposes' consents")
     }
 
     /// The purposes' consents the store remembers.
@@ -237,7 +254,7 @@ final class AttributionState: @unchecked Sendable {
         }
         guard contents.consent != consent else { return nil }
         contents.consent = consent
-        return save()
+        return save("the consent (\(consent.rawValue))")
     }
 
     /// Forgets the user (see `EventAggregator.forgetUser()`): a new anonymous id and salt, no
@@ -248,8 +265,8 @@ final class AttributionState: @unchecked Sendable {
         contents.personalDataSalt = PersonalDataProcessor.newSalt()
         timeline = SessionTimeline(rules: timeline.rules)
         rebuild()
-        (store as? FileIdentityStore)?.removeSetAside()
-        return save()
+        if !isReleased { fileStore?.removeSetAside() }
+        return save("forgetting the user (a new anonymous id and salt)")
     }
 
     func enterBackground(at date: Date) -> IdentityStoreError? {
@@ -284,18 +301,25 @@ final class AttributionState: @unchecked Sendable {
             : .installed
         contents.appVersion = version
         contents.appBuild = build
-        return (release, save())
+        return (release, save("the app's release"))
     }
 
     /// Saves the current state, unless the store already holds it; the session's last activity
-    /// is saved with it.
-    func save() -> IdentityStoreError? {
+    /// is saved with it. After `stop()` nothing is saved: the first `change` made since (in
+    /// words) is reported as not saved.
+    func save(_ change: String? = nil) -> IdentityStoreError? {
         // Never over a store not read yet: it holds the install's identity.
         guard heldUntilStoreReadable == nil else { return nil }
         contents.session = timeline.current
+        if isReleased { return notSavedWhileReleased(change) }
         if contents == lastSaved { return nil }
         do {
-            try store.save(contents)
+            if let fileStore {
+                let (mine, base) = (contents, lastSaved)
+                take(try fileStore.save { stored in Self.merged(mine, base: base, over: stored) })
+            } else {
+                try store.save(contents)
+            }
             lastSaved = contents
             return nil
         } catch let error as IdentityStoreError {
@@ -303,6 +327,124 @@ final class AttributionState: @unchecked Sendable {
         } catch {
             return IdentityStoreError(path: "\(type(of: store))", problem: "cannot be written (\(error))")
         }
+    }
+
+    // MARK: Stopped and started again
+
+    /// `stop()`, once what was received was delivered: saves what is not saved yet, then lets
+    /// the store go (a `FileIdentityStore`'s hold on its directory, released before `stop()`
+    /// returns), so that an aggregator made next on the same store, in this process or another,
+    /// takes it up at once. From then on nothing is read from the store or written to it.
+    func releaseStore() -> IdentityStoreError? {
+        guard !isReleased else { return nil }
+        let problem = save()
+        isReleased = true
+        reportedChangeWhileReleased = false
+        fileStore?.release()
+        return problem
+    }
+
+    /// `start()` after `stop()`: holds the store again and takes the identity and salt saved
+    /// meanwhile (by an aggregator that replaced this one, say); what the store cannot give is
+    /// reported, and this aggregator goes on with what it has.
+    func reattachStore() -> IdentityStoreError? {
+        guard isReleased else { return nil }
+        isReleased = false
+        guard heldUntilStoreReadable == nil else { return nil }
+        seenIdentityChanges = SharedIdentityDirectory.identityChanges.value
+        do {
+            guard let stored = try store.load() else {
+                // Nothing there any more: the next save writes everything.
+                lastSaved = nil
+                return nil
+            }
+            takeIdentity(storedIn: stored)
+            return nil
+        } catch let error as IdentityStoreError {
+            return error
+        } catch {
+            return IdentityStoreError(path: "\(type(of: store))", problem: "cannot be read (\(error))")
+        }
+    }
+
+    /// The report of the first `change` made after `stop()` let the store go: it holds for this
+    /// aggregator's own events and is not saved.
+    private func notSavedWhileReleased(_ change: String?) -> IdentityStoreError? {
+        guard let change, !reportedChangeWhileReleased else { return nil }
+        reportedChangeWhileReleased = true
+        return IdentityStoreError(
+            path: fileStore?.directory.path ?? "\(type(of: store))",
+            problem: "is not written by this aggregator any more: stop() let it go, so \(change) holds for the "
+                + "events it still delivers and is not saved; make changes on the aggregator in use, or start() "
+                + "this one again (later changes are not reported)")
+    }
+
+    // MARK: Aggregators sharing a FileIdentityStore
+
+    /// What a save of this aggregator's `mine` writes over what a shared `FileIdentityStore`
+    /// holds (`stored`, saved last by any aggregator of the process on its directory): the
+    /// fields this aggregator changed since it last saved or read the store (`base`) are its
+    /// own; the others stay as they are stored, so that no aggregator undoes another's consent,
+    /// release or identity. The identity and the salt go together, and when this aggregator
+    /// never read the store (`base` is nil: it was empty or damaged) the stored ones stay: the
+    /// first saved is the install's.
+    static func merged(
+        _ mine: IdentityStoreContents, base: IdentityStoreContents?, over stored: IdentityStoreContents?
+    ) -> IdentityStoreContents {
+        guard let stored else { return mine }
+        var merged = mine
+        let keepsStoredIdentity =
+            base.map { mine.identity == $0.identity && mine.personalDataSalt == $0.personalDataSalt }
+            ?? (stored.personalDataSalt != nil)
+        if keepsStoredIdentity {
+            merged.identity = stored.identity
+            merged.personalDataSalt = stored.personalDataSalt
+        }
+        guard let base else { return merged }
+        if mine.consent == base.consent { merged.consent = stored.consent }
+        if mine.purposeConsents == base.purposeConsents { merged.purposeConsents = stored.purposeConsents }
+        if mine.session == base.session { merged.session = stored.session }
+        if mine.appVersion == base.appVersion, mine.appBuild == base.appBuild {
+            merged.appVersion = stored.appVersion
+            merged.appBuild = stored.appBuild
+        }
+        return merged
+    }
+
+    /// Takes the identity and salt of what was saved, when the merge kept another aggregator's.
+    private func take(_ saved: IdentityStoreContents) {
+        guard saved.identity != contents.identity || saved.personalDataSalt != contents.personalDataSalt else {
+            return
+        }
+        contents.identity = saved.identity
+        contents.personalDataSalt = saved.personalDataSalt
+        rebuild()
+    }
+
+    /// Takes the identity and salt another aggregator of the process saved in the shared
+    /// `FileIdentityStore` since this one last looked (a reset, an identify or `forgetUser()`
+    /// made on that aggregator), unless this one changed its own since it last saved. Called at
+    /// the start of every round: one atomic load while nothing changed. The install keeps one
+    /// anonymous id and one salt; each aggregator still applies the changes posted on its own
+    /// center in order with its events.
+    func takeSharedIdentity() {
+        guard let fileStore, heldUntilStoreReadable == nil, !isReleased else { return }
+        let changes = SharedIdentityDirectory.identityChanges.value
+        guard changes != seenIdentityChanges else { return }
+        seenIdentityChanges = changes
+        if let stored = fileStore.stored { takeIdentity(storedIn: stored) }
+    }
+
+    /// Takes the identity and salt of `stored` when another aggregator changed them since this
+    /// one last saved or read the store, and this one has no change of its own still to save.
+    private func takeIdentity(storedIn stored: IdentityStoreContents) {
+        guard let base = lastSaved, contents.identity == base.identity,
+            contents.personalDataSalt == base.personalDataSalt,
+            stored.identity != base.identity || stored.personalDataSalt != base.personalDataSalt
+        else { return }
+        lastSaved?.identity = stored.identity
+        lastSaved?.personalDataSalt = stored.personalDataSalt
+        take(stored)
     }
 
     private func rebuild() {

@@ -180,7 +180,8 @@ extension BatchEncoder {
 /// The uploader fills each request up to both limits: it sends as many events as fit in
 /// ``maximumBytes``, measured as ``measure`` says, and never more than ``maximumEvents`` entries
 /// as the encoder counts them (``BatchEncoder/requestEntryCount(of:)``).
-/// ``maximumEvents`` also bounds what the tracker holds in memory while it builds a request.
+/// ``maximumEvents`` also bounds what the tracker holds in memory while it builds a request:
+/// the rest of one queue file of at most that many events, and the next file.
 public struct BatchLimits: Sendable, Equatable {
     /// The most events in one request.
     public var maximumEvents: Int

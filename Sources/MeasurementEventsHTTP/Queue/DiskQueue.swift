@@ -18,7 +18,12 @@ import MeasurementEventsAggregator
 ///   operating system's hands (and survives the process being killed) when ``append(_:)``
 ///   returns. ``sync()`` also forces it to storage.
 /// - A segment is sealed by renaming it to `<sequence>-<count>.batch`; sealed files never
-///   change and are deleted only after the server accepted them.
+///   change and are deleted once every event in them was sent or dropped.
+/// - The queue is one line of events, oldest first, whose front the uploader and the cap move:
+///   the uploader past the events a server accepted (or refused), the cap past the oldest
+///   events when there are more than ``Limits/maximumEvents`` (see ``enforceCap``). Where the
+///   front is inside the oldest batch, the small file `front` says so (`QueueFiles.frontName`),
+///   so that a restart sends neither what was sent nor what the cap dropped.
 /// - On start, `.open` files left by a previous process join the sealed batches as they are,
 ///   counted from their frame headers; they are checked when read for sending, where a torn
 ///   last record is skipped (one whose start is no frame is repaired and sealed at start).
@@ -52,6 +57,25 @@ final class DiskQueue: @unchecked Sendable {
         var count: Int
         let bytes: Int
         let url: URL
+        /// Events at the start of the file that are done with (sent, or dropped at the cap): the
+        /// front of the queue is at this record while the batch is the oldest.
+        var skip = 0
+
+        /// The events of the batch still queued.
+        var remaining: Int { max(0, count - skip) }
+        /// The position just after its last event.
+        var end: Position { Position(sequence: sequence, record: count) }
+    }
+
+    /// An event's place in the queue: its batch and its record in that batch's file (counting
+    /// the good records, as ``read(_:)`` returns them).
+    struct Position: Sendable, Equatable, Comparable {
+        let sequence: UInt64
+        let record: Int
+
+        static func < (lhs: Position, rhs: Position) -> Bool {
+            (lhs.sequence, lhs.record) < (rhs.sequence, rhs.record)
+        }
     }
 
     struct Counters: Sendable, Equatable {
@@ -109,7 +133,12 @@ final class DiskQueue: @unchecked Sendable {
         var sealedEvents = 0
         var sealedBytes = 0
         var nextSequence: UInt64 = 1
-        var inFlight: UInt64?
+        /// A request of the front's events is on the wire: the cap waits until it is answered.
+        var sending = false
+        /// The cap dropped events since the last time events were sent: logged once.
+        var overflowing = false
+        /// Whether the front file says the front is inside the oldest batch.
+        var frontWritten = false
         var counters = Counters()
         var payload: [UInt8] = []
         var frame: [UInt8] = []
@@ -167,9 +196,15 @@ final class DiskQueue: @unchecked Sendable {
         ).run()
         notes += recoveryNotes.withLock { $0 }
         state.isOpen = true
-        state.sealed = recovered.sealed
-        state.sealedEvents = recovered.sealed.reduce(0) { $0 + $1.count }
-        state.sealedBytes = recovered.sealed.reduce(0) { $0 + $1.bytes }
+        // A batch the previous run was done with (the front at its end) but had not deleted yet
+        // goes now; one that only seems empty is read, and its damage counted, when sent.
+        let done = { (batch: Batch) in batch.skip > 0 && batch.remaining == 0 }
+        for batch in recovered.sealed where done(batch) { unlink(batch.url.path) }
+        state.sealed = recovered.sealed.filter { !done($0) }
+        state.sealedEvents = state.sealed.reduce(0) { $0 + $1.remaining }
+        state.sealedBytes = state.sealed.reduce(0) { $0 + $1.bytes }
+        state.frontWritten = true  // whatever a previous run left is made right by the next move
+        writeFront(&state)
         state.nextSequence = recovered.nextSequence
         state.counters.add(recovered.counters)
         if state.openingProblem != nil {
@@ -358,51 +393,157 @@ final class DiskQueue: @unchecked Sendable {
 
     // MARK: The cap
 
+    /// Keeps to the caps, oldest first. Past ``Limits/maximumEvents`` the front moves past the
+    /// oldest events, one by one, so that the newest `maximumEvents` stay (a batch whose events
+    /// are all gone is deleted); past ``Limits/maximumBytes`` the oldest batches go whole (the
+    /// bytes are their files'). Counted in `droppedAtCap`, logged once an episode. Nothing is
+    /// dropped while a request of the front's events is on the wire (``beginSending(from:)``):
+    /// those may be delivered, and the cap catches up when the request is answered.
     private func enforceCap(_ state: inout State, notes: inout [String]) {
-        while state.sealedEvents + state.openCount > limits.maximumEvents
-            || state.sealedBytes + state.openBytes > limits.maximumBytes
-        {
-            guard let index = state.sealed.firstIndex(where: { $0.sequence != state.inFlight }) else { return }
-            let oldest = state.sealed.remove(at: index)
-            state.sealedEvents -= oldest.count
-            state.sealedBytes -= oldest.bytes
-            state.counters.droppedAtCap += oldest.count
-            unlink(oldest.url.path)
-            notes.append(
-                "queue full (at most \(limits.maximumEvents) events, \(limits.maximumBytes) bytes): "
-                    + "dropped the oldest \(oldest.count) events")
+        guard !state.sending else { return }
+        var dropped = 0
+        while let oldest = state.sealed.first {
+            let excessEvents = state.sealedEvents + state.openCount - limits.maximumEvents
+            let excessBytes = state.sealedBytes + state.openBytes - limits.maximumBytes
+            if excessBytes > 0 || excessEvents >= oldest.remaining {
+                dropped += oldest.remaining
+                removeOldest(&state)
+            } else if excessEvents > 0 {
+                state.sealed[0].skip += excessEvents
+                state.sealedEvents -= excessEvents
+                dropped += excessEvents
+            } else {
+                break
+            }
+        }
+        guard dropped > 0 else { return }
+        state.counters.droppedAtCap += dropped
+        writeFront(&state)
+        guard !state.overflowing else { return }
+        state.overflowing = true
+        notes.append(
+            "queue full (at most \(limits.maximumEvents) events, \(limits.maximumBytes) bytes): the oldest events "
+                + "are dropped as new ones come (counted in droppedAtCap; not logged again until events are sent)")
+    }
+
+    /// Deletes the oldest batch (the front moves to the next one).
+    private func removeOldest(_ state: inout State) {
+        let oldest = state.sealed.removeFirst()
+        state.sealedEvents -= oldest.remaining
+        state.sealedBytes -= oldest.bytes
+        unlink(oldest.url.path)
+    }
+
+    /// Says in the front file where the front is when it is inside the oldest batch; removes the
+    /// file when the front is a batch's start. Best effort: when it cannot be written, a restart
+    /// sends the oldest batch whole.
+    private func writeFront(_ state: inout State) {
+        let path = directory.appendingPathComponent(QueueFiles.frontName).path
+        guard let oldest = state.sealed.first, oldest.skip > 0 else {
+            if state.frontWritten { unlink(path) }
+            state.frontWritten = false
+            return
+        }
+        let draft = directory.appendingPathComponent(QueueFiles.frontDraftName).path
+        let descriptor = PrivateFiles.openFile(draft, flags: O_WRONLY | O_TRUNC)
+        guard descriptor >= 0 else { return }
+        let failed = MeasurementEventsAggregator.writeAll(
+            QueueFiles.frontText(sequence: oldest.sequence, record: oldest.skip), to: descriptor)
+        close(descriptor)
+        if failed == nil, rename(draft, path) == 0 {
+            state.frontWritten = true
+        } else {
+            unlink(draft)
         }
     }
 
     // MARK: Uploading
 
-    /// The oldest sealed batch, sealing the open segment first when no batch is sealed and it
-    /// holds at least `minimumOpenCount` events. Marks the batch as in flight, which protects
-    /// it from the cap.
-    func nextBatch(sealingOpenSegmentWithAtLeast minimumOpenCount: Int) -> Batch? {
+    /// The oldest sealed batch after `sequence` (the oldest of all when `nil`), sealing the open
+    /// segment first when there is none and it holds at least `minimumOpenCount` events.
+    func nextBatch(after sequence: UInt64? = nil, sealingOpenSegmentWithAtLeast minimumOpenCount: Int) -> Batch? {
         withState { state, notes in
-            if state.sealed.isEmpty, state.openCount > 0, state.openCount >= minimumOpenCount {
+            let isNext = { (batch: Batch) in sequence.map { batch.sequence > $0 } ?? true }
+            if !state.sealed.contains(where: isNext), state.openCount > 0, state.openCount >= minimumOpenCount {
                 seal(&state, durable: false, notes: &notes)
             }
-            state.inFlight = state.sealed.first?.sequence
-            return state.sealed.first
+            return state.sealed.first(where: isNext)
         }
     }
 
-    /// Reads a sealed batch. Damaged records are skipped, counted and logged; the records after
-    /// them are read. Returns `nil` when the file cannot be read at all: it is then left on
-    /// disk, out of the index, for the next start (counted and logged once).
+    /// Where the queue's first event is: in the oldest batch; `nil` when no batch is sealed.
+    var front: Position? {
+        state.withLock { state in state.sealed.first.map { Position(sequence: $0.sequence, record: $0.skip) } }
+    }
+
+    /// A request whose first event is at `start` goes on the wire: the cap waits until
+    /// ``endSending()``. False when the cap dropped that event meanwhile (the front passed it):
+    /// nothing is sent.
+    func beginSending(from start: Position) -> Bool {
+        state.withLock { state in
+            guard let oldest = state.sealed.first, Position(sequence: oldest.sequence, record: oldest.skip) <= start
+            else { return false }
+            state.sending = true
+            return true
+        }
+    }
+
+    /// The request is answered (after its events were consumed, when they were): the cap
+    /// applies again.
+    func endSending() {
+        withState { state, notes in
+            state.sending = false
+            enforceCap(&state, notes: &notes)
+        }
+    }
+
+    /// Everything before `position` is done with (sent, refused or dropped): batches wholly
+    /// before it are deleted, and the front moves to it.
+    func consume(through position: Position) {
+        state.withLock { state in
+            var moved = false
+            while let oldest = state.sealed.first, oldest.sequence <= position.sequence {
+                if oldest.sequence < position.sequence || position.record >= oldest.count {
+                    removeOldest(&state)
+                    moved = true
+                    continue
+                }
+                if position.record > oldest.skip {
+                    state.sealedEvents -= position.record - oldest.skip
+                    state.sealed[0].skip = position.record
+                    moved = true
+                }
+                break
+            }
+            guard moved else { return }
+            state.overflowing = false
+            writeFront(&state)
+        }
+    }
+
+    /// The events of a sealed batch still queued: ``load(_:)`` without the record they start at.
     func read(_ batch: Batch) -> [QueuedEvent]? {
+        load(batch)?.events
+    }
+
+    /// Reads a sealed batch: its events from its first one still queued (`firstRecord`; the
+    /// earlier ones were sent or dropped). Damaged records are skipped, counted and logged; the
+    /// records after them are read. Returns `nil` when the file cannot be read at all: it is then
+    /// left on disk, out of the index, for the next start (counted and logged once). A batch
+    /// the cap dropped while it was read gives no events.
+    func load(_ batch: Batch) -> (events: [QueuedEvent], firstRecord: Int)? {
         let name = batch.url.lastPathComponent
         let bytes: [UInt8]
         switch QueueFiles.contents(batch.url.path, maximumBytes: limits.maximumBytes) {
         case .failure(let failure):
-            withState { state, notes in
+            let dropped = withState { state, notes -> Bool in
+                guard state.sealed.contains(where: { $0.sequence == batch.sequence }) else { return true }
                 forget(batch, state: &state)
                 state.counters.unreadableFiles += 1
                 notes.append("\(failure); left on disk and tried again at the next start")
+                return false
             }
-            return nil
+            return dropped ? ([], 0) : nil
         case .success(let value):
             bytes = value
         }
@@ -425,36 +566,37 @@ final class DiskQueue: @unchecked Sendable {
         }
         if scan.tornTail { notes.append("\(name): a torn last record (\(scan.trailingBytes) bytes) skipped") }
         let readCount = events.count
-        withState { state, _ in
+        let firstRecord = withState { state, _ -> Int? in
             state.counters.corruptRecords += scan.corruptRecords + undecodable
             state.counters.damagedBytes += scan.damagedBytes
             if events.isEmpty, scan.damagedBytes > 0 || undecodable > 0 { state.counters.unreadableFiles += 1 }
             if scan.tornTail { state.counters.tornRecordsRepaired += 1 }
             // The index now holds the real count, so the cap and `queuedEvents` stop trusting the name.
-            if let index = state.sealed.firstIndex(where: { $0.sequence == batch.sequence }) {
-                state.sealedEvents += readCount - state.sealed[index].count
-                state.sealed[index].count = readCount
+            guard let index = state.sealed.firstIndex(where: { $0.sequence == batch.sequence }) else { return nil }
+            let before = state.sealed[index].remaining
+            state.sealed[index].count = readCount
+            state.sealed[index].skip = min(state.sealed[index].skip, readCount)
+            state.sealedEvents += state.sealed[index].remaining - before
+            // Nothing left to send in it (its records all damaged, or done with): deleted now.
+            guard state.sealed[index].remaining > 0 else {
+                forget(batch, state: &state)
+                unlink(batch.url.path)
+                return nil
             }
+            return state.sealed[index].skip
         }
         notes.forEach(log)
-        return events
-    }
-
-    /// Deletes a batch the server accepted (or whose records were all damaged).
-    func remove(_ batch: Batch) {
-        state.withLock { state in
-            forget(batch, state: &state)
-            unlink(batch.url.path)
-        }
+        guard let firstRecord else { return ([], 0) }
+        return (Array(events[firstRecord...]), firstRecord)
     }
 
     /// Takes a batch out of the index (its file stays).
     private func forget(_ batch: Batch, state: inout State) {
-        if state.inFlight == batch.sequence { state.inFlight = nil }
         guard let index = state.sealed.firstIndex(where: { $0.sequence == batch.sequence }) else { return }
         let entry = state.sealed.remove(at: index)
-        state.sealedEvents -= entry.count
+        state.sealedEvents -= entry.remaining
         state.sealedBytes -= entry.bytes
+        if index == 0 { writeFront(&state) }
     }
 
     /// Deletes everything queued, in memory too; returns how many events that was. What a
@@ -487,7 +629,7 @@ final class DiskQueue: @unchecked Sendable {
         state.sealedBytes = 0
         state.openCount = 0
         state.openBytes = 0
-        state.inFlight = nil
+        writeFront(&state)
         return count
     }
 

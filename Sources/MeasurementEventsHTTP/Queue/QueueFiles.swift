@@ -19,7 +19,17 @@ enum QueueFiles {
         /// `count` is what the name claims, `nil` when it is not a plain number in range; the
         /// queue checks it against the file (see `DiskQueue`).
         case batch(sequence: UInt64, count: Int?)
+        /// The queue's front (``QueueFiles/frontName``), or its replacement being written.
+        case front
+        case frontDraft
     }
+
+    /// Where the oldest batch's first event still queued is, when that is not its first record
+    /// (its earlier events were sent, or dropped at the cap): the text `<sequence> <record>`.
+    /// Batch files never change; this small file, replaced atomically, says how much of the
+    /// oldest one is done with.
+    static let frontName = "front"
+    static let frontDraftName = "front.new"
 
     /// Sequences stay below this (15 digits), so `sequence + 1` never overflows and a name
     /// never needs more digits than we write.
@@ -37,6 +47,8 @@ enum QueueFiles {
 
     /// Parses `<sequence>.open` and `<sequence>-<count>.batch`; `nil` for anything else.
     static func parse(_ name: String) -> Name? {
+        if name == frontName { return .front }
+        if name == frontDraftName { return .frontDraft }
         if name.hasSuffix(".open") {
             return sequence(name.dropLast(5)).map { .open(sequence: $0) }
         }
@@ -60,6 +72,20 @@ enum QueueFiles {
 
     private static func isDigits(_ text: Substring) -> Bool {
         !text.isEmpty && text.utf8.allSatisfy { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
+    }
+
+    /// The text of the front file for `position`.
+    static func frontText(sequence: UInt64, record: Int) -> [UInt8] { Array("\(sequence) \(record)\n".utf8) }
+
+    /// The position a front file's `bytes` hold; `nil` for anything else.
+    static func parseFront(_ bytes: [UInt8]) -> (sequence: UInt64, record: Int)? {
+        let text = String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        let parts = text.split(separator: " ")
+        guard parts.count == 2, let sequence = sequence(parts[0]), isDigits(parts[1]),
+            parts[1].utf8.count <= maximumCountDigits,
+            let record = Int(parts[1])  // fits: at most 9 digits, checked just above
+        else { return nil }
+        return (sequence, record)
     }
 
     /// The names in `directory` (not `.` and `..`), in no order; none when it cannot be listed.

@@ -27,6 +27,7 @@ struct QueueRecovery {
         var sealed: [DiskQueue.Batch] = []
         var highest: UInt64 = 0
         var counters = DiskQueue.Counters()
+        var front: (sequence: UInt64, record: Int)?
         for name in names.sorted() {
             let url = directory.appendingPathComponent(name)
             guard let parsed = QueueFiles.parse(name) else {
@@ -36,7 +37,14 @@ struct QueueRecovery {
             }
             let sequence: UInt64
             switch parsed {
-            case .open(let value), .batch(let value, _): sequence = value
+            case .open(let value), .batch(let value, _):
+                sequence = value
+            case .front:
+                front = readFront(url)
+                continue
+            case .frontDraft:
+                unlink(url.path)  // a replacement the previous run did not finish
+                continue
             }
             highest = max(highest, sequence)
             let bytes: Int
@@ -55,6 +63,8 @@ struct QueueRecovery {
                 continue
             }
             switch parsed {
+            case .front, .frontDraft:
+                continue
             case .open:
                 // Counted from its frame headers and left as it is: it is read, checked and its
                 // torn tail skipped when it is sent (`DiskQueue.read`), like a sealed batch, not
@@ -74,8 +84,23 @@ struct QueueRecovery {
             }
         }
         sealed.sort { $0.sequence < $1.sequence }
+        // What the previous run was done with in the oldest batch (sent, or dropped at the cap).
+        if let front, let index = sealed.firstIndex(where: { $0.sequence == front.sequence }) {
+            sealed[index].skip = min(max(front.record, 0), sealed[index].count)
+        }
         // `highest` is at most `QueueFiles.maximumSequence`: no overflow.
         return (sealed, highest + 1, counters)
+    }
+
+    /// The position a front file holds; `nil` (logged) when it holds none.
+    private func readFront(_ url: URL) -> (sequence: UInt64, record: Int)? {
+        guard case .success(let bytes) = QueueFiles.contents(url.path, maximumBytes: 64),
+            let front = QueueFiles.parseFront(bytes)
+        else {
+            log("\(url.lastPathComponent) holds no queue position; ignored, the oldest batch is sent whole")
+            return nil
+        }
+        return front
     }
 
     /// The count a batch name claims, when a file of `bytes` bytes can hold that many records

@@ -3,13 +3,17 @@ import Foundation
 import MeasurementEvents
 import MeasurementEventsAggregator
 
-/// Sends sealed batches, oldest first, one request at a time, on its own serial queue.
+/// Sends the queue's events, oldest first, one request at a time, on its own serial queue.
 ///
 /// Each request is filled up to the encoder's limits: as many events as fit in
 /// `limits.maximumBytes` (measured before or after gzip, as `limits.measure` says), at most
 /// `limits.maximumEvents` entries as the encoder counts them (`requestEntryCount(of:)`). The
 /// number to try comes from the bytes per event of the previous request; a body over the limit
-/// is cut in proportion and encoded again.
+/// is cut in proportion and encoded again. A request takes its events from as many of the
+/// queue's files as it needs (the `Window`: the rest of one file and the next one), so that
+/// neither the files' size nor entries the vendor adds (GA4's `campaign_details`) leave a
+/// request short; what a request took is consumed from the queue once it is answered
+/// (`DiskQueue.consume(through:)`), so a restart does not send it again.
 ///
 /// Per request: 2xx deletes the events (those a partial success names as refused are counted
 /// as refused, not delivered); a reply that refuses the configuration (401, 403, 404, a
@@ -43,25 +47,121 @@ final class BatchUploader: @unchecked Sendable {
         var refusedConfiguration: String?
     }
 
-    private struct Current {
-        let batch: DiskQueue.Batch
-        let events: [QueuedEvent]
-        /// Events still to send, in spans of one user; each request takes the start of the
-        /// first span, as many events as ``RequestSizeLearner`` allows.
-        var ranges: [Range<Int>]
+    /// The events loaded for sending: from the queue's front on, across as many of its batches
+    /// as a request needs, so that requests are filled whatever the batches' sizes (the last
+    /// events of a batch go with the first ones of the next). A position counts the events this
+    /// uploader loaded: it only grows (until ``discard()``); `events[0]` is at `base`.
+    private struct Window {
+        /// A batch whose events are in the window: its records from `firstRecord` on (the
+        /// earlier ones were done with), `count` of them, the first at position `start`.
+        struct Loaded {
+            let sequence: UInt64
+            let start: Int
+            let firstRecord: Int
+            let count: Int
+        }
+
+        private(set) var loaded: [Loaded] = []
+        private(set) var base = 0
+        private(set) var events: [QueuedEvent] = []
+        /// Events still to send, in spans of one request key (GA4: one user); each request
+        /// takes the start of the first span, as many events as the limits allow.
+        var ranges: [Range<Int>] = []
         /// Events the server refused by name; left out when their range is sent again.
         var refused: Set<Int> = []
         /// Events whose encoding was counted: a retry, a halved range or a resend encodes
         /// them again, and the encoder's rejections and adaptations count once.
         var encoded: Set<Int> = []
-        /// Requests still allowed for splitting refused requests of this batch.
-        var splitsLeft: Int
+        /// Requests still allowed for splitting refused requests of the loaded batches.
+        var splitsLeft = 0
         /// Where the halves of refused requests start: sending one is an extra request.
         var halfStarts: Set<Int> = []
+
+        /// The position after the last event loaded.
+        var end: Int { base + events.count }
+        /// The first event still to send: everything before it is done with.
+        var doneEnd: Int { ranges.first?.lowerBound ?? end }
+        var isEmpty: Bool { ranges.isEmpty && loaded.isEmpty }
+        /// The last batch loaded.
+        var lastSequence: UInt64? { loaded.last?.sequence }
+
+        subscript(position: Int) -> QueuedEvent { events[position - base] }
 
         /// The events of `range` still to be sent.
         func positions(in range: Range<Int>) -> [Int] {
             refused.isEmpty ? Array(range) : range.filter { !refused.contains($0) }
+        }
+
+        /// Appends a batch's events, from its record `firstRecord`, in spans of one `key`; the
+        /// first span joins the last one when that reaches the end and has the same key.
+        mutating func append(
+            sequence: UInt64, firstRecord: Int, events new: [QueuedEvent], key: (QueuedEvent) -> String?
+        ) {
+            let start = end
+            loaded.append(Loaded(sequence: sequence, start: start, firstRecord: firstRecord, count: new.count))
+            guard !new.isEmpty else { return }
+            var spanStart = start
+            var spanKey = key(new[0])
+            if let last = ranges.last, last.upperBound == start, !halfStarts.contains(last.lowerBound),
+                key(self[start - 1]) == spanKey
+            {
+                spanStart = last.lowerBound
+                ranges.removeLast()
+            }
+            events.append(contentsOf: new)
+            for index in 1...new.count {
+                let nextKey = index < new.count ? key(new[index]) : nil
+                if index == new.count || nextKey != spanKey {
+                    ranges.append(spanStart..<(start + index))
+                    spanStart = start + index
+                    spanKey = nextKey
+                }
+            }
+        }
+
+        /// Where `position` is in the queue; `end` is just after the last batch loaded. `nil`
+        /// when nothing is loaded.
+        func queuePosition(of position: Int) -> DiskQueue.Position? {
+            for batch in loaded where batch.count > 0 && position < batch.start + batch.count {
+                guard position >= batch.start else { break }
+                return DiskQueue.Position(sequence: batch.sequence, record: batch.firstRecord + position - batch.start)
+            }
+            guard let last = loaded.last else { return nil }
+            return DiskQueue.Position(sequence: last.sequence, record: last.firstRecord + last.count)
+        }
+
+        /// The position of the queue's `front` in the window: what is before it was dropped (or
+        /// done with).
+        func position(of front: DiskQueue.Position?) -> Int {
+            guard let front else { return end }
+            var position = base
+            for batch in loaded {
+                if front.sequence > batch.sequence {
+                    position = batch.start + batch.count
+                    continue
+                }
+                if front.sequence == batch.sequence {
+                    position = max(position, batch.start + min(max(0, front.record - batch.firstRecord), batch.count))
+                }
+                break
+            }
+            return position
+        }
+
+        /// Forgets the events before `position`: done with, or dropped at the queue's cap. The
+        /// spans start there at the earliest; batches wholly before it leave the window.
+        mutating func drop(before position: Int) {
+            let position = min(position, end)
+            guard position > base else { return }
+            ranges = ranges.compactMap { range in
+                range.upperBound <= position ? nil : max(range.lowerBound, position)..<range.upperBound
+            }
+            events.removeFirst(position - base)
+            base = position
+            loaded.removeAll { $0.start + $0.count <= position }
+            refused = refused.filter { $0 >= position }
+            encoded = encoded.filter { $0 >= position }
+            halfStarts = halfStarts.filter { $0 >= position }
         }
     }
 
@@ -89,7 +189,7 @@ final class BatchUploader: @unchecked Sendable {
     private let legacyAnonymousID: String
     private let log: @Sendable (String) -> Void
 
-    private var current: Current?
+    private var window = Window()
     private var requestInFlight = false
     private var retry: (any ScheduledWork)?
     private var attempt = 0
@@ -219,7 +319,7 @@ final class BatchUploader: @unchecked Sendable {
     func discard() {
         queue.sync {
             generation += 1
-            current = nil
+            window = Window()
             retry?.cancel()
             retry = nil
             attempt = 0
@@ -228,7 +328,7 @@ final class BatchUploader: @unchecked Sendable {
     }
 
     /// Nothing loaded, sending or waiting to retry.
-    var isIdle: Bool { queue.sync { current == nil && !requestInFlight && retry == nil } }
+    var isIdle: Bool { queue.sync { window.isEmpty && !requestInFlight && retry == nil } }
 
     /// What the uploader is doing, for tests that drive its clock: a request on the wire, a
     /// retry waiting for the clock, or neither (idle, or waiting for consent or the network).
@@ -238,40 +338,40 @@ final class BatchUploader: @unchecked Sendable {
 
     private func pump() {
         guard gate.withLock({ $0.isOpen }), online, !requestInFlight, retry == nil else { return }
-        while true {
-            if current == nil {
-                guard let batch = diskQueue.nextBatch(sealingOpenSegmentWithAtLeast: flushRequested ? 1 : Int.max)
-                else {
+        pumping: while true {
+            followFront()
+            guard let first = window.ranges.first else {
+                guard loadNextBatch() else {
                     flushRequested = false
                     sendingWanted = false
                     return
                 }
-                // `nil`: the file cannot be read; the queue left it on disk for the next start.
-                guard let read = diskQueue.read(batch) else { continue }
-                let events = read.map { $0.fillingLegacyIdentity(anonymousID: legacyAnonymousID) }
-                current = Current(
-                    batch: batch, events: events, ranges: requestRanges(events),
-                    splitsLeft: refusingEverything ? 2 : RefusalIsolation.splitBudget(forBatchOf: events.count))
-            }
-            guard let span = current!.ranges.first else {
-                diskQueue.remove(current!.batch)
-                current = nil
                 continue
             }
             // The next request: as many events as the server is known to take, and as the
             // previous request's bytes per event say fit in the byte limit.
             let limits = encoder.limits
-            var count = min(span.count, requestSize.next, fitting(limits))
+            let wanted = min(requestSize.next, fitting(limits))
+            // A last span too short for that takes the next batch's events (when they are of
+            // its key): requests are filled across the queue's batches.
+            if window.ranges.count == 1, first.upperBound == window.end, first.count < wanted,
+                window.halfStarts.isEmpty, loadNextBatch()
+            {
+                continue
+            }
+            let span = window.ranges[0]
+            var count = min(span.count, wanted)
             while true {
                 let range = span.lowerBound..<(span.lowerBound + count)
-                let positions = current!.positions(in: range)
+                let positions = window.positions(in: range)
                 guard !positions.isEmpty else {
                     advance(past: range)
-                    break
+                    continue pumping
                 }
-                let events = positions.map { current!.events[$0] }
+                let events = positions.map { window[$0] }
                 // The vendor's count (Amplitude's product events, GA4's campaign_details) stays
-                // within its limit: fewer events, by the excess, until it fits.
+                // within its limit: fewer events, by the excess, until it fits; the rest goes
+                // with the next request.
                 let entries = encoder.requestEntryCount(of: events)
                 if entries > limits.maximumEvents, range.count > 1 {
                     count = max(1, range.count - (entries - limits.maximumEvents))
@@ -279,13 +379,13 @@ final class BatchUploader: @unchecked Sendable {
                 }
                 let encoded = encoder.encode(
                     events, context: BatchContext(sentAt: clock.now()))
-                if !positions.allSatisfy(current!.encoded.contains) {
+                if !positions.allSatisfy(window.encoded.contains) {
                     note(encoded)
-                    current!.encoded.formUnion(positions)
+                    window.encoded.formUnion(positions)
                 }
                 guard let payload = encoded.request else {
                     advance(past: range)
-                    break
+                    continue pumping
                 }
                 // Compressed before measuring only for a limit on the wire: an oversized payload
                 // is not compressed in vain.
@@ -298,12 +398,50 @@ final class BatchUploader: @unchecked Sendable {
                     count = min(range.count - 1, max(1, cut))
                     continue
                 }
+                // The queue's cap waits while the request is on the wire; when it dropped the
+                // request's first event meanwhile, the window follows the front first.
+                guard let start = window.queuePosition(of: range.lowerBound), diskQueue.beginSending(from: start)
+                else { continue pumping }
                 bytesPerEvent = Double(size) / Double(positions.count)
                 return send(
                     onTheWire ?? compressed(payload), range: range, positions: positions,
                     eventCount: events.count - encoded.rejected.count - encoded.expired.count)
             }
         }
+    }
+
+    /// Loads the queue's next batch after those in the window (sealing the open segment when a
+    /// flush asked for it); false when there is none. A file that cannot be read is left on
+    /// disk by the queue for the next start, and the next one is loaded.
+    private func loadNextBatch() -> Bool {
+        while let batch = diskQueue.nextBatch(
+            after: window.lastSequence, sealingOpenSegmentWithAtLeast: flushRequested ? 1 : Int.max)
+        {
+            guard let (read, firstRecord) = diskQueue.load(batch) else { continue }
+            if window.ranges.isEmpty { window.splitsLeft = 0 }
+            window.splitsLeft += refusingEverything ? 2 : RefusalIsolation.splitBudget(forBatchOf: read.count)
+            window.append(
+                sequence: batch.sequence, firstRecord: firstRecord,
+                events: read.map { $0.fillingLegacyIdentity(anonymousID: legacyAnonymousID) },
+                key: encoder.requestKey(for:))
+            return true
+        }
+        return false
+    }
+
+    /// Leaves out of the window what the queue's cap dropped meanwhile (its front passed it).
+    private func followFront() {
+        guard !window.isEmpty else { return }
+        window.drop(before: window.position(of: diskQueue.front))
+    }
+
+    /// Tells the queue what is done with (everything before the window's first event still to
+    /// send: sent, refused or dropped), and forgets it.
+    private func reportProgress() {
+        let done = window.doneEnd
+        guard done > window.base, let position = window.queuePosition(of: done) else { return }
+        diskQueue.consume(through: position)
+        window.drop(before: done)
     }
 
     /// How many events fit in the byte limit at the previous request's bytes per event, with
@@ -327,30 +465,16 @@ final class BatchUploader: @unchecked Sendable {
         return request
     }
 
-    /// The first range's events up to `range.upperBound` are done with (sent, refused or dropped).
+    /// The first range's events up to `range.upperBound` are done with (sent, refused or
+    /// dropped); the queue is told.
     private func advance(past range: Range<Int>) {
-        guard let span = current!.ranges.first else { return }
+        guard let span = window.ranges.first else { return }
         if range.upperBound >= span.upperBound {
-            current!.ranges.removeFirst()
+            window.ranges.removeFirst()
         } else {
-            current!.ranges[0] = range.upperBound..<span.upperBound
+            window.ranges[0] = range.upperBound..<span.upperBound
         }
-    }
-
-    /// Spans of at most the encoder's maximum that never mix events the encoder keeps apart (GA4: one user).
-    private func requestRanges(_ events: [QueuedEvent]) -> [Range<Int>] {
-        var ranges: [Range<Int>] = []
-        var start = 0
-        let keys = events.map(encoder.requestKey(for:))
-        for index in Array(events.indices.dropFirst()) + [events.count] {
-            if index == events.count || keys[index] != keys[start]
-                || index - start >= encoder.limits.maximumEvents
-            {
-                if index > start { ranges.append(start..<index) }
-                start = index
-            }
-        }
-        return ranges
+        reportProgress()
     }
 
     private func note(_ encoded: EncodedBatch) {
@@ -382,7 +506,7 @@ final class BatchUploader: @unchecked Sendable {
     private func send(_ request: HTTPRequest, range: Range<Int>, positions: [Int], eventCount: Int) {
         validator?.check(request)
         requestInFlight = true
-        let isHalf = current!.halfStarts.remove(range.lowerBound) != nil
+        let isHalf = window.halfStarts.remove(range.lowerBound) != nil
         counters.withLock {
             $0.requests += 1
             if isHalf { $0.splitRequests += 1 }
@@ -396,6 +520,8 @@ final class BatchUploader: @unchecked Sendable {
             self.queue.async {
                 self.requestInFlight = false
                 self.handle(result, of: sent)
+                // After the events it took were consumed: the cap applies again.
+                self.diskQueue.endSending()
                 self.pump()
             }
         }
@@ -415,7 +541,7 @@ final class BatchUploader: @unchecked Sendable {
 
     private func handle(_ result: Result<HTTPResponse, any Error>, of sent: Sent) {
         let range = sent.range
-        guard sent.generation == generation, current?.ranges.first?.lowerBound == range.lowerBound else { return }
+        guard sent.generation == generation, window.ranges.first?.lowerBound == range.lowerBound else { return }
         let response: HTTPResponse
         switch result {
         case .failure(let error):
@@ -440,7 +566,7 @@ final class BatchUploader: @unchecked Sendable {
         if encoder.retries(response) {
             // The vendor's own pacing (Amplitude's throttled devices) wins over Retry-After: the
             // same request is never sent again before the wait its reply asks for.
-            let paced = encoder.retryDelay(after: response, of: sent.positions.map { current!.events[$0] })
+            let paced = encoder.retryDelay(after: response, of: sent.positions.map { window[$0] })
             let retryAfter = paced ?? RetryPolicy.retryAfter(response.headers["retry-after"], now: clock.now())
             return scheduleRetry(
                 after: retryAfter,
@@ -452,9 +578,9 @@ final class BatchUploader: @unchecked Sendable {
         if sent.positions.count > 1 {
             return split(range, positions: sent.positions, status: response.status, message: message)
         }
+        let event = window[sent.positions[0]].event
         advance(past: range)
         counters.withLock { $0.refusedEvents += sent.eventCount }
-        let event = current!.events[sent.positions[0]].event
         problem(
             "HTTP \(response.status): the server refused \(event.name) (id \(event.id.uuidString)); dropped. "
                 + "Server said: \(message)")
@@ -466,8 +592,8 @@ final class BatchUploader: @unchecked Sendable {
         attempt = 0
         if refusingEverything {
             refusingEverything = false
-            current!.splitsLeft = max(
-                current!.splitsLeft, RefusalIsolation.splitBudget(forBatchOf: current!.events.count))
+            window.splitsLeft = max(
+                window.splitsLeft, RefusalIsolation.splitBudget(forBatchOf: window.events.count))
         }
         let resumed = counters.withLock { counters -> String? in
             defer { counters.refusedConfiguration = nil }
@@ -477,7 +603,7 @@ final class BatchUploader: @unchecked Sendable {
             log("HTTP \(response.status): the server accepts the configuration again; sending resumes")
         }
         // Isolation that works pays for itself: only splits with both halves refused spend the budget.
-        if sent.isHalf { current!.splitsLeft += RefusalIsolation.refundPerAcceptedHalf }
+        if sent.isHalf { window.splitsLeft += RefusalIsolation.refundPerAcceptedHalf }
         advance(past: sent.range)
         requestSize.accepted(sent.range.count)
         var refused = 0
@@ -535,16 +661,17 @@ final class BatchUploader: @unchecked Sendable {
     /// Sends the two halves of a refused request in its place, so that the server's refusal
     /// costs only the events it refuses; past the batch's budget, drops what is left of the batch.
     private func split(_ range: Range<Int>, positions: [Int], status: Int, message: String) {
-        guard current!.splitsLeft >= 2 else { return dropRestOfBatch(status: status, message: message) }
-        current!.splitsLeft -= 2
-        let halves = RefusalIsolation.halves(of: range, positions: positions, span: current!.ranges[0])
-        current!.halfStarts.formUnion(halves.prefix(2).map(\.lowerBound))
-        current!.ranges.replaceSubrange(0..<1, with: halves)
+        guard window.splitsLeft >= 2 else { return dropRestOfBatch(status: status, message: message) }
+        window.splitsLeft -= 2
+        let halves = RefusalIsolation.halves(of: range, positions: positions, span: window.ranges[0])
+        window.halfStarts.formUnion(halves.prefix(2).map(\.lowerBound))
+        window.ranges.replaceSubrange(0..<1, with: halves)
     }
 
     private func dropRestOfBatch(status: Int, message: String) {
-        let remaining = current!.ranges.reduce(0) { $0 + current!.positions(in: $1).count }
-        current!.ranges = []
+        let remaining = window.ranges.reduce(0) { $0 + window.positions(in: $1).count }
+        window.ranges = []
+        reportProgress()
         counters.withLock { $0.rejectedByServer += remaining }
         guard !refusingEverything else { return }
         refusingEverything = true
@@ -560,7 +687,7 @@ final class BatchUploader: @unchecked Sendable {
     /// not have are reported and ignored; when the reply names none of the sent events, the
     /// request is split as if it named nothing.
     private func dropNamedEvents(in response: HTTPResponse, positions: [Int], message: String) -> Bool {
-        let sent = positions.map { current!.events[$0] }
+        let sent = positions.map { window[$0] }
         guard let allNamed = encoder.refusedEvents(in: response, of: sent) else { return false }
         let outside = allNamed.filter { !positions.indices.contains($0) }.sorted()
         if !outside.isEmpty {
@@ -572,7 +699,7 @@ final class BatchUploader: @unchecked Sendable {
         }
         let named = allNamed.filter(positions.indices.contains)
         guard !named.isEmpty else { return false }
-        current!.refused.formUnion(named.map { positions[$0] })
+        window.refused.formUnion(named.map { positions[$0] })
         counters.withLock { $0.refusedEvents += named.count }
         let names = Set(named.map { sent[$0].event.name.rawValue }).sorted().joined(separator: ", ")
         problem(

@@ -81,7 +81,6 @@ final class IdentityStoreHealingTests: XCTestCase {
                 identity: EventIdentity(userID: "user-1", anonymousID: "anon-kept-1234"), consent: .denied))
         let whole = try Data(contentsOf: file)
         try whole.prefix(whole.count - 5).write(to: file)
-        // The same store: a second one on the directory would be refused while this one lives.
         let first = launch(store)
         XCTAssertEqual(first.anonymousID, "anon-kept-1234")
         try assertHealed(

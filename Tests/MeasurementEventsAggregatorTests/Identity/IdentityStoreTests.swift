@@ -25,8 +25,6 @@ final class IdentityStoreTests: XCTestCase {
         let directory = makeTemporaryDirectory("relaunch")
         defer { try? FileManager.default.removeItem(at: directory) }
         let center = NotificationCenter()
-        // One store value for both launches: a second one on the directory is refused while the
-        // first lives (IdentityStoreOwnershipTests).
         let store = FileIdentityStore(directory: directory)
         let first = aggregator(store: store, center: center)
         MeasurementIdentity.identify(userID: "user-1", traits: ["plan": "pro"], to: center)

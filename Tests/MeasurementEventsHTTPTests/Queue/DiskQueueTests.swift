@@ -45,7 +45,7 @@ final class DiskQueueTests: XCTestCase {
         let batch = try XCTUnwrap(queue.nextBatch(sealingOpenSegmentWithAtLeast: 1))
         XCTAssertEqual(indices(queue.read(batch)), [0, 1, 2, 3, 4])
         XCTAssertEqual(queue.counters.tornRecordsRepaired, 1)
-        queue.remove(batch)
+        queue.consume(through: DiskQueue.Position(sequence: batch.sequence, record: .max))
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: directory.path), [])
     }
 
@@ -105,7 +105,7 @@ final class DiskQueueTests: XCTestCase {
         var delivered: [Int] = []
         while let batch = queue.nextBatch(sealingOpenSegmentWithAtLeast: 1) {
             delivered += indices(queue.read(batch))
-            queue.remove(batch)
+            queue.consume(through: DiskQueue.Position(sequence: batch.sequence, record: .max))
         }
         XCTAssertEqual(delivered, Array(0..<9) + Array(20..<30))
         XCTAssertEqual(queue.counters.tornRecordsRepaired, 1)
@@ -131,13 +131,49 @@ final class DiskQueueTests: XCTestCase {
         XCTAssertEqual(queue.counters.corruptRecords, 1)
     }
 
-    func testAtTheCapTheOldestBatchIsDroppedAndCounted() throws {
-        let queue = try makeQueue(eventsPerBatch: 10, maximumEvents: 50)
-        for event in numbered(75) { _ = try queue.append(QueuedEvent(event: event)) }
-        XCTAssertLessThanOrEqual(queue.queuedEvents, 50)
-        XCTAssertEqual(queue.counters.droppedAtCap, 75 - queue.queuedEvents)
+    func testAtTheCapTheOldestEventsAreDroppedOneByOneAndCounted() throws {
+        let queue = try makeQueue(eventsPerBatch: 10, maximumEvents: 45)
+        for event in numbered(73) { _ = try queue.append(QueuedEvent(event: event)) }
+        XCTAssertEqual(queue.queuedEvents, 45)
+        XCTAssertEqual(queue.counters.droppedAtCap, 28)
+        var kept: [Int] = []
+        while let batch = queue.nextBatch(sealingOpenSegmentWithAtLeast: 1) {
+            kept += indices(queue.read(batch))
+            queue.consume(through: DiskQueue.Position(sequence: batch.sequence, record: .max))
+        }
+        XCTAssertEqual(kept, Array(28..<73), "the newest 45, whatever the batches' bounds")
+    }
+
+    func testTheFrontInsideABatchSurvivesARestart() throws {
+        do {
+            let queue = try makeQueue(eventsPerBatch: 10, maximumEvents: 25)
+            for event in numbered(33) { _ = try queue.append(QueuedEvent(event: event)) }
+            XCTAssertEqual(queue.front, DiskQueue.Position(sequence: 1, record: 8))
+        }
+        XCTAssertTrue(FileManager.default.fileExists(atPath: directory.appendingPathComponent("front").path))
+        let queue = try makeQueue(eventsPerBatch: 10, maximumEvents: 25)
+        XCTAssertEqual(queue.queuedEvents, 25)
         let batch = try XCTUnwrap(queue.nextBatch(sealingOpenSegmentWithAtLeast: 1))
-        XCTAssertEqual(indices(queue.read(batch)).first, queue.counters.droppedAtCap)
+        XCTAssertEqual(indices(queue.read(batch)), [8, 9], "the 8 dropped before the restart stay dropped")
+        queue.consume(through: DiskQueue.Position(sequence: batch.sequence, record: 10))
+        XCTAssertFalse(
+            FileManager.default.fileExists(atPath: directory.appendingPathComponent("front").path),
+            "the front is a batch's start again")
+    }
+
+    func testARequestOnTheWireKeepsItsEventsUntilItIsAnswered() throws {
+        let queue = try makeQueue(eventsPerBatch: 10, maximumEvents: 20)
+        for event in numbered(20) { _ = try queue.append(QueuedEvent(event: event)) }
+        let batch = try XCTUnwrap(queue.nextBatch(sealingOpenSegmentWithAtLeast: 1))
+        XCTAssertTrue(queue.beginSending(from: DiskQueue.Position(sequence: batch.sequence, record: 0)))
+        for event in numbered(5, from: 20) { _ = try queue.append(QueuedEvent(event: event)) }
+        XCTAssertEqual(queue.queuedEvents, 25, "the cap waits for the answer")
+        queue.consume(through: DiskQueue.Position(sequence: batch.sequence, record: 4))  // 4 accepted
+        queue.endSending()
+        XCTAssertEqual(queue.queuedEvents, 20)
+        XCTAssertEqual(queue.counters.droppedAtCap, 1)
+        XCTAssertFalse(queue.beginSending(from: DiskQueue.Position(sequence: batch.sequence, record: 4)), "dropped")
+        XCTAssertTrue(queue.beginSending(from: DiskQueue.Position(sequence: batch.sequence, record: 5)))
     }
 
     func testTrackerRecoversBadFilesAndDeliversTheRest() throws {

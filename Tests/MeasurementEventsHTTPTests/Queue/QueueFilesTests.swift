@@ -9,6 +9,17 @@ final class QueueFilesTests: XCTestCase {
         XCTAssertEqual(QueueFiles.parse(QueueFiles.batchName(7, count: 42)), .batch(sequence: 7, count: 42))
     }
 
+    func testTheFrontFileHoldsAPositionAndNothingElse() {
+        XCTAssertEqual(QueueFiles.parse(QueueFiles.frontName), .front)
+        XCTAssertEqual(QueueFiles.parse(QueueFiles.frontDraftName), .frontDraft)
+        let written = QueueFiles.parseFront(QueueFiles.frontText(sequence: 12, record: 345))
+        XCTAssertEqual(written?.sequence, 12)
+        XCTAssertEqual(written?.record, 345)
+        for text in ["", "12", "12 -3", "12 3 4", "x 3", "12 9999999999", "18446744073709551615 1", "12 3x"] {
+            XCTAssertNil(QueueFiles.parseFront(Array(text.utf8)), text)
+        }
+    }
+
     func testACountThatIsNoPlainNumberInRangeIsLeftToTheContent() {
         for count in [
             "9223372036854775807", "-5", "", "1x", "10000000000", " 7", "+3", String(repeating: "9", count: 240),

@@ -79,5 +79,8 @@ final class RequestEntryCountTests: LoopbackTestCase {
             sent += names.count - 1
         }
         XCTAssertEqual(sent, 60)
+        // 24 events and the campaign a request, the rest of a queue file going with the next
+        // file's events: ⌈60 / 24⌉ requests (the queue's files of 25 made 2 a file, 6, before).
+        XCTAssertEqual(collector.requests.count, 3)
     }
 }

@@ -10,9 +10,10 @@ import XCTest
 
 @testable import MeasurementEventsHTTP
 
-/// Requests per 10,000 events, each encoder with its default limits, against the loopback
-/// collector: every request wakes a phone's radio, so each is filled up to the vendor's
-/// documented size limit. Each request stays within that limit.
+/// Requests per 10,000 events queued and then sent (a backlog), each encoder with its default
+/// limits, against the loopback collector: every request wakes a phone's radio, so each is filled
+/// up to the vendor's documented size limit. Each request stays within that limit. Steady use is
+/// `RequestsInSteadyUseTests`'.
 final class RequestsPerTenThousandEventsTests: LoopbackTestCase {
     /// An event as an app sends it: a few args, an identity, a session and a full context.
     private func events(_ count: Int) -> [MeasurementEvent] {
@@ -50,8 +51,8 @@ final class RequestsPerTenThousandEventsTests: LoopbackTestCase {
             SegmentEncoder(writeKey: "key", baseURL: collector.baseURL, limits: limits), count: 1_000)
         let payload = requests.reduce(0) { $0 + $1.body.count }
         XCTAssertTrue(requests.allSatisfy { $0.body.count <= 20_000 })
-        // Filled to about 95 %, plus the last, partly filled request of each queue file (of 20 KB on
-        // disk): at most a fifth more requests than the bytes need.
+        // Filled to about 95 % (a body cut in proportion spares 5 %), across the queue's files (of
+        // 20 KB on disk): at most a fifth more requests than the bytes need.
         XCTAssertLessThanOrEqual(requests.count, payload / 20_000 * 12 / 10 + 2)
     }
 
