@@ -292,7 +292,9 @@ let consentTargets: [Target] = [
         dependencies: ["MeasurementEventsConsentSources", "MeasurementEvents", "MeasurementEventsAggregator"]
     ),
 ]
-let consentProducts: [Product] = []
+let consentProducts: [Product] = [
+    .library(name: "MeasurementEventsConsentSources", targets: ["MeasurementEventsConsentSources"]),
+]
 
 // The lowest deployment targets Xcode 26 supports (developer.apple.com/support/xcode, "Deployment
 // Targets"), which the manifest's tools version, 6.2, needs; Mac Catalyst follows iOS. Raised from

@@ -4,8 +4,8 @@ import MeasurementEventsAggregator
 /// needs: ``IABTCFConsentSource`` grants a purpose of ours only when the user consented to every
 /// TCF purpose of its row.
 ///
-/// The TCF numbers its purposes 1 to 11 today (IAB Europe's TCF Policies, Appendix A; the names
-/// as the Global Vendor List v3 publishes them):
+/// The TCF numbers its purposes 1 to 11 today (IAB Europe's TCF Policies v2.2; the names as the
+/// Global Vendor List version 3 publishes them):
 ///
 /// | TCF | Purpose |
 /// | --- | --- |
