@@ -3,8 +3,8 @@ import MeasurementEventsAggregator
 /// Where consent by purpose comes from: a consent platform (CMP) that tells, for each
 /// `ConsentPurpose`, whether the user granted it.
 ///
-/// A source calls the closure given to ``start(_:)`` with the state of every purpose it knows,
-/// once at once when the state is known and then at every change; the aggregator takes these
+/// A source calls the closure given to ``start(_:)`` at once with the state of every purpose it
+/// knows, when that state is known, and then at every change; the aggregator takes these
 /// updates. ``IABTCFConsentSource`` is the built-in source for platforms that speak IAB TCF v2.2;
 /// an app whose platform has its own API writes a source of a few lines:
 ///

@@ -4,7 +4,7 @@ import MeasurementEventsAggregator
 
 /// Consent by purpose from any consent platform (CMP) that speaks IAB TCF v2.2: it reads the
 /// `IABTCF_*` keys the platform writes to `UserDefaults`, maps TCF purposes to the app's by a
-/// ``TCFPurposeMapping``, and reports each change once.
+/// ``TCFPurposeMapping``, and delivers each change once.
 ///
 /// A TCF platform's SDK writes the user's choices under documented keys of the app's
 /// `UserDefaults.standard` (IAB Tech Lab, "Consent Management Platform API" v2.2, In-App Details),
