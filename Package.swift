@@ -281,6 +281,21 @@ let inspectorProducts: [Product] = [
     .library(name: "MeasurementEventsInspector", targets: ["MeasurementEventsInspector"]),
 ]
 
+// MARK: Consent sources
+let consentTargets: [Target] = [
+    // Feeds consent by purpose from a consent platform: the ConsentSource protocol and the IAB TCF
+    // v2.2 source that reads the IABTCF_* keys from UserDefaults (its TC string parser is
+    // platform-free).
+    .target(name: "MeasurementEventsConsentSources", dependencies: ["MeasurementEvents", "MeasurementEventsAggregator"]),
+    .testTarget(
+        name: "MeasurementEventsConsentSourcesTests",
+        dependencies: ["MeasurementEventsConsentSources", "MeasurementEvents", "MeasurementEventsAggregator"]
+    ),
+]
+let consentProducts: [Product] = [
+    .library(name: "MeasurementEventsConsentSources", targets: ["MeasurementEventsConsentSources"]),
+]
+
 // The lowest deployment targets Xcode 26 supports (developer.apple.com/support/xcode, "Deployment
 // Targets"), which the manifest's tools version, 6.2, needs; Mac Catalyst follows iOS. Raised from
 // iOS 13, macOS 10.15, tvOS 13, watchOS 6: a breaking change for apps that deploy lower, which
@@ -289,9 +304,9 @@ let package = Package(
     name: "MeasurementEvents",
     platforms: [.iOS(.v15), .macCatalyst(.v15), .macOS(.v11), .tvOS(.v15), .watchOS(.v8), .visionOS(.v1)],
     products: coreProducts + generatorProducts + planProducts + impressionProducts + triggerProducts + httpProducts + lifecycleProducts + standardProducts
-        + inspectorProducts,
+        + inspectorProducts + consentProducts,
     targets: coreTargets + generatorTargets + planTargets + impressionTargets + triggerTargets + httpTargets + lifecycleTargets + standardTargets + demoTargets
-        + inspectorTargets + vendorTargets,
+        + inspectorTargets + vendorTargets + consentTargets,
     swiftLanguageModes: [.v6]
 )
 
@@ -310,6 +325,7 @@ let sizeOptimizedModules: Set<String> = [
     "MeasurementEventsHTTP", "MeasurementEventsGA4", "MeasurementEventsAmplitude", "MeasurementEventsOTLP",
     "MeasurementEventsPlan", "MeasurementEventsJSON", "ImpressionTracking", "EventTriggers", "MeasurementEventsLifecycle",
     "MeasurementEventsStandard", "MeasurementEventsStandardValues", "MeasurementEventsUI", "MeasurementEventsInspector",
+    "MeasurementEventsConsentSources",
 ]
 for target in package.targets where sizeOptimizedModules.contains(target.name) {
     target.swiftSettings = (target.swiftSettings ?? []) + [.unsafeFlags(["-Osize"], .when(configuration: .release))]
