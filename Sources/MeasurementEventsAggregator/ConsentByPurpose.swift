@@ -136,28 +136,3 @@ extension EventAggregator {
         }
     }
 }
-
-extension Destination {
-    /// The consent this destination is under: the strictest of the aggregator's (`global`) and
-    /// those of the purposes it needs (a purpose without a consent of its own follows `global`):
-    /// denied, then pending-discarding, then pending-holding, then granted.
-    func consent(
-        purposes consents: [ConsentPurpose: MeasurementEventsAggregator.Consent],
-        global: MeasurementEventsAggregator.Consent
-    ) -> MeasurementEventsAggregator.Consent {
-        func strictness(_ consent: MeasurementEventsAggregator.Consent) -> Int {
-            switch consent {
-            case .granted: return 0
-            case .pendingHolding: return 1
-            case .pendingDiscarding: return 2
-            case .denied: return 3
-            }
-        }
-        var result = global
-        for purpose in purposes {
-            let consent = consents[purpose] ?? global
-            if strictness(consent) > strictness(result) { result = consent }
-        }
-        return result
-    }
-}

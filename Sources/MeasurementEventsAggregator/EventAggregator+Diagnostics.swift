@@ -48,6 +48,9 @@ extension EventAggregator {
         /// container; the article "Identity and sessions" shows how to share the anonymous id
         /// with an app extension. Reported when the aggregator is made.
         case identityStoreInAppGroupContainer(path: String)
+        /// A tracker told of a problem of its own (``TrackerProblemReporting``), such as a vendor
+        /// refusing its key: the destination's name and the problem, once per episode.
+        case trackerProblem(tracker: String, problem: String)
         /// A destination was left out because another destination already has its tracker object
         /// (a tracker receives each event once): the destination's name. Reported when it is given.
         case duplicateDestination(String)
@@ -95,6 +98,8 @@ extension EventAggregator {
                     "the identity store \(path) is in an App Group container: iOS kills a suspended app that holds a "
                     + "file lock there (0xdead10cc), and the store holds one; use a directory in the app's own "
                     + "container (to share the anonymous id with an extension, see the article \"Identity and sessions\")"
+            case .trackerProblem(let tracker, let problem):
+                return "destination \(tracker): \(problem)"
             case .duplicateDestination(let name):
                 return
                     "destination \(name) was left out: another destination already has its tracker object, and a "
@@ -125,6 +130,8 @@ extension EventAggregator {
         public var droppedInFlight = 0
         /// Tracker calls that threw.
         public var trackerFailures = 0
+        /// Problems trackers told of themselves (``TrackerProblemReporting``): a refused key.
+        public var trackerProblems = 0
         /// Events held right now, waiting for ``markReady()`` or consent.
         public var held = 0
         /// Destinations' copies of events held right now until the purposes of consent those

@@ -167,6 +167,7 @@ open class EventAggregator: @unchecked Sendable {
         }
         for problem in registeredCatalogs.problems { configuration.problemHandler?(.catalogRegistration(problem)) }
         for destination in duplicates { configuration.problemHandler?(.duplicateDestination(destination.name)) }
+        for destination in added.all { listen(to: destination) }
         for destination in destinations { if let filter = destination.filter { reportInvalidPatterns(of: filter) } }
     }
 
@@ -330,7 +331,24 @@ open class EventAggregator: @unchecked Sendable {
         }
         // Outside the lock: the handler is user code.
         if !added { configuration.problemHandler?(.duplicateDestination(destination.name)) }
+        if added { listen(to: destination) }
         if let filter = destination.filter { reportInvalidPatterns(of: filter) }
+    }
+
+    /// Takes the problems `destination`'s tracker reports of itself (``TrackerProblemReporting``):
+    /// counted, reported and recorded in the trail, on the thread that reports them, outside
+    /// every lock of the aggregator. The closure holds the aggregator weakly.
+    func listen(to destination: Destination) {
+        guard let reporting = destination.tracker as? any TrackerProblemReporting else { return }
+        let name = destination.name
+        reporting.reportProblems { [weak self] problem in
+            guard let self else { return }
+            self.state.withLock { $0.diagnostics.trackerProblems += 1 }
+            self.configuration.problemHandler?(.trackerProblem(tracker: name, problem: problem))
+            self.inbox.trail?.record(
+                EventTrailEntry(
+                    event: MeasurementEvent(EventName("destination/\(name)")), fate: .trackerProblem(problem)))
+        }
     }
 
     /// The trackers events are handed to, in order (one per destination).

@@ -165,3 +165,16 @@ public struct ClosureTracker: EventTracker {
         try body(event)
     }
 }
+
+/// A tracker that has problems of its own to report, beyond a failed call: a vendor refusing its
+/// key, token or endpoint. An aggregator that reaches it through a destination hands it a closure
+/// when the destination is added; what the tracker reports through it (once per episode) reaches
+/// the aggregator's problem handler (``EventAggregator/Problem/trackerProblem(tracker:problem:)``),
+/// its diagnostics and its trail.
+public protocol TrackerProblemReporting: EventTracker {
+    /// Keeps `report`, to call with each problem, in words, once per episode, outside the
+    /// tracker's locks.
+    ///
+    /// - Parameter report: where the tracker's problems go.
+    func reportProblems(to report: @escaping @Sendable (String) -> Void)
+}

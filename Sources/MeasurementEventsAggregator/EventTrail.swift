@@ -30,6 +30,9 @@ public struct EventTrailEntry: Sendable {
         case held
         /// Dropped: the in-flight limit, the held-event limit, or a plan policy that blocks.
         case dropped(reason: String)
+        /// Not an event's end: a destination's tracker told of a problem of its own (a refused
+        /// key); the entry's event is named `destination/<name>` and carries no args.
+        case trackerProblem(String)
     }
 
     /// What one destination decided about a forwarded event, and what its tracker did.

@@ -97,7 +97,7 @@ import MeasurementEventsAggregator
 /// - Important: Put the directory in the app's own container (Application Support), never in
 ///   an App Group container: the tracker holds a file lock on it for as long as it lives, and
 ///   iOS kills a suspended app that holds a file lock in a shared container (`0xdead10cc`).
-public final class HTTPTracker: EventTracker, @unchecked Sendable {
+public final class HTTPTracker: TrackerProblemReporting, @unchecked Sendable {
     // @unchecked: the mutable state is in `state` (a lock); the queue and uploader are
     // thread-safe, the other properties immutable.
 
@@ -514,6 +514,16 @@ public final class HTTPTracker: EventTracker, @unchecked Sendable {
     public func discardPending() throws {
         queue.discardAll()
         uploader.discard()
+    }
+
+    /// Keeps `report` for a refused configuration (a key, token or endpoint the server refuses):
+    /// told once per episode, besides the log handler, so that the aggregator's problem handler,
+    /// trail and inspector show it. An aggregator calls this when a destination reaches the
+    /// tracker.
+    ///
+    /// - Parameter report: where the problem goes.
+    public func reportProblems(to report: @escaping @Sendable (String) -> Void) {
+        uploader.reportsTo.withLock { $0 = report }
     }
 
     /// Tells the tracker whether the device is online. While it is not, no upload is attempted

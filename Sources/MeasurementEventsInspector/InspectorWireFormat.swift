@@ -64,6 +64,7 @@ enum InspectorWireFormat {
         case .discardedByProcessor: return ("discarded_by_processor", nil)
         case .held: return ("held", nil)
         case .dropped(let reason): return ("dropped", reason)
+        case .trackerProblem(let problem): return ("tracker_problem", problem)
         }
     }
 }

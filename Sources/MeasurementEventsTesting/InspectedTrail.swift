@@ -51,6 +51,7 @@ public struct InspectedTrailEvent: Sendable, Hashable, CustomStringConvertible {
             case .discardedByProcessor: ("discarded_by_processor", nil)
             case .held: ("held", nil)
             case .dropped(let reason): ("dropped", reason)
+            case .trackerProblem(let problem): ("tracker_problem", problem)
             }
         self.init(name: entry.event.name.rawValue, status: status, reason: reason, args: args)
     }

@@ -188,6 +188,9 @@ final class BatchUploader: @unchecked Sendable {
     /// Fills in the records of queue version 1, which kept no anonymous id.
     private let legacyAnonymousID: String
     private let log: @Sendable (String) -> Void
+    /// Where a refused configuration is told besides the log: the aggregator's, once a
+    /// destination reaches this tracker (`HTTPTracker.reportProblems(to:)`).
+    let reportsTo = LockedValue<(@Sendable (String) -> Void)?>(nil)
 
     private var window = Window()
     private var requestInFlight = false
@@ -639,6 +642,8 @@ final class BatchUploader: @unchecked Sendable {
         }
         if first {
             problem(report)
+            // Outside every lock: the aggregator's handler is the app's code.
+            if let report = reportsTo.withLock({ $0 }) { report(Self.refusalSummary(response, encoder: encoder)) }
         } else {
             log("HTTP \(response.status): the server still refuses the configuration; asking again later")
         }
@@ -649,6 +654,12 @@ final class BatchUploader: @unchecked Sendable {
                 self.pump()
             }
         }
+    }
+
+    /// A refused configuration, in a line for the aggregator's problem handler and the trail.
+    static func refusalSummary(_ response: HTTPResponse, encoder: any BatchEncoder) -> String {
+        "HTTP \(response.status): the server refused the tracker's key, token or endpoint "
+            + "(\(encoder.endpoint.absoluteString)); sending stopped, the queue is kept. Server said: \(message(of: response))"
     }
 
     /// The start of a reply's body, as text for a report; says so when there is none.

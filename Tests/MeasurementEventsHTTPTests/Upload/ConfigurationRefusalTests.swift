@@ -173,4 +173,49 @@ final class ConfigurationRefusalTests: LoopbackTestCase {
             try tracker.updateEncoder(SegmentEncoder(writeKey: "k", baseURL: URL(string: "http://example.com")!)))
         XCTAssertEqual((tracker.encoder as? SegmentEncoder)?.writeKey, "old-key")
     }
+
+    /// A refused key reaches the aggregator: its problem handler, its diagnostics and its trail
+    /// (so the inspector), once per episode, however often the server repeats it (issue 48).
+    func testARefusedKeyIsToldToTheAggregatorOncePerEpisode() throws {
+        final class Entries: EventTrailObserver, @unchecked Sendable {
+            // @unchecked: behind its lock.
+            let all = LockedValue<[EventTrailEntry]>([])
+            func record(_ entry: EventTrailEntry) { all.withLock { $0.append(entry) } }
+        }
+        collector.setDefaultReply(.status(401, body: #"{"error":"Invalid write key"}"#))
+        let clock = TestClock(runsImmediately: false)
+        let tracker = try HTTPTracker(
+            encoder: segment("revoked"), directory: directory, configuration: testConfiguration(clock: clock))
+        let problems = LockedValue<[String]>([])
+        let entries = Entries()
+        var configuration = EventAggregator.Configuration.testing
+        configuration.problemHandler = { problem in
+            if case .trackerProblem = problem { problems.withLock { $0.append(problem.description) } }
+        }
+        configuration.trail = entries
+        let center = NotificationCenter()
+        let aggregator = EventAggregator(
+            center: center, filter: .allowAll, destinations: [Destination(tracker, name: "segment")],
+            configuration: configuration)
+        aggregator.start()
+        MeasurementEvent.post("feed/item_tapped", args: ["index": 0], to: center)
+        aggregator.flush()
+        XCTAssertTrue(eventually { problems.withLock { $0.count } == 1 })
+        // Asked again later, the server still refuses; more events come.
+        clock.advance(by: 3_600)
+        XCTAssertTrue(eventually { collector.requests.count >= 2 })
+        MeasurementEvent.post("feed/item_tapped", args: ["index": 1], to: center)
+        aggregator.flush()
+        clock.advance(by: 3_600)
+        XCTAssertTrue(eventually { collector.requests.count >= 3 })
+        XCTAssertEqual(problems.withLock { $0.count }, 1, "once per episode: \(problems.withLock { $0 })")
+        XCTAssertTrue(problems.withLock { $0 }.first?.hasPrefix("destination segment: HTTP 401") == true)
+        XCTAssertTrue(problems.withLock { $0 }.first?.contains("Invalid write key") == true)
+        XCTAssertEqual(aggregator.diagnostics.trackerProblems, 1)
+        let told = entries.all.withLock { $0 }.filter {
+            if case .trackerProblem = $0.fate { true } else { false }
+        }
+        XCTAssertEqual(told.map(\.event.name), ["destination/segment"])
+        XCTAssertEqual(tracker.diagnostics.delivered, 0, "nothing was dropped either")
+    }
 }
