@@ -100,7 +100,7 @@ final class DestinationTests: XCTestCase {
                     processors: [
                         ClosureProcessor { event in
                             var copy = MeasurementEvent(
-                                EventName("vendor_\(event.name.rawValue.replacingOccurrences(of: "/", with: "_"))"))
+                                EventName("vendor/\(event.name.rawValue.replacingOccurrences(of: "/", with: "_"))"))
                             copy.attribution = event.attribution
                             return copy
                         }
@@ -110,7 +110,7 @@ final class DestinationTests: XCTestCase {
             ], trail: entries)
         MeasurementEvent.post("feed/opened", to: center)
         aggregator.waitUntilDelivered()
-        XCTAssertEqual(renamed.events.map(\.name), ["vendor_feed_opened"])
+        XCTAssertEqual(renamed.events.map(\.name), ["vendor/feed_opened"])
         XCTAssertEqual(plain.events.map(\.name), ["feed/opened"])
         XCTAssertEqual(dropped.events.count, 0)
         XCTAssertEqual(entries.all.first?.trackers[1].decision, .droppedByProcessor("ClosureProcessor"))
