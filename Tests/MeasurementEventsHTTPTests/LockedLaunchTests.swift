@@ -24,14 +24,7 @@ import XCTest
     final class LockedLaunchTests: LoopbackTestCase {
         private static let nobody: uid_t = 65_534
 
-        private var childURL: URL {
-            #if canImport(Darwin)
-                for bundle in Bundle.allBundles where bundle.bundlePath.hasSuffix(".xctest") {
-                    return bundle.bundleURL.deletingLastPathComponent().appendingPathComponent("locked-launch-child")
-                }
-            #endif
-            return Bundle.main.bundleURL.appendingPathComponent("locked-launch-child")
-        }
+        private var childURL: URL { builtExecutable("locked-launch-child") }
 
         func testALaunchBeforeTheFirstUnlockKeepsTheInstallsIdentityAndLosesNothing() throws {
             guard FileManager.default.isExecutableFile(atPath: childURL.path) else {

@@ -24,14 +24,7 @@ import XCTest
         private static let runs = 20
         private static let eventsPerRun = 10_000
 
-        private var childURL: URL {
-            #if canImport(Darwin)
-                for bundle in Bundle.allBundles where bundle.bundlePath.hasSuffix(".xctest") {
-                    return bundle.bundleURL.deletingLastPathComponent().appendingPathComponent("http-crash-child")
-                }
-            #endif
-            return Bundle.main.bundleURL.appendingPathComponent("http-crash-child")
-        }
+        private var childURL: URL { builtExecutable("http-crash-child") }
 
         func testEveryAcceptedEventIsDeliveredAfterSIGKILL() throws {
             let result = try crashRuns(mode: "track")

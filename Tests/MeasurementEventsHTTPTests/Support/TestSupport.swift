@@ -138,3 +138,14 @@ func receivedIndices(_ requests: [LoopbackCollector.Request]) -> [Int] {
 func numbered(_ count: Int, from first: Int = 0) -> [MeasurementEvent] {
     (first..<(first + count)).map { MeasurementEvent("test/numbered", args: ["index": .int($0)]) }
 }
+
+/// An executable of this package's build (a test's child process), beside the test bundle on
+/// Apple platforms and beside the test runner elsewhere.
+func builtExecutable(_ name: String) -> URL {
+    #if canImport(Darwin)
+        for bundle in Bundle.allBundles where bundle.bundlePath.hasSuffix(".xctest") {
+            return bundle.bundleURL.deletingLastPathComponent().appendingPathComponent(name)
+        }
+    #endif
+    return Bundle.main.bundleURL.appendingPathComponent(name)
+}
