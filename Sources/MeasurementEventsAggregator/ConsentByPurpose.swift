@@ -114,12 +114,7 @@ extension EventAggregator {
         }
         let destinations = state.withLock { $0.destinations.all }
         for (index, event) in released {
-            let tracker = destinations[index].tracker
-            do {
-                try tracker.track(event)
-            } catch {
-                trackerFailed(tracker, on: event.name, error)
-            }
+            call(destinations[index].tracker, on: event.name) { try $0.track(event) }
         }
     }
 

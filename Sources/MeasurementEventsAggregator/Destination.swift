@@ -82,18 +82,11 @@ public struct Destination: Sendable {
         purposes consents: [ConsentPurpose: MeasurementEventsAggregator.Consent],
         global: MeasurementEventsAggregator.Consent
     ) -> MeasurementEventsAggregator.Consent {
-        func strictness(_ consent: MeasurementEventsAggregator.Consent) -> Int {
-            switch consent {
-            case .granted: return 0
-            case .pendingHolding: return 1
-            case .pendingDiscarding: return 2
-            case .denied: return 3
-            }
-        }
         var result = global
         for purpose in purposes {
             let consent = consents[purpose] ?? global
-            if strictness(consent) > strictness(result) { result = consent }
+            // `code` orders consents from granted (0) to denied (3).
+            if consent.code > result.code { result = consent }
         }
         return result
     }
