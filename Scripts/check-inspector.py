@@ -228,7 +228,10 @@ try:
             {"tracker": "HTTPTracker", "destination": "ga4",
              "decision": "filtered by the destination: on the deny-list", "forwarded": False, "error": None, "body": None},
             {"tracker": "HTTPTracker", "destination": "otlp", "decision": "sampled out (rate 0.1)", "forwarded": False,
-             "error": None, "body": None}]}]})
+             "error": None, "body": None},
+            {"tracker": "HTTPTracker", "destination": "ads", "decision": "not sent: purpose advertising denied",
+             "forwarded": False, "error": None, "body": None}],
+        "purposes": {"analytics": "granted", "advertising": "denied"}}]})
     check("a trail entry with destinations is accepted", status == 200, status)
     search.send_keys("checkout/routed")
     WebDriverWait(driver, 10).until(clicked_first_of(
@@ -236,10 +239,13 @@ try:
     decisions = [p.text for p in driver.find_elements(By.CSS_SELECTOR, "[data-testid=destination-decision]")]
     check("each destination that kept the event out says why",
           decisions == ["ga4 (HTTPTracker): filtered by the destination: on the deny-list",
-                        "otlp (HTTPTracker): sampled out (rate 0.1)"], decisions)
+                        "otlp (HTTPTracker): sampled out (rate 0.1)",
+                        "ads (HTTPTracker): not sent: purpose advertising denied"], decisions)
     detail = driver.find_element(By.CSS_SELECTOR, "[data-testid=detail]").text
     check("the destination that forwarded it shows its vendor body", "amplitude (HTTPTracker)" in detail
           and '"event_type":"checkout/routed"' in detail, detail[-300:])
+    check("the event's purposes of consent are shown (issue 46)",
+          "advertising denied, analytics granted" in detail, detail[:400])
     search.clear()
     driver.execute_script("document.getElementById('search').dispatchEvent(new Event('input'))")
     driver.save_screenshot(".build/inspector.png")

@@ -9,6 +9,13 @@ public struct EventAttribution: Sendable, Hashable, Codable {
     public var sessionID: Int64?
     /// The device and app, as collected at start and refreshed on returning to the foreground.
     public var context: EventContext?
+    /// The purposes of consent in force when the event was posted, by name, `true` when granted:
+    /// each purpose the app gave a consent of its own, and each purpose the destination the
+    /// event went to needs. `nil` when the app set no purpose's consent (then the vendors are
+    /// told nothing about purposes). Set on each destination's copy by the aggregator; encoders
+    /// put it on the wire as each vendor documents it (Segment's
+    /// `context.consent.categoryPreferences`, GA4's `consent`).
+    public var purposeConsents: [String: Bool]?
 
     /// An attribution.
     ///

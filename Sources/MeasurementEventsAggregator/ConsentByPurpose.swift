@@ -95,10 +95,14 @@ extension EventAggregator {
             var kept: [(Int, MeasurementEvent)] = []
             var dropped = 0
             for (index, event) in state.heldForPurposes {
-                switch state.destinations.all[index].consent(purposes: state.purposes, global: global) {
+                let (consent, purpose) = state.destinations.all[index].deciding(
+                    purposes: state.purposes, global: global)
+                switch consent {
                 case .granted: released.append((index, event))
                 case .pendingHolding: kept.append((index, event))
-                case .denied, .pendingDiscarding: dropped += 1
+                case .denied, .pendingDiscarding:
+                    dropped += 1
+                    if let purpose { state.diagnostics.withheldByPurpose[purpose, default: 0] += 1 }
                 }
             }
             state.heldForPurposes = kept
@@ -129,5 +133,50 @@ extension EventAggregator {
             state.diagnostics.dropped += 1
             return state.heldForPurposes.removeFirst().1
         }
+    }
+
+    /// Counts a destination's copy withheld because `purpose` was denied (`nil`: the
+    /// aggregator's consent, counted by the admission step instead).
+    func withheld(for purpose: ConsentPurpose?) {
+        guard let purpose else { return }
+        state.withLock { $0.diagnostics.withheldByPurpose[purpose, default: 0] += 1 }
+    }
+}
+
+/// The purposes' consents each destination's copies carry (`EventAttribution.purposeConsents`),
+/// made once per round of delivery: a copy's attribution is replaced by one that adds them,
+/// shared by the copies of one destination that shared an attribution (every event of a session
+/// with one identity), so that stamping costs one allocation per destination and identity, not
+/// one per event.
+struct PurposeStamps {
+    private let stamps: [[String: Bool]]
+    /// Per destination: the last attribution stamped and what it became.
+    private var last: [(source: AttributionStorage, stamped: AttributionStorage)?]
+
+    init(
+        _ destinations: Destinations, purposes: [ConsentPurpose: MeasurementEventsAggregator.Consent],
+        global: MeasurementEventsAggregator.Consent
+    ) {
+        stamps = destinations.all.map { $0.purposeConsents(purposes, global: global) }
+        last = Array(repeating: nil, count: destinations.all.count)
+    }
+
+    /// Adds the purposes' consents of the destination at `index` to `event`'s attribution.
+    mutating func stamp(_ event: inout MeasurementEvent, for index: Int) {
+        guard let source = event.attributionStorage else {
+            var attribution = EventAttribution(identity: EventIdentity(anonymousID: ""))
+            attribution.purposeConsents = stamps[index]
+            event.attribution = attribution
+            return
+        }
+        if let last = last[index], last.source === source {
+            event.attributionStorage = last.stamped
+            return
+        }
+        var attribution = source.value
+        attribution.purposeConsents = stamps[index]
+        let stamped = AttributionStorage(attribution)
+        last[index] = (source, stamped)
+        event.attributionStorage = stamped
     }
 }

@@ -50,8 +50,10 @@ public struct Destination: Sendable {
     public var sampleRate: Double
     /// The purposes of consent this destination needs: it receives an event only when every one
     /// of them was granted when the event was posted (``EventAggregator/setConsent(_:for:)``;
-    /// a purpose without a consent of its own follows ``EventAggregator/consent``). None by
-    /// default: the destination follows the aggregator's consent alone.
+    /// a purpose without a consent of its own follows ``EventAggregator/consent``). By default
+    /// its tracker's ``EventTracker/defaultPurposes`` (analytics for the Amplitude, GA4 and OTLP
+    /// encoders, none for Segment, whose own consent management routes by the categories every
+    /// event carries); none for a tracker that names none: it follows the aggregator's consent.
     public var purposes: Set<ConsentPurpose>
 
     /// A destination for `tracker`.
@@ -62,17 +64,18 @@ public struct Destination: Sendable {
     ///   - filter: the events it keeps; every event when `nil`.
     ///   - processors: applied in order to its copy of each event.
     ///   - sampleRate: the share of events kept, 0 to 1.
-    ///   - purposes: the purposes of consent it needs.
+    ///   - purposes: the purposes of consent it needs; the tracker's ``EventTracker/defaultPurposes``
+    ///     when `nil`.
     public init(
         _ tracker: any EventTracker, name: String? = nil, filter: EventFilter? = nil,
-        processors: [any EventProcessor] = [], sampleRate: Double = 1, purposes: Set<ConsentPurpose> = []
+        processors: [any EventProcessor] = [], sampleRate: Double = 1, purposes: Set<ConsentPurpose>? = nil
     ) {
         self.tracker = tracker
         self.name = name ?? String(describing: type(of: tracker))
         self.filter = filter
         self.processors = processors
         self.sampleRate = sampleRate
-        self.purposes = purposes
+        self.purposes = purposes ?? tracker.defaultPurposes
     }
 
     /// The consent this destination is under: the strictest of the aggregator's (`global`) and
@@ -82,17 +85,46 @@ public struct Destination: Sendable {
         purposes consents: [ConsentPurpose: MeasurementEventsAggregator.Consent],
         global: MeasurementEventsAggregator.Consent
     ) -> MeasurementEventsAggregator.Consent {
-        var result = global
-        for purpose in purposes {
-            let consent = consents[purpose] ?? global
-            // `code` orders consents from granted (0) to denied (3).
-            if consent.code > result.code { result = consent }
-        }
-        return result
+        deciding(purposes: consents, global: global).consent
     }
 
-    /// Whether events reach the tracker as they are: no filter, processors, sampling or purposes.
-    var isPlain: Bool { filter == nil && processors.isEmpty && sampleRate >= 1 && purposes.isEmpty }
+    /// The consent this destination is under (``consent(purposes:global:)``) and the purpose it
+    /// comes from: of two purposes under the same consent, the first by name; `nil` when the
+    /// aggregator's consent decides (no purpose it needs has a consent of its own as strict).
+    func deciding(
+        purposes consents: [ConsentPurpose: MeasurementEventsAggregator.Consent],
+        global: MeasurementEventsAggregator.Consent
+    ) -> (consent: MeasurementEventsAggregator.Consent, purpose: ConsentPurpose?) {
+        var result = global
+        var deciding: ConsentPurpose?
+        for purpose in purposes {
+            guard let consent = consents[purpose] else { continue }  // follows `global`
+            // `code` orders consents from granted (0) to denied (3).
+            if consent.code > result.code
+                || (consent.code == result.code && deciding.map { purpose.rawValue < $0.rawValue } ?? true)
+            {
+                result = consent
+                deciding = purpose
+            }
+        }
+        return (result, deciding)
+    }
+
+    /// The purposes' consents an event reaching this destination carries
+    /// (`EventAttribution.purposeConsents`): each purpose with a consent of its own, and each
+    /// this destination needs (under `global` when it has none), `true` when granted.
+    func purposeConsents(
+        _ consents: [ConsentPurpose: MeasurementEventsAggregator.Consent], global: MeasurementEventsAggregator.Consent
+    ) -> [String: Bool] {
+        var stamped: [String: Bool] = [:]
+        for (purpose, consent) in consents { stamped[purpose.rawValue] = consent == .granted }
+        for purpose in purposes where consents[purpose] == nil { stamped[purpose.rawValue] = global == .granted }
+        return stamped
+    }
+
+    /// Whether events reach the tracker as they are: no filter, processors or sampling. (Its
+    /// purposes matter only once the app gives a purpose a consent of its own.)
+    var isPlain: Bool { filter == nil && processors.isEmpty && sampleRate >= 1 }
 
     /// What the destination decides for `event`: its copy to track, or why not.
     ///

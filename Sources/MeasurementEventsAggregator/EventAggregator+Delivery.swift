@@ -148,19 +148,20 @@ extension EventAggregator {
     /// is; otherwise each destination decides on its own copy
     /// (``forward(_:clear:to:routes:violations:)``).
     func forward(_ batch: inout DeliveryBatch, to destinations: Destinations) {
-        if destinations.arePlain, batch.clear == nil, !inbox.recordsTrail, routes.isEmpty {
+        // The purposes' consents, read once: they change only in this context, after what was
+        // posted before the change was delivered (ConsentByPurpose.swift).
+        let purposes = state.withLock { $0.purposes }
+        if destinations.arePlain, purposes.isEmpty, batch.clear == nil, !inbox.recordsTrail, routes.isEmpty {
             let trackers = destinations.trackers
             for index in batch.events.indices { forward(&batch.events[index], to: trackers) }
             return
         }
-        // The purposes' consents, read once: they change only in this context, after what was
-        // posted before the change was delivered (ConsentByPurpose.swift).
-        let purposes = destinations.needPurposes ? state.withLock { $0.purposes } : [:]
+        var stamps = purposes.isEmpty ? nil : PurposeStamps(destinations, purposes: purposes, global: inbox.consent)
         for index in batch.events.indices {
             let hashed = batch.events[index]
             forward(
                 hashed, clear: batch.clear?[index] ?? hashed, to: destinations, routes: routes[hashed.name],
-                purposes: purposes, violations: batch.violations(at: index))
+                purposes: purposes, stamps: &stamps, violations: batch.violations(at: index))
         }
     }
 
@@ -183,16 +184,18 @@ extension EventAggregator {
     }
 
     /// One event to each destination, which decides on its own copy (`Destination.decide`):
-    /// `clear` to the trackers that take personal data in clear, `hashed` to the others; with a
-    /// trail, each destination's decision, its tracker's outcome and the vendor body recorded
+    /// `clear` to the trackers that take personal data in clear, `hashed` to the others; each
+    /// copy that goes out carries the purposes' consents (`stamps`, when the app set some); with
+    /// a trail, each destination's decision, its tracker's outcome and the vendor body recorded
     /// with the event.
     ///
     /// - Parameter routes: the destinations the event's catalog routes it to, if it names any.
-    /// - Parameter purposes: the purposes' consents in force, when a destination needs some.
+    /// - Parameter purposes: the purposes' consents in force.
     @inline(never)
     func forward(
         _ hashed: MeasurementEvent, clear: MeasurementEvent, to destinations: Destinations, routes: Set<String>?,
-        purposes: [ConsentPurpose: MeasurementEventsAggregator.Consent], violations: [PlanViolation]
+        purposes: [ConsentPurpose: MeasurementEventsAggregator.Consent], stamps: inout PurposeStamps?,
+        violations: [PlanViolation]
     ) {
         didReceive(hashed)
         let recordsTrail = inbox.recordsTrail
@@ -202,17 +205,21 @@ extension EventAggregator {
             let given = tracker is PersonalDataInClearTracker ? clear : hashed
             var (copy, decision) =
                 destination.isPlain && routes == nil ? (given, .forwarded) : destination.decide(given, routes: routes)
-            if let decided = copy, !destination.purposes.isEmpty {
-                switch destination.consent(purposes: purposes, global: inbox.consent) {
+            if var decided = copy, stamps != nil {
+                stamps!.stamp(&decided, for: index)
+                copy = decided
+                let (consent, purpose) = destination.deciding(purposes: purposes, global: inbox.consent)
+                switch consent {
                 case .granted:
                     break
                 case .pendingHolding:
-                    (copy, decision) = (nil, .waitingForConsent)
+                    (copy, decision) = (nil, .waitingForConsent(purpose))
                     if let dropped = holdForPurposes(decided, destination: index) {
                         configuration.problemHandler?(.heldEventDropped(dropped.name))
                     }
                 case .denied, .pendingDiscarding:
-                    (copy, decision) = (nil, .withoutConsent)
+                    (copy, decision) = (nil, .withoutConsent(purpose))
+                    withheld(for: purpose)
                 }
             }
             var error: String?
@@ -234,8 +241,9 @@ extension EventAggregator {
             outcomes.append(outcome)
         }
         if recordsTrail {
-            inbox.trail?.record(
-                EventTrailEntry(event: hashed, fate: .forwarded, violations: violations, trackers: outcomes))
+            var entry = EventTrailEntry(event: hashed, fate: .forwarded, violations: violations, trackers: outcomes)
+            entry.purposeConsents = purposes
+            inbox.trail?.record(entry)
         }
     }
 

@@ -137,6 +137,10 @@ extension EventAggregator {
         /// Destinations' copies of events held right now until the purposes of consent those
         /// destinations need are granted (``EventAggregator/setConsent(_:for:)``).
         public var heldForPurposes = 0
+        /// Destinations' copies of events not sent because a purpose of consent their destination
+        /// needs was denied (or pending-discarding, or denied while they were held), by that
+        /// purpose (the first by name when several were).
+        public var withheldByPurpose: [ConsentPurpose: Int] = [:]
         /// Events held right now because the identity store cannot be read yet (a launch before
         /// the device's first unlock): delivered, stamped with the stored identity, once it can.
         /// At most ``Configuration/heldEventLimit``; the oldest beyond it are counted in ``dropped``.

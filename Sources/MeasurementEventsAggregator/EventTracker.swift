@@ -43,6 +43,11 @@ public protocol EventTracker: Sendable {
     /// - Parameter consent: the consent in force from now on.
     /// - Throws: any error; it is counted and reported.
     func consentDidChange(to consent: Consent) throws
+
+    /// The purposes of consent a destination of this tracker needs unless the app names others
+    /// (``Destination/purposes``): its vendor's, documented with its encoder (analytics for
+    /// Amplitude, GA4 and OTLP). None by default: the tracker follows the aggregator's consent.
+    var defaultPurposes: Set<ConsentPurpose> { get }
 }
 
 extension EventTracker {
@@ -57,6 +62,9 @@ extension EventTracker {
     ///
     /// - Parameter consent: the consent in force from now on.
     public func consentDidChange(to consent: Consent) throws {}
+
+    /// None: the tracker follows the aggregator's consent.
+    public var defaultPurposes: Set<ConsentPurpose> { [] }
 
     /// One tracker that hands each event to `self` and then to each of `others`.
     ///

@@ -89,10 +89,12 @@ public struct EventTrailEntry: Sendable {
         case sampledOut(rate: Double)
         /// One of the destination's processors (its type name) returned `nil`.
         case droppedByProcessor(String)
-        /// Held for the destination until the purposes of consent it needs are granted.
-        case waitingForConsent
-        /// A purpose of consent the destination needs was denied when the event was posted.
-        case withoutConsent
+        /// Held for the destination until the purposes of consent it needs are granted: the
+        /// purpose pending (`nil`: the aggregator's consent).
+        case waitingForConsent(ConsentPurpose?)
+        /// Not sent: a purpose of consent the destination needs (`nil`: the aggregator's consent)
+        /// was denied when the event was posted.
+        case withoutConsent(ConsentPurpose?)
 
         /// The decision in words, as the inspector shows it.
         public var description: String {
@@ -102,8 +104,10 @@ public struct EventTrailEntry: Sendable {
             case .filtered(let reason): return "filtered by the destination: \(reason)"
             case .sampledOut(let rate): return "sampled out (rate \(rate))"
             case .droppedByProcessor(let processor): return "dropped by the destination's processor \(processor)"
-            case .waitingForConsent: return "waiting for consent to the destination's purposes"
-            case .withoutConsent: return "not consented for the destination's purposes"
+            case .waitingForConsent(let purpose?): return "waiting: purpose \(purpose) pending"
+            case .waitingForConsent(nil): return "waiting for consent"
+            case .withoutConsent(let purpose?): return "not sent: purpose \(purpose) denied"
+            case .withoutConsent(nil): return "not sent: consent denied"
             }
         }
     }
@@ -117,6 +121,9 @@ public struct EventTrailEntry: Sendable {
     public var violations: [PlanViolation]
     /// What each destination decided and its tracker did, for a forwarded event.
     public var trackers: [TrackerOutcome]
+    /// The purposes that had a consent of their own when the event reached the destinations
+    /// (``EventAggregator/setConsents(_:)``), with it; empty when the app set none.
+    public var purposeConsents: [ConsentPurpose: Consent] = [:]
 
     /// An entry.
     ///

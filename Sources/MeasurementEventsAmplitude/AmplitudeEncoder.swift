@@ -35,6 +35,12 @@ internal import MeasurementEventsJSON
 /// Projects on Amplitude's Starter plan, asked to send at most 10 events per batch, pass
 /// `limits: BatchLimits(maximumEvents: 10, maximumBytes: 1_000_000)`.
 /// EU projects: `baseURL: URL(string: "https://api.eu.amplitude.com")!`.
+///
+/// Consent: Amplitude's HTTP V2 and Batch Event Upload APIs have no consent field (their
+/// references, amplitude.com/docs/apis/analytics/http-v2 and .../batch-event-upload, list every
+/// event field; none carries consent). An Amplitude destination needs the analytics purpose by
+/// default (``defaultPurposes``): an event posted while analytics was not granted is not sent at
+/// all, and a denial deletes what its queue holds.
 public struct AmplitudeEncoder: BatchEncoder {
     /// Amplitude's US endpoint, `https://api2.amplitude.com`.
     public static let defaultBaseURL = URL(string: "https://api2.amplitude.com")!
@@ -79,6 +85,8 @@ public struct AmplitudeEncoder: BatchEncoder {
     public let eventName: VendorEventName
     /// The group type groups are sent under (Amplitude groups are `{type: value}`).
     public let groupType: String
+    /// Analytics: Amplitude measures product usage.
+    public var defaultPurposes: Set<ConsentPurpose> { [.analytics] }
 
     /// Makes an encoder for Amplitude's HTTP V2 API.
     ///

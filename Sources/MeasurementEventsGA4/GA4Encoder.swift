@@ -35,6 +35,12 @@ import MeasurementEventsHTTP
 ///   (adapted the same way; reserved or invalid ones are dropped); at most 25 per event (the
 ///   first 25 in key order are kept); string values are cut to 100 characters; booleans are
 ///   sent as `"true"`/`"false"`. Each change is counted and logged as an adaptation.
+/// - Consent Mode: an event posted while the app set purposes of consent
+///   (`EventAggregator.setConsents(_:)`) goes in a request whose `consent` carries
+///   `ad_user_data` and `ad_personalization`, `GRANTED` or `DENIED`, from the purposes
+///   ``consentSignals`` names (advertising; advertising and personalization); a signal whose
+///   purposes the app never set is left out. Requests are split where the signals change
+///   (``requestKey(for:)``). A GA4 destination needs the analytics purpose (``defaultPurposes``).
 /// - GA4 does not de-duplicate: a batch retried after a lost response can count twice.
 /// - GA4 answers 2xx even to events it drops; check them with its `/debug/mp/collect`.
 public struct GA4Encoder: BatchEncoder {
@@ -96,6 +102,42 @@ public struct GA4Encoder: BatchEncoder {
     public let eventName: VendorEventName
     /// Whether bodies are also checked with GA4's validation server (`/debug/mp/collect`).
     public let validation: Validation
+    /// The purposes of consent GA4's Consent Mode signals follow.
+    public var consentSignals = ConsentSignals()
+    /// Analytics: GA4 measures product usage; its advertising signals follow ``consentSignals``.
+    public var defaultPurposes: Set<ConsentPurpose> { [.analytics] }
+
+    /// Which purposes of consent each Consent Mode signal of the request's `consent` follows:
+    /// a signal is `GRANTED` when every one of its purposes was granted when the event was
+    /// posted, `DENIED` when one was not, and left out when the app set none of them.
+    public struct ConsentSignals: Sendable, Hashable {
+        /// `ad_user_data`: consent to sending user data to Google for advertising. Advertising
+        /// by default.
+        public var adUserData: Set<ConsentPurpose>
+        /// `ad_personalization`: consent to personalized advertising. Advertising and
+        /// personalization by default.
+        public var adPersonalization: Set<ConsentPurpose>
+
+        /// Signals that follow `adUserData` and `adPersonalization`.
+        ///
+        /// - Parameters:
+        ///   - adUserData: the purposes `ad_user_data` follows.
+        ///   - adPersonalization: the purposes `ad_personalization` follows.
+        public init(
+            adUserData: Set<ConsentPurpose> = [.advertising],
+            adPersonalization: Set<ConsentPurpose> = [.advertising, .personalization]
+        ) {
+            self.adUserData = adUserData
+            self.adPersonalization = adPersonalization
+        }
+
+        /// A signal's value for the purposes' consents `consents`: `GRANTED`, `DENIED` or `nil`.
+        func value(of purposes: Set<ConsentPurpose>, in consents: [String: Bool]) -> String? {
+            if purposes.contains(where: { consents[$0.rawValue] == false }) { return "DENIED" }
+            // Granted only when every purpose of the signal was set, and granted.
+            return !purposes.isEmpty && purposes.allSatisfy({ consents[$0.rawValue] == true }) ? "GRANTED" : nil
+        }
+    }
     /// How far back GA4 takes an event: 72 hours before the request
     /// (developers.google.com/analytics/devguides/collection/protocol/ga4/reference,
     /// `timestamp_micros`: "backdate events up to 72 hours"). Older events are not sent.
@@ -225,7 +267,18 @@ public struct GA4Encoder: BatchEncoder {
     /// - Returns: its client (anonymous) id and user id.
     public func requestKey(for event: QueuedEvent) -> String? {
         let identity = event.identity
-        return identity.anonymousID + "\u{1F}" + (identity.userID ?? "")
+        let key = identity.anonymousID + "\u{1F}" + (identity.userID ?? "")
+        guard let consent = consent(of: event) else { return key }
+        return key + "\u{1F}" + (consent.adUserData ?? "-") + "\u{1F}" + (consent.adPersonalization ?? "-")
+    }
+
+    /// The Consent Mode signals of `event`'s request; `nil` when it carries no purposes or
+    /// neither signal is known.
+    func consent(of event: QueuedEvent) -> (adUserData: String?, adPersonalization: String?)? {
+        guard let consents = event.event.attribution?.purposeConsents else { return nil }
+        let adUserData = consentSignals.value(of: consentSignals.adUserData, in: consents)
+        let adPersonalization = consentSignals.value(of: consentSignals.adPersonalization, in: consents)
+        return adUserData == nil && adPersonalization == nil ? nil : (adUserData, adPersonalization)
     }
 
     // Fields as the Measurement Protocol reference names them
@@ -328,6 +381,21 @@ public struct GA4Encoder: BatchEncoder {
                     $0.object { fields in
                         for key in userProperties.keys.sorted() {
                             fields.field(key) { $0.object { $0.field("value") { $0.value(userProperties[key]!) } } }
+                        }
+                    }
+                }
+            }
+            // Measurement Protocol reference, "Request body": `consent` (object) with `ad_user_data`
+            // and `ad_personalization`, each "GRANTED" or "DENIED"
+            // (developers.google.com/analytics/devguides/collection/protocol/ga4/reference#payload_consent;
+            // "Send consent signals": the request's consent applies to all its events). One
+            // request carries one pair of signals (`requestKey(for:)`).
+            if let (adUserData, adPersonalization) = consent(of: first) {
+                object.field("consent") {
+                    $0.object { consent in
+                        if let adUserData { consent.field("ad_user_data") { $0.string(adUserData) } }
+                        if let adPersonalization {
+                            consent.field("ad_personalization") { $0.string(adPersonalization) }
                         }
                     }
                 }

@@ -248,6 +248,9 @@ public final class HTTPTracker: TrackerProblemReporting, @unchecked Sendable {
     /// Turns batches into the vendor's requests: the encoder given at init, or the latest given
     /// to ``updateEncoder(_:)``.
     public var encoder: any BatchEncoder { state.withLock { $0.encoder } }
+    /// The purposes of consent its encoder's vendor needs (``BatchEncoder/defaultPurposes``):
+    /// what a `Destination` of this tracker needs unless the app names others.
+    public var defaultPurposes: Set<ConsentPurpose> { encoder.defaultPurposes }
     /// Where the queue, its lock and any legacy identity live.
     public let directory: URL
     /// The lock on ``directory`` (`DirectoryLock`), taken by the queue when it opens.

@@ -11,11 +11,14 @@ import MeasurementEventsAggregator
 ///   "fate": "forwarded", "reason": null,
 ///   "violations": [{"kind": "…", "message": "…", "file": "Feed.swift", "line": 12}],
 ///   "trackers": [{"tracker": "HTTPTracker", "destination": "segment", "decision": "forwarded",
-///                 "forwarded": true, "error": null, "body": "POST …"}]}]}
+///                 "forwarded": true, "error": null, "body": "POST …"}],
+///   "purposes": {"analytics": "granted", "advertising": "denied"}}]}
 /// ```
 ///
 /// `fate` is one of `forwarded`, `filtered_out`, `malformed`, `discarded_without_consent`,
 /// `discarded_by_processor`, `held`, `dropped`; `reason` says why for the ones that carry it.
+/// `purposes` holds the purposes that had a consent of their own when the event reached the
+/// destinations (empty when the app set none).
 enum InspectorWireFormat {
     static func encode(_ entries: [EventTrailEntry]) -> Data {
         let objects = entries.map(object(for:))
@@ -52,6 +55,8 @@ enum InspectorWireFormat {
                     "error": outcome.error ?? NSNull(), "body": outcome.body ?? NSNull(),
                 ]
             },
+            "purposes": Dictionary(
+                uniqueKeysWithValues: entry.purposeConsents.map { ($0.key.rawValue, $0.value.rawValue) }),
         ]
     }
 

@@ -5,7 +5,7 @@ import Foundation
 /// The JSON shape (documented in the Inspecting Events article):
 /// `{"seq", "receivedAt", "source", "id", "name", "module", "type", "category", "label",
 /// "timestamp", "args", "status", "reason", "violations", "trackers", "findings", "vendorBody",
-/// "catalog"}`. `source` is `app` for an ``InspectorConnection`` entry, otherwise the vendor
+/// "catalog", "purposes"}`. `source` is `app` for an ``InspectorConnection`` entry, otherwise the vendor
 /// endpoint that received it (`segment`, `amplitude`, `ga4`, `otlp`).
 package struct InspectedEvent: Codable, Sendable, Hashable {
     /// A plan violation, as the app reported it.
@@ -62,6 +62,9 @@ package struct InspectedEvent: Codable, Sendable, Hashable {
     /// The request body the event came in (vendor endpoints), pretty-printed when it is JSON.
     package var vendorBody: String?
     package var catalog: CatalogInfo?
+    /// The purposes that had a consent of their own when the event reached the destinations:
+    /// `{"advertising": "denied"}`; `nil` when the app set none (or for vendor requests).
+    package var purposes: [String: String]?
 
     package init(
         source: String, name: String, module: String, status: String, args: [String: String] = [:],

@@ -142,6 +142,7 @@ package enum InspectorPage {
           add("status", e.status.replace(/_/g, " ") + (e.reason ? ": " + e.reason : "")); add("source", e.source); add("type", e.type); add("category", e.category); add("label", e.label);
           add("module", e.module); add("time", time(e)); add("id", e.id);
           for (const k of Object.keys(e.args).sort()) add("arg " + k, e.args[k]);
+          if (e.purposes) add("purposes", Object.keys(e.purposes).sort().map((k) => k + " " + e.purposes[k]).join(", "));
           d.append(dl);
           if (e.catalog) { d.append(el("h3", "Catalog (" + e.catalog.module + ")")); d.append(el("p", e.catalog.description)); const ul = el("ul"); for (const r of e.catalog.rules) ul.append(el("li", r)); d.append(ul); }
           for (const v of e.violations) d.append(el("p", "plan: " + v.message + (v.file ? " (" + v.file + (v.line ? ":" + v.line : "") + ")" : ""), "violation"));

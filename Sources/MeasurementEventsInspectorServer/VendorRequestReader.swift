@@ -94,6 +94,9 @@ package enum VendorRequestReader {
                     decision: text($0["decision"]), forwarded: ($0["forwarded"] as? Bool) ?? true,
                     error: text($0["error"]), body: text($0["body"]))
             }
+            if let purposes = entry["purposes"] as? [String: Any], !purposes.isEmpty {
+                event.purposes = purposes.compactMapValues { text($0) }
+            }
             return event
         }
     }

@@ -28,7 +28,15 @@ internal import MeasurementEventsJSON
 ///   (deprecated by those conventions, but what collectors and backends built on older protos
 ///   read; they drop the unknown `eventName` field). Both carry the same value;
 /// - attributes: the args (plus `event_type` and `category`), `user.id`, `enduser.pseudo.id`
-///   (the anonymous id), `session.id`, `group.id` when set.
+///   (the anonymous id), `session.id`, `group.id` when set, and, for an event posted while the
+///   app set purposes of consent (`EventAggregator.setConsents(_:)`), one boolean
+///   `measurement_events.consent.<purpose>` per purpose (`true` when granted). OpenTelemetry's
+///   semantic conventions name no consent attribute; the name is in this package's namespace,
+///   as the conventions ask of attributes outside them
+///   (opentelemetry.io/docs/specs/semconv/general/naming/, "Recommendations for application
+///   developers": a prefix of the application's own).
+///
+/// An OTLP destination needs the analytics purpose by default (``defaultPurposes``).
 ///
 /// Identify and group calls are log records too, named `identify` and `group`, with the
 /// traits as `user.trait.<name>` or `group.trait.<name>` attributes.
@@ -49,6 +57,10 @@ public struct OTLPLogsEncoder: BatchEncoder {
     /// OTLP/HTTP receivers take gzip bodies: "The client MAY gzip the content and in that case
     /// MUST include "Content-Encoding: gzip" request header" (https://opentelemetry.io/docs/specs/otlp/#otlphttp-request).
     public var acceptsGzipBodies: Bool { true }
+    /// Analytics: a collector of product events needs the user's consent to analytics.
+    public var defaultPurposes: Set<ConsentPurpose> { [.analytics] }
+    /// The attribute name of a purpose's consent is this prefix and the purpose's name.
+    public static let consentAttributePrefix = "measurement_events.consent."
 
     /// `baseURL` is the collector's OTLP/HTTP address (port 4318 by default); `/v1/logs` is
     /// appended to its path.
@@ -146,6 +158,11 @@ public struct OTLPLogsEncoder: BatchEncoder {
         attributes.append(("enduser.pseudo.id", .string(identity.anonymousID)))
         if let sessionID = queued.sessionID { attributes.append(("session.id", .string(String(sessionID)))) }
         if let groupID = identity.groupID { attributes.append(("group.id", .string(groupID))) }
+        if let consents = queued.event.attribution?.purposeConsents {
+            for purpose in consents.keys.sorted() {
+                attributes.append((Self.consentAttributePrefix + purpose, .bool(consents[purpose]!)))
+            }
+        }
         let nanoseconds = Self.nanoseconds(event.timestamp)
         json.object { record in
             record.field("timeUnixNano") { $0.string(nanoseconds) }

@@ -101,9 +101,23 @@ final class ConsentByPurposeTests: XCTestCase {
         app.aggregator.setConsent(.pendingHolding, for: [.advertising])
         MeasurementEvent.post("shop/viewed", to: app.center)
         app.aggregator.waitUntilDelivered()
-        let decisions = entries.all.withLock { $0 }.map { $0.trackers.map(\.decision) }
+        let recorded = entries.all.withLock { $0 }
+        let decisions = recorded.map { $0.trackers.map(\.decision) }
         XCTAssertEqual(
-            decisions, [[.forwarded, .withoutConsent, .forwarded], [.forwarded, .waitingForConsent, .forwarded]])
+            decisions,
+            [
+                [.forwarded, .withoutConsent(.advertising), .forwarded],
+                [.forwarded, .waitingForConsent(.advertising), .forwarded],
+            ])
+        XCTAssertEqual(decisions[0][1].description, "not sent: purpose advertising denied")
+        XCTAssertEqual(recorded.map(\.purposeConsents), [[.advertising: .denied], [.advertising: .pendingHolding]])
+        XCTAssertEqual(app.aggregator.diagnostics.withheldByPurpose, [.advertising: 1])
+        // The copies that went out carry the purposes they were posted under: advertising, set
+        // by the app, and analytics, which Amplitude's destination needs (granted: it follows
+        // the single consent).
+        XCTAssertEqual(
+            app.amplitude.events.map { $0.attribution?.purposeConsents },
+            [["advertising": false, "analytics": true], ["advertising": false, "analytics": true]])
     }
 
     func testPurposesAreRememberedAndTheSingleConsentMeansEveryPurpose() throws {

@@ -80,4 +80,31 @@ import Testing
         #expect(event.trackers.first?.decision == "filtered by the destination: not on the allow-list")
         #expect(event.trackers.last?.decision == "forwarded")
     }
+
+    /// Consent by purpose reaches the inspector: the event's purposes, and "not sent: purpose
+    /// advertising denied" for the destination that needs it.
+    @Test func theInspectorShowsThePurposesAndWhoDidNotGetTheEvent() throws {
+        let (server, connection) = try inspector()
+        defer { server.stop() }
+
+        var configuration = EventAggregator.Configuration.testing
+        configuration.trail = connection
+        let center = NotificationCenter()
+        let aggregator = EventAggregator(
+            center: center, filter: .allowAll,
+            destinations: [
+                Destination(RecordingTracker(), name: "amplitude", purposes: [.analytics]),
+                Destination(RecordingTracker(), name: "ads", purposes: [.analytics, .advertising]),
+            ], configuration: configuration)
+        aggregator.start()
+        aggregator.setConsents([.analytics: .granted, .advertising: .denied])
+        MeasurementEvent.post("checkout/started", to: center)
+        aggregator.flush()
+        #expect(connection.flush(timeout: 30))
+
+        let event = try #require(server.store.events(name: "checkout/started").first)
+        #expect(event.purposes == ["analytics": "granted", "advertising": "denied"])
+        #expect(event.trackers.map(\.forwarded) == [true, false])
+        #expect(event.trackers.last?.decision == "not sent: purpose advertising denied")
+    }
 }

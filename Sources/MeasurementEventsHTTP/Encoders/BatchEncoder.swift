@@ -58,6 +58,10 @@ public protocol BatchEncoder: Sendable {
     /// then compresses every request unless `HTTPTracker.Configuration.compressesBodies` is
     /// off. `false`, the default, sends bodies as they are.
     var acceptsGzipBodies: Bool { get }
+    /// The purposes of consent a destination of this vendor needs unless the app names others
+    /// (`Destination.purposes`, through `HTTPTracker.defaultPurposes`). None, the default: the
+    /// tracker follows the aggregator's consent.
+    var defaultPurposes: Set<ConsentPurpose> { get }
     /// Whether `response` says that the tracker's configuration is wrong (its key, token or
     /// endpoint) rather than anything about the events. The tracker then stops sending, keeps
     /// the queue, reports once, and resumes after `HTTPTracker.updateEncoder(_:)` or after
@@ -135,6 +139,8 @@ extension BatchEncoder {
     public func requestKey(for event: QueuedEvent) -> String? { nil }
     /// Bodies are sent as they are.
     public var acceptsGzipBodies: Bool { false }
+    /// None: the tracker follows the aggregator's consent.
+    public var defaultPurposes: Set<ConsentPurpose> { [] }
     /// 401 (Unauthorized), 403 (Forbidden) and 404 (Not Found: no such endpoint) refuse the
     /// configuration: they say nothing about the events, and the same request sent again with
     /// a good key to the right address is accepted (RFC 9110, sections 15.5.2, 15.5.4, 15.5.5).

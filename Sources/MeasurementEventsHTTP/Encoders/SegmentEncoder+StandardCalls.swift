@@ -26,7 +26,9 @@ extension SegmentEncoder {
         json.object { object in
             object.field("anonymousId") { $0.string(identity.anonymousID) }
             object.field("context") {
-                Self.writeContext(queued.context, campaign: StandardCall.campaign(of: event), to: &$0)
+                Self.writeContext(
+                    queued.context, campaign: StandardCall.campaign(of: event),
+                    consent: categoryPreferences(of: queued), to: &$0)
             }
             switch call {
             case .screen(let view):

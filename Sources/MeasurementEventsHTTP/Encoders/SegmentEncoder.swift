@@ -18,6 +18,13 @@ import MeasurementEventsAggregator
 /// group `type: group` with `groupId` and the group's `traits`. Authentication is HTTP Basic
 /// with the write key as user name and an empty password.
 ///
+/// Consent: an event posted while the app set purposes of consent
+/// (`EventAggregator.setConsents(_:)`) carries them as `context.consent.categoryPreferences`,
+/// each purpose under the Segment consent category the app maps it to (``consentCategories``;
+/// the purpose's own name by default), so that Segment's consent management sends it only to
+/// the destinations whose categories were all granted. A Segment destination needs no purpose
+/// by default (``defaultPurposes``): Segment itself routes by the categories.
+///
 /// Limits: each request is filled up to 500 KB of JSON (before gzip) and 2,000 calls, and
 /// events over 32 KB are rejected, counted and logged. EU workspaces: pass
 /// `baseURL: URL(string: "https://events.eu1.segmentapis.com")!`.
@@ -47,6 +54,11 @@ public struct SegmentEncoder: BatchEncoder {
     /// (https://f2prateek.com/2016/06/05/gzip/, by Segment's engineer: "we enabled gzip for our
     /// mobile libraries ... over 10x reduction in the POST request body").
     public var acceptsGzipBodies: Bool { true }
+    /// The Segment consent category (its `categoryId`) of each purpose of consent, for
+    /// `context.consent.categoryPreferences`: `[.advertising: "C0004", .analytics: "C0002"]` for
+    /// a workspace whose categories are OneTrust's. A purpose not named here goes under its own
+    /// name.
+    public var consentCategories: [ConsentPurpose: String] = [:]
 
     /// Makes an encoder for Segment's HTTP tracking API (`/v1/batch`).
     ///
@@ -119,7 +131,9 @@ public struct SegmentEncoder: BatchEncoder {
         json.object { call in
             call.field("anonymousId") { $0.string(identity.anonymousID) }
             call.field("context") {
-                Self.writeContext(queued.context, campaign: StandardCall.campaign(of: event), to: &$0)
+                Self.writeContext(
+                    queued.context, campaign: StandardCall.campaign(of: event),
+                    consent: categoryPreferences(of: queued), to: &$0)
             }
             // Keys in alphabetical order, as in every body this package writes.
             if queued.kind == .track { call.field("event") { $0.string(eventName.pick(event)) } }
@@ -137,6 +151,23 @@ public struct SegmentEncoder: BatchEncoder {
         return json.bytes
     }
 
+    /// `context.consent.categoryPreferences`: the purposes' consents the event was posted under,
+    /// each under its Segment category (``consentCategories``); `nil` when it carries none.
+    /// "Consent in Segment Connections", "Consent object"
+    /// (twilio.com/docs/segment/privacy/consent-management/consent-in-segment-connections): "The
+    /// consent object is a JSON object nestled inside of the context object", keyed by
+    /// `categoryId`, each `true` or `false`.
+    func categoryPreferences(of queued: QueuedEvent) -> [String: Bool]? {
+        guard let consents = queued.event.attributionStorage?.value.purposeConsents else { return nil }
+        var preferences: [String: Bool] = [:]
+        for (purpose, granted) in consents {
+            let category = consentCategories[ConsentPurpose(rawValue: purpose)] ?? purpose
+            // Two purposes under one category: granted only if both are.
+            preferences[category] = (preferences[category] ?? true) && granted
+        }
+        return preferences
+    }
+
     private static func callType(_ kind: QueuedEvent.Kind) -> String {
         switch kind {
         case .track: return "track"
@@ -147,7 +178,9 @@ public struct SegmentEncoder: BatchEncoder {
 
     /// Segment's `context`: only the fields its spec names (it ignores others), so the app's
     /// `EventContext.extra` fields are not sent here.
-    static func writeContext(_ context: EventContext?, campaign: EventArgs = [:], to json: inout JSONWriter) {
+    static func writeContext(
+        _ context: EventContext?, campaign: EventArgs = [:], consent: [String: Bool]? = nil, to json: inout JSONWriter
+    ) {
         let library =
             context?.library ?? HTTPTracker.library
         json.object { fields in
@@ -165,6 +198,19 @@ public struct SegmentEncoder: BatchEncoder {
                 }
             }
             writeCampaign(campaign, to: &fields)  // context.campaign, from a deep link's UTM parameters
+            if let consent {
+                fields.field("consent") {
+                    $0.object { object in
+                        object.field("categoryPreferences") {
+                            $0.object { preferences in
+                                for category in consent.keys.sorted() {
+                                    preferences.field(category) { $0.bool(consent[category]!) }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
             if let context {
                 if context.device.model != nil || context.device.manufacturer != nil {
                     fields.field("device") {

@@ -14,6 +14,11 @@ import MeasurementEventsAggregator
 /// manufacturer, locale, time zone), os name, os version, the present strings in that
 /// order, library name, library version, extra args].
 ///
+/// Version 3: version 2 with one more flag (purposes' consents) and, last, the purposes'
+/// consents (`EventAttribution.purposeConsents`): a varint count, then per purpose its name
+/// and a byte (1 granted, 0 not). Written only for events that carry them, so that a queue of
+/// an app that sets no purpose stays readable by version 2 of the package.
+///
 /// Version 1 (still read): version, id, timestamp, type, flags (category, label, user id),
 /// name, [category], [label], [user id], args. Its anonymous id is the directory's legacy
 /// file (``QueuedEvent/isLegacy``).
@@ -22,7 +27,7 @@ import MeasurementEventsAggregator
 /// bytes left before use, and 64-bit integers become `Int` only when they fit (`Int` is 32
 /// bits on Apple Watch).
 enum EventRecordCodec {
-    static let version: UInt8 = 2
+    static let version: UInt8 = 3
 
     struct DecodingFailure: Error, CustomStringConvertible {
         let reason: String
@@ -36,12 +41,14 @@ enum EventRecordCodec {
         static let groupID: UInt8 = 8
         static let sessionID: UInt8 = 16
         static let context: UInt8 = 32
+        static let purposeConsents: UInt8 = 64
     }
 
     static func encode(_ queued: QueuedEvent, into buffer: inout [UInt8]) {
         let event = queued.event
         let identity = queued.identity
-        buffer.append(version)
+        let purposeConsents = event.attributionStorage?.value.purposeConsents
+        buffer.append(purposeConsents == nil ? 2 : version)
         buffer.append(queued.kind.rawValue)
         withUnsafeBytes(of: event.id.uuid) { buffer.append(contentsOf: $0) }
         appendUInt64(event.timestamp.timeIntervalSinceReferenceDate.bitPattern, to: &buffer)
@@ -53,6 +60,7 @@ enum EventRecordCodec {
         if identity.groupID != nil { flags |= Flag.groupID }
         if queued.sessionID != nil { flags |= Flag.sessionID }
         if queued.context != nil { flags |= Flag.context }
+        if purposeConsents != nil { flags |= Flag.purposeConsents }
         buffer.append(flags)
         appendString(event.name.rawValue, to: &buffer)
         if let category = event.category { appendString(category, to: &buffer) }
@@ -67,6 +75,13 @@ enum EventRecordCodec {
         }
         if let sessionID = queued.sessionID { appendUInt64(UInt64(bitPattern: sessionID), to: &buffer) }
         if let context = queued.context { appendContext(context, to: &buffer) }
+        if let purposeConsents {
+            appendVarint(UInt64(purposeConsents.count), to: &buffer)
+            for name in purposeConsents.keys.sorted() {
+                appendString(name, to: &buffer)
+                buffer.append(purposeConsents[name]! ? 1 : 0)
+            }
+        }
     }
 
     static func decode(_ bytes: ArraySlice<UInt8>) throws -> QueuedEvent {
@@ -74,8 +89,8 @@ enum EventRecordCodec {
         let recordVersion = try reader.byte()
         switch recordVersion {
         case 1: return try decodeVersion1(&reader)
-        case 2: break
-        default: throw DecodingFailure(reason: "version \(recordVersion), expected 1 or \(version)")
+        case 2, 3: break
+        default: throw DecodingFailure(reason: "version \(recordVersion), expected 1 to \(version)")
         }
         let kindCode = try reader.byte()
         guard let kind = QueuedEvent.Kind(rawValue: kindCode) else {
@@ -92,9 +107,30 @@ enum EventRecordCodec {
         }
         let sessionID = flags & Flag.sessionID != 0 ? Int64(bitPattern: try reader.uint64()) : nil
         let context = flags & Flag.context != 0 ? try readContext(&reader) : nil
+        var attribution = EventAttribution(identity: identity, sessionID: sessionID, context: context)
+        if flags & Flag.purposeConsents != 0 {
+            guard recordVersion >= 3 else {
+                throw DecodingFailure(reason: "purposes' consents flagged in a version \(recordVersion) record")
+            }
+            attribution.purposeConsents = try readPurposeConsents(&reader)
+        }
         guard reader.isAtEnd else { throw DecodingFailure(reason: "trailing bytes") }
-        event.attribution = EventAttribution(identity: identity, sessionID: sessionID, context: context)
+        event.attribution = attribution
         return QueuedEvent(event: event, kind: kind)
+    }
+
+    private static func readPurposeConsents(_ reader: inout Reader) throws -> [String: Bool] {
+        let count = try reader.varint()
+        // Each purpose takes at least 2 bytes (an empty name, its byte).
+        guard count <= UInt64(reader.remaining / 2) else { throw DecodingFailure(reason: "purpose count \(count)") }
+        var consents: [String: Bool] = [:]
+        for _ in 0..<count {
+            let name = try reader.string()
+            let granted = try reader.byte()
+            guard granted <= 1 else { throw DecodingFailure(reason: "purpose \(name)'s consent byte \(granted)") }
+            consents[name] = granted == 1
+        }
+        return consents
     }
 
     private static func decodeVersion1(_ reader: inout Reader) throws -> QueuedEvent {

@@ -519,12 +519,15 @@ final class BatchUploader: @unchecked Sendable {
             encoderVersion: encoderVersion, isHalf: isHalf)
         requestsOnTheWire.enter()
         transport.send(request, timeout: timeout) { result in
-            self.requestsOnTheWire.leave()
             self.queue.async {
                 self.requestInFlight = false
                 self.handle(result, of: sent)
                 // After the events it took were consumed: the cap applies again.
                 self.diskQueue.endSending()
+                // Left once the answer is handled, not when it arrives: a denial that waited for
+                // this request then discards only what the server did not keep (events it
+                // accepted are counted delivered, never discarded too).
+                self.requestsOnTheWire.leave()
                 self.pump()
             }
         }

@@ -64,6 +64,21 @@ public enum GA4ValidationRules {
                     "app_instance_id", "Measurement app_instance_id is expected to be a 32 digit hexadecimal number.",
                     "VALUE_INVALID"))
         }
+        if let consent = root["consent"] {
+            // The request schema's consent: an object of ad_user_data and ad_personalization,
+            // each "GRANTED" or "DENIED" (Measurement Protocol reference, "consent").
+            let fields = consent as? [String: Any] ?? ["": "not an object"]
+            for (key, value) in fields.sorted(by: { $0.key < $1.key }) {
+                guard ["ad_user_data", "ad_personalization"].contains(key) else {
+                    messages.append(message("consent.\(key)", "Unknown consent field [\(key)].", "VALUE_INVALID"))
+                    continue
+                }
+                if value as? String != "GRANTED" && value as? String != "DENIED" {
+                    messages.append(
+                        message("consent.\(key)", "Consent values are GRANTED or DENIED.", "VALUE_INVALID"))
+                }
+            }
+        }
         let events = root["events"] as? [[String: Any]] ?? []
         if events.isEmpty {
             // The request schema's events: "minItems": 1.

@@ -25,6 +25,26 @@ final class SegmentEncoderTests: XCTestCase {
         )
     }
 
+    /// Consent in Segment Connections, "Consent object": `context.consent.categoryPreferences`,
+    /// keyed by the workspace's category ids (twilio.com/docs/segment/privacy/consent-management/
+    /// consent-in-segment-connections).
+    func testPurposesGoAsCategoryPreferencesUnderTheAppsCategories() {
+        var queued = EncoderSamples.track
+        var attribution = queued.event.attribution!
+        attribution.purposeConsents = ["advertising": false, "analytics": true, "surveys": true]
+        queued.event.attribution = attribution
+        var encoder = SegmentEncoder(writeKey: "WRITE_KEY")
+        XCTAssertEqual(encoder.defaultPurposes, [], "Segment's own consent management routes by category")
+        XCTAssertTrue(
+            EncoderSamples.body(encoder, queued).contains(
+                #""consent":{"categoryPreferences":{"advertising":false,"analytics":true,"surveys":true}}"#))
+        encoder.consentCategories = [.advertising: "C0004", .analytics: "C0002"]
+        let body = EncoderSamples.body(encoder, queued)
+        XCTAssertTrue(
+            body.contains(#""consent":{"categoryPreferences":{"C0002":true,"C0004":false,"surveys":true}}"#), body)
+        XCTAssertFalse(EncoderSamples.body(encoder, EncoderSamples.track).contains("consent"))
+    }
+
     func testAnIPadAppOnAMacIsSentAsMacOS() {
         let body = EncoderSamples.body(fullEncoder, EncoderSamples.trackOnAMac)
         XCTAssertTrue(body.contains(#""device":{"model":"iMac21,1","manufacturer":"Apple"}"#), body)

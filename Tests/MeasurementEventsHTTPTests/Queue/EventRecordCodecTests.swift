@@ -66,9 +66,40 @@ final class EventRecordCodecTests: XCTestCase {
             XCTAssertTrue("\(error)".contains("record kind 9"), "\(error)")
         }
         var badVersion = bytes
-        badVersion[0] = 3
+        badVersion[0] = 4
         XCTAssertThrowsError(try EventRecordCodec.decode(badVersion[...])) { error in
-            XCTAssertTrue("\(error)".contains("version 3, expected 1 or 2"), "\(error)")
+            XCTAssertTrue("\(error)".contains("version 4, expected 1 to 3"), "\(error)")
+        }
+    }
+
+    func testPurposesConsentsRoundTripInVersion3AndOnlyEventsWithThemUseIt() throws {
+        var event = MeasurementEvent("checkout/completed", args: ["total": 12.5])
+        var attribution = EventAttribution(identity: EventIdentity(userID: "u1", anonymousID: "anon-1"), sessionID: 7)
+        var bytes: [UInt8] = []
+        event.attribution = attribution
+        EventRecordCodec.encode(QueuedEvent(event: event), into: &bytes)
+        XCTAssertEqual(bytes.first, 2, "an event without purposes is written as version 2 reads it")
+
+        attribution.purposeConsents = ["analytics": true, "advertising": false, "com.example.surveys": true]
+        event.attribution = attribution
+        bytes = []
+        EventRecordCodec.encode(QueuedEvent(event: event), into: &bytes)
+        XCTAssertEqual(bytes.first, 3)
+        let decoded = try EventRecordCodec.decode(bytes[...])
+        XCTAssertEqual(decoded.event.attribution?.purposeConsents, attribution.purposeConsents)
+        XCTAssertEqual(decoded, QueuedEvent(event: event))
+        for length in 0..<bytes.count {
+            XCTAssertThrowsError(try EventRecordCodec.decode(bytes[0..<length]), "length \(length)")
+        }
+        var flaggedInVersion2 = bytes
+        flaggedInVersion2[0] = 2
+        XCTAssertThrowsError(try EventRecordCodec.decode(flaggedInVersion2[...])) { error in
+            XCTAssertTrue("\(error)".contains("purposes' consents flagged in a version 2 record"), "\(error)")
+        }
+        var badByte = bytes
+        badByte[badByte.count - 1] = 7
+        XCTAssertThrowsError(try EventRecordCodec.decode(badByte[...])) { error in
+            XCTAssertTrue("\(error)".contains("consent byte 7"), "\(error)")
         }
     }
 }
