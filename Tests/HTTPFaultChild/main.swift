@@ -87,7 +87,9 @@ configuration.requestTimeout = 5
 configuration.retryPolicy = RetryPolicy(initialDelay: 0.05, maximumDelay: 0.5)
 configuration.maximumQueuedEvents = 10_000_000
 configuration.logHandler = { _ in }
-if arguments.count == 3 && arguments[2] == "urlsession" { configuration.transport = URLSessionTransport(requestTimeout: 5) }
+if arguments.count == 3 && arguments[2] == "urlsession" {
+    configuration.transport = URLSessionTransport(requestTimeout: 5)
+}
 let tracker = try HTTPTracker(
     encoder: SegmentEncoder(writeKey: "fault-run", baseURL: collector.baseURL), directory: directory,
     configuration: configuration)

@@ -15,9 +15,9 @@ enum HTTP1Failure: Error, Equatable, LocalizedError {
     case cannotConnect(host: String, port: UInt16, message: String)
     /// The deadline passed while connecting, sending or waiting for the reply.
     case timedOut(phase: Phase, host: String, port: UInt16, seconds: Double)
-    /// A socket call failed (`ECONNRESET` mid-reply, say).
+    /// A socket call failed (`ECONNRESET` before any of the reply, say).
     case system(call: String, message: String, host: String, port: UInt16)
-    /// The server closed the connection before the reply was complete.
+    /// The server closed (or reset) the connection before the reply was complete.
     case closedMidReply(host: String, port: UInt16, bytesReceived: Int)
     /// The reply is not HTTP/1.x: `found` is its start, printable characters only.
     case malformedReply(host: String, port: UInt16, what: String, found: String)

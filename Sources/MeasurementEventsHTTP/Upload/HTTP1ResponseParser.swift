@@ -24,9 +24,9 @@ struct HTTP1ResponseParser {
 
     private enum State {
         case head
-        case fixedBody(remaining: Int)
+        /// Bytes of the body still to come: all of it (`Content-Length`), or of one chunk.
+        case bodyBytes(remaining: Int, chunked: Bool)
         case chunkSize
-        case chunkData(remaining: Int)
         case chunkDataEnd
         case trailers
         case untilClose
@@ -95,15 +95,15 @@ struct HTTP1ResponseParser {
                 }
                 try readHead(pending[start..<end.head])
                 start = end.next
-            case .fixedBody(let remaining):
+            case .bodyBytes(let remaining, let chunked):
                 let take = min(remaining, pending.count - start)
                 body.append(contentsOf: pending[start..<(start + take)])
                 start += take
                 guard take == remaining else {
-                    state = .fixedBody(remaining: remaining - take)
+                    state = .bodyBytes(remaining: remaining - take, chunked: chunked)
                     return
                 }
-                state = .done
+                state = chunked ? .chunkDataEnd : .done
             case .chunkSize:
                 guard let lineEnd = Self.lineEnd(pending, from: start) else {
                     if pending.count - start > 1024 {
@@ -118,16 +118,7 @@ struct HTTP1ResponseParser {
                 }
                 guard size <= limits.body - body.count else { throw .tooLarge(part: "body", limit: limits.body) }
                 start = lineEnd.next
-                state = size == 0 ? .trailers : .chunkData(remaining: size)
-            case .chunkData(let remaining):
-                let take = min(remaining, pending.count - start)
-                body.append(contentsOf: pending[start..<(start + take)])
-                start += take
-                guard take == remaining else {
-                    state = .chunkData(remaining: remaining - take)
-                    return
-                }
-                state = .chunkDataEnd
+                state = size == 0 ? .trailers : .bodyBytes(remaining: size, chunked: true)
             case .chunkDataEnd:
                 guard let lineEnd = Self.lineEnd(pending, from: start) else {
                     if pending.count - start > 1 {
@@ -219,7 +210,7 @@ struct HTTP1ResponseParser {
             }
             guard length <= limits.body else { throw .tooLarge(part: "body", limit: limits.body) }
             body.reserveCapacity(length)
-            state = length == 0 ? .done : .fixedBody(remaining: length)
+            state = length == 0 ? .done : .bodyBytes(remaining: length, chunked: false)
         } else {
             state = .untilClose
             keepsConnection = false

@@ -107,7 +107,14 @@ final class HTTP1Transport: HTTPTransport, @unchecked Sendable {
         var parser = HTTP1ResponseParser(limits: limits, isHeadRequest: target.method == "HEAD")
         var chunk = [UInt8](repeating: 0, count: 65_536)
         while true {
-            let count = try connection.receive(into: &chunk, deadline: deadline, timeout: timeout)
+            let count: Int
+            do {
+                count = try connection.receive(into: &chunk, deadline: deadline, timeout: timeout)
+            } catch .system(_, _, let host, let port) where parser.bytesReceived > 0 {
+                // A reset once the reply had started: the server acted on the request, so it
+                // must not count as closed before the reply (which would send it again).
+                throw .closedMidReply(host: host, port: port, bytesReceived: parser.bytesReceived)
+            }
             let complete: Bool
             do {
                 complete = count == 0 ? parser.consumeEnd() : try parser.consume(chunk[..<count])
