@@ -46,12 +46,10 @@ final class HTTP1Connection: @unchecked Sendable {
         }
     }
 
-    /// `host:port`, the key of the transport's idle slot.
+    /// Where the connection goes, as the URL named it: for the errors it reports.
     let host: String
     let port: UInt16
     private var descriptor: Int32
-    /// Requests answered on this connection; a connection taken from the idle slot has at least one.
-    var exchanges = 0
 
     private init(host: String, port: UInt16, descriptor: Int32) {
         self.host = host
@@ -71,10 +69,10 @@ final class HTTP1Connection: @unchecked Sendable {
     {
         var hints = addrinfo()
         hints.ai_family = AF_UNSPEC
-        #if canImport(Darwin)
-            hints.ai_socktype = SOCK_STREAM
+        #if canImport(Glibc)
+            hints.ai_socktype = Int32(SOCK_STREAM.rawValue)  // fits: a socket type constant (an enum in Glibc)
         #else
-            hints.ai_socktype = Int32(SOCK_STREAM.rawValue)  // fits: a socket type constant
+            hints.ai_socktype = SOCK_STREAM
         #endif
         hints.ai_flags = AI_NUMERICSERV
         var list: UnsafeMutablePointer<addrinfo>?

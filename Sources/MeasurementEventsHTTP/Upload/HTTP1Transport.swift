@@ -76,7 +76,7 @@ final class HTTP1Transport: HTTPTransport, @unchecked Sendable {
                 do {
                     return try exchange(message, on: reused, target: target, deadline: deadline, timeout: timeout)
                 } catch  where error.isClosedBeforeReply {
-                    // Closed by the server between requests: said once, on a new connection.
+                    // Closed by the server between requests: sent once more, on a new connection.
                 }
             }
         }
@@ -96,7 +96,6 @@ final class HTTP1Transport: HTTPTransport, @unchecked Sendable {
         var keep = false
         defer {
             if keep {
-                connection.exchanges += 1
                 let displaced = idle.withLock { $0.updateValue(connection, forKey: target.key) }
                 displaced?.close()
             } else {
