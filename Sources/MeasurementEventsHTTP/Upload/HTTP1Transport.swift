@@ -75,7 +75,7 @@ final class HTTP1Transport: HTTPTransport, @unchecked Sendable {
             } else {
                 do {
                     return try exchange(message, on: reused, target: target, deadline: deadline, timeout: timeout)
-                } catch  where error.isClosedBeforeReply {
+                } catch let error where error.isClosedBeforeReply {
                     // Closed by the server between requests: sent once more, on a new connection.
                 }
             }
