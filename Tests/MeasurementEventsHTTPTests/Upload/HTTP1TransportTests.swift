@@ -5,6 +5,10 @@ import XCTest
 
 @testable import MeasurementEventsHTTP
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// The package's own HTTP/1.1 client against a real server on loopback: keep-alive, a server
 /// closing between requests, chunked and large replies, and the faults a collector can throw at
 /// it (silence, a reset mid-reply, garbage, an endless reply), each an error, never a crash.
@@ -123,6 +127,43 @@ final class HTTP1TransportTests: LoopbackTestCase {
             failure(result)?.errorDescription,
             "127.0.0.1:\(collector.port): timed out after 0.3 s waiting for the reply; connection closed")
     }
+
+    #if os(Linux)
+        /// A listener whose accept queue is full drops further SYNs (Linux): the connection is
+        /// never made, and connecting times out.
+        func testAConnectionNeverAcceptedTimesOut() throws {
+            let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)  // fits: a socket type constant
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_addr.s_addr = inet_addr("127.0.0.1")
+            var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+            let bound = withUnsafeMutablePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    bind(listener, $0, length) == 0 && listen(listener, 0) == 0
+                        && getsockname(listener, $0, &length) == 0
+                }
+            }
+            XCTAssertTrue(bound)
+            var fillers: [Int32] = []
+            defer { for descriptor in fillers + [listener] { close(descriptor) } }
+            // The accept queue holds the backlog + 1 connections; these fill it, and more.
+            for _ in 0..<4 {
+                let filler = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)  // fits: a socket type constant
+                _ = fcntl(filler, F_SETFL, O_NONBLOCK)
+                _ = withUnsafePointer(to: &address) {
+                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(filler, $0, length) }
+                }
+                var ready = pollfd(fd: filler, events: Int16(POLLOUT), revents: 0)  // fits: a poll flag
+                _ = poll(&ready, 1, 200)
+                fillers.append(filler)
+            }
+            let port = UInt16(bigEndian: address.sin_port)
+            let url = URL(string: "http://127.0.0.1:\(port)/v1/logs")!
+            XCTAssertEqual(
+                failure(post(HTTP1Transport(connectTimeout: 0.3), to: url)),
+                .timedOut(phase: .connecting, host: "127.0.0.1", port: port, seconds: 0.3))
+        }
+    #endif
 
     func testAResetMidReplyIsAnErrorAndTheNextRequestGoesOnANewConnection() throws {
         collector.script([.reset(afterBytes: 150, body: String(repeating: "y", count: 1_000))])
