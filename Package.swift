@@ -139,6 +139,13 @@ let httpTargets: [Target] = [
         dependencies: ["MeasurementEventsHTTP"],
         path: "Tests/HTTPCrashChild"
     ),
+    // The fault run of issue 49: trackers posting from 8 threads against a collector that fails
+    // 30 % of requests; run by HTTP1TransportFaultRunTests and Benchmarks/Scripts/http_fault_run.sh.
+    .executableTarget(
+        name: "http-fault-child",
+        dependencies: ["MeasurementEvents", "MeasurementEventsAggregator", "MeasurementEventsHTTP", "LoopbackCollector"],
+        path: "Tests/HTTPFaultChild"
+    ),
     // The child process of LockedLaunchTests: an app launched before the device's first unlock.
     .executableTarget(
         name: "locked-launch-child",

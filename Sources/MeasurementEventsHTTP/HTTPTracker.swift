@@ -153,7 +153,8 @@ public final class HTTPTracker: TrackerProblemReporting, @unchecked Sendable {
         public var retryPolicy = RetryPolicy()
         /// The clock for flush timers, backoff and `sentAt`; tests pass their own.
         public var clock: any DeliveryClock = SystemDeliveryClock()
-        /// `nil` sends with ``URLSessionTransport``.
+        /// `nil` sends with ``URLSessionTransport``, except `http://` endpoints on Linux, which go
+        /// through the package's own HTTP/1.1 client (<doc:DeliveringToVendors#Plain-http-on-Linux>).
         public var transport: (any HTTPTransport)?
         /// Reports whether the device is online; `nil` (the default): the tracker assumes it is,
         /// unless the app says otherwise with ``HTTPTracker/networkDidChange(isOnline:)``.
@@ -350,7 +351,7 @@ public final class HTTPTracker: TrackerProblemReporting, @unchecked Sendable {
         uploader = BatchUploader(
             diskQueue: queue, encoder: encoder,
             transport: configuration.transport
-                ?? DeferredURLSessionTransport(requestTimeout: configuration.requestTimeout),
+                ?? DefaultTransport(requestTimeout: configuration.requestTimeout),
             clock: configuration.clock, policy: configuration.retryPolicy,
             timeout: URLSessionTransport.honouredTimeout(configuration.requestTimeout),
             compressesBodies: configuration.compressesBodies,

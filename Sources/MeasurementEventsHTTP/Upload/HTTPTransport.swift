@@ -6,8 +6,10 @@ import MeasurementEventsAggregator
     import FoundationNetworking
 #endif
 
-/// Sends one request. The default is ``URLSessionTransport``; the tests use it against a real
-/// server on loopback.
+/// Sends one request. A tracker given none sends through a ``URLSessionTransport``, except
+/// `http://` requests on Linux, which go through the package's own HTTP/1.1 client (see
+/// <doc:DeliveringToVendors#Plain-http-on-Linux>); the tests use both against a real server on
+/// loopback.
 public protocol HTTPTransport: Sendable {
     /// Calls `completion` once, on any thread, with the response or the network error.
     ///
@@ -119,30 +121,57 @@ public final class URLSessionTransport: HTTPTransport, @unchecked Sendable {
     }
 }
 
-/// A tracker's transport when the app gives none: a ``URLSessionTransport`` made at the first
-/// request, not with the tracker. Making one (an ephemeral configuration and its session, and on
-/// Linux curl and its TLS library) takes about 7 M instructions, which the app's launch does not
-/// pay for a session the tracker may not use for a while (issue 34).
-final class DeferredURLSessionTransport: HTTPTransport {
-    private let requestTimeout: TimeInterval
-    /// `nil` until the first request; made once, under the lock.
-    private let transport = LockedValue<URLSessionTransport?>(nil)
+/// A tracker's transport when the app gives none.
+///
+/// - `http://` URLs, on Linux: ``HTTP1Transport``, the package's own HTTP/1.1 client, because
+///   FoundationNetworking's `URLSession` can crash the process when a connection fails
+///   (SIGSEGV in libdispatch; see ``HTTP1Transport``). Plain http is allowed to loopback only
+///   (``HTTPTracker/isAllowedEndpoint(_:)``): the collector beside a server.
+/// - Everything else (`https://` everywhere, every URL on Apple platforms): a
+///   ``URLSessionTransport`` made at the first request that needs it, not with the tracker.
+///   Making one (an ephemeral configuration and its session, and on Linux curl and its TLS
+///   library) takes about 7 M instructions, which the app's launch does not pay for a session
+///   the tracker may not use for a while (issue 34).
+final class DefaultTransport: HTTPTransport {
+    /// Whether `http://` requests go through ``HTTP1Transport`` by default: on Linux (and every
+    /// platform without Darwin), not on Apple platforms, whose `URLSession` has no such crash.
+    static var routesPlainHTTPToOwnClient: Bool {
+        #if canImport(Darwin)
+            false
+        #else
+            true
+        #endif
+    }
 
-    /// - Parameter requestTimeout: the timeout the session is made with.
-    init(requestTimeout: TimeInterval) {
+    private let requestTimeout: TimeInterval
+    /// `nil` until the first request that needs it; made once, under the lock.
+    private let urlSession = LockedValue<URLSessionTransport?>(nil)
+    /// `nil` where plain http goes through `URLSession`.
+    private let plainHTTP: HTTP1Transport?
+
+    /// - Parameters:
+    ///   - requestTimeout: the timeout the session is made with.
+    ///   - routesPlainHTTP: whether `http://` requests go through ``HTTP1Transport``.
+    init(requestTimeout: TimeInterval, routesPlainHTTP: Bool = DefaultTransport.routesPlainHTTPToOwnClient) {
         self.requestTimeout = requestTimeout
+        plainHTTP = routesPlainHTTP ? HTTP1Transport() : nil
     }
 
     func send(
         _ request: HTTPRequest, timeout: TimeInterval,
         completion: @escaping @Sendable (Result<HTTPResponse, any Error>) -> Void
     ) {
-        let transport = self.transport.withLock { transport in
+        route(request.url).send(request, timeout: timeout, completion: completion)
+    }
+
+    /// The transport that sends to `url`.
+    func route(_ url: URL) -> any HTTPTransport {
+        if let plainHTTP, url.scheme?.lowercased() == "http" { return plainHTTP }
+        return urlSession.withLock { transport in
             if let transport { return transport }
             let made = URLSessionTransport(requestTimeout: requestTimeout)
             transport = made
             return made
         }
-        transport.send(request, timeout: timeout, completion: completion)
     }
 }

@@ -46,6 +46,26 @@ public final class LoopbackCollector: @unchecked Sendable {
         public var body: String
         /// Seconds to wait before answering (to make the client time out).
         public var delay: TimeInterval
+        /// How the reply goes on the wire.
+        public var shape = Shape.contentLength
+
+        /// How a reply goes on the wire: as a well-formed HTTP/1.1 reply or as one of the faults
+        /// a client must survive.
+        public enum Shape: Sendable {
+            /// `Content-Length` and the body; the connection stays open.
+            case contentLength
+            /// `Transfer-Encoding: chunked`, in chunks of this many bytes; the connection stays open.
+            case chunked(Int)
+            /// These bytes as they are, then the connection closes (no bytes: dropped unanswered).
+            case raw([UInt8])
+            /// The reply's first bytes (`Content-Length` announces the whole body), then a reset
+            /// (`RST`, with `SO_LINGER` 0).
+            case resetAfter(bytes: Int)
+            /// No answer at all: the connection stays open until the client closes it.
+            case silent
+            /// A chunked reply that never ends: chunks of 64 KB until the client closes.
+            case endless
+        }
 
         public init(status: Int, headers: [String: String] = [:], body: String = "", delay: TimeInterval = 0) {
             self.status = status
@@ -54,12 +74,35 @@ public final class LoopbackCollector: @unchecked Sendable {
             self.delay = delay
         }
 
+        private init(shape: Shape, status: Int = 200, body: String = "") {
+            self.init(status: status, body: body)
+            self.shape = shape
+        }
+
         public static let ok = Reply(status: 200, body: "{\"code\":200}")
         public static func status(_ status: Int, body: String = "") -> Reply { Reply(status: status, body: body) }
         public static func tooManyRequests(retryAfter seconds: Int) -> Reply {
             Reply(status: 429, headers: ["Retry-After": String(seconds)], body: "slow down")
         }
         public static func slow(_ delay: TimeInterval) -> Reply { Reply(status: 200, delay: delay) }
+        /// `body` in chunks of `chunkSize` bytes.
+        public static func chunked(_ status: Int = 200, body: String, chunkSize: Int) -> Reply {
+            Reply(shape: .chunked(max(1, chunkSize)), status: status, body: body)
+        }
+        /// Bytes that are not HTTP, then the connection closes.
+        public static func garbage(_ text: String = "NOT HTTP AT ALL\r\n\r\n") -> Reply {
+            Reply(shape: .raw(Array(text.utf8)))
+        }
+        /// The connection closes without a reply.
+        public static let dropConnection = Reply(shape: .raw([]))
+        /// A reset after the first `bytes` bytes of a 200 with `body`.
+        public static func reset(afterBytes bytes: Int, body: String) -> Reply {
+            Reply(shape: .resetAfter(bytes: bytes), body: body)
+        }
+        /// No answer, ever.
+        public static let silent = Reply(shape: .silent)
+        /// A chunked 200 whose body never ends.
+        public static let endless = Reply(shape: .endless)
     }
 
     private struct State {
@@ -72,15 +115,20 @@ public final class LoopbackCollector: @unchecked Sendable {
         var refusalMarker: String?
         var dropsConnectionsAfter: TimeInterval?
         var connectionsDropped = 0
+        var connectionsAccepted = 0
         var port: UInt16
     }
 
     private let lock = NSCondition()
     private var state: State
 
-    /// `port` 0 picks a free port at ``start()``.
-    public init(port: UInt16 = 0) {
+    /// The address listened on: `127.0.0.1`, or `::1` for IPv6.
+    public let host: String
+
+    /// `port` 0 picks a free port at ``start()``; `host` is `127.0.0.1` or `::1`.
+    public init(port: UInt16 = 0, host: String = "127.0.0.1") {
         state = State(port: port)
+        self.host = host
     }
 
     deinit { stop() }
@@ -92,7 +140,7 @@ public final class LoopbackCollector: @unchecked Sendable {
     }
 
     public var port: UInt16 { withState { $0.port } }
-    public var baseURL: URL { URL(string: "http://127.0.0.1:\(port)")! }
+    public var baseURL: URL { URL(string: "http://\(host.contains(":") ? "[\(host)]" : host):\(port)")! }
     public var requests: [Request] { withState { $0.requests } }
 
     /// Replies used, in order, for the next requests; afterwards ``setDefaultReply(_:)``'s.
@@ -113,6 +161,9 @@ public final class LoopbackCollector: @unchecked Sendable {
     /// (`Connection: keep-alive` is still sent): a server or proxy dropping idle keep-alive
     /// connections. `nil` keeps connections open.
     public func dropConnections(after seconds: TimeInterval?) { withState { $0.dropsConnectionsAfter = seconds } }
+
+    /// Connections accepted so far: each request on a kept-alive connection adds none.
+    public var connectionsAccepted: Int { withState { $0.connectionsAccepted } }
 
     /// Connections closed by ``dropConnections(after:)`` so far.
     public var connectionsDropped: Int { withState { $0.connectionsDropped } }
@@ -147,7 +198,7 @@ public final class LoopbackCollector: @unchecked Sendable {
     public func start() throws {
         let opened: (socket: Int32, port: UInt16)
         do {
-            opened = try TCPListener.open(host: "127.0.0.1", port: port)
+            opened = try TCPListener.open(host: host, port: port)
         } catch .system(let call, let code) {
             throw SocketError(call: "\(call) on port \(port)", code: code)
         } catch {
@@ -164,6 +215,7 @@ public final class LoopbackCollector: @unchecked Sendable {
                     withState { state in
                         guard state.listener == opened.socket else { return false }
                         state.clients.insert(client)
+                        state.connectionsAccepted += 1
                         return true
                     }
                 }, serve: { [self] in serve($0) })
@@ -213,7 +265,32 @@ public final class LoopbackCollector: @unchecked Sendable {
             if reply.delay > 0 { Thread.sleep(forTimeInterval: reply.delay) }
             // As HTTP/1.1 servers must: a client that asks for `Connection: close` gets it.
             let closes = request.headers["connection"]?.lowercased() == "close"
-            guard write(reply, to: client, closing: closes), !closes else { return }
+            switch reply.shape {
+            case .contentLength:
+                guard write(reply, to: client, closing: closes), !closes else { return }
+            case .chunked(let size):
+                guard writeChunked(reply, chunkSize: size, to: client, closing: closes), !closes else { return }
+            case .raw(let bytes):
+                _ = sendAll(bytes, to: client)
+                return
+            case .resetAfter(let count):
+                _ = sendAll(Array(message(reply, closing: false).prefix(count)), to: client)
+                var linger = linger(l_onoff: 1, l_linger: 0)
+                setsockopt(client, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<linger>.size))
+                return
+            case .silent:
+                // Until the client closes (or `stop` shuts the socket down): recv returns 0 or fails.
+                var ignored: [UInt8] = []
+                while receive(client, into: &ignored) { ignored.removeAll() }
+                return
+            case .endless:
+                let head = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
+                let chunk =
+                    Array("10000\r\n".utf8) + [UInt8](repeating: UInt8(ascii: "x"), count: 65_536) + Array("\r\n".utf8)
+                guard sendAll(Array(head.utf8), to: client) else { return }
+                while sendAll(chunk, to: client) {}
+                return
+            }
             if let dropAfter {
                 if dropAfter > 0 { Thread.sleep(forTimeInterval: dropAfter) }
                 withState { $0.connectionsDropped += 1 }
@@ -301,13 +378,35 @@ public final class LoopbackCollector: @unchecked Sendable {
     }
 
     private func write(_ reply: Reply, to client: Int32, closing: Bool) -> Bool {
+        sendAll(message(reply, closing: closing), to: client)
+    }
+
+    private func message(_ reply: Reply, closing: Bool) -> [UInt8] {
         let body = Array(reply.body.utf8)
+        return head(reply, closing: closing, framing: "Content-Length: \(body.count)") + body
+    }
+
+    private func head(_ reply: Reply, closing: Bool, framing: String) -> [UInt8] {
         var head = "HTTP/1.1 \(reply.status) \(Self.reason(reply.status))\r\n"
-        head += "Content-Length: \(body.count)\r\nContent-Type: application/json\r\n"
+        head += "\(framing)\r\nContent-Type: application/json\r\n"
         head += closing ? "Connection: close\r\n" : "Connection: keep-alive\r\n"
         for (name, value) in reply.headers.sorted(by: { $0.key < $1.key }) { head += "\(name): \(value)\r\n" }
         head += "\r\n"
-        return sendAll(Array(head.utf8) + body, to: client)
+        return Array(head.utf8)
+    }
+
+    private func writeChunked(_ reply: Reply, chunkSize: Int, to client: Int32, closing: Bool) -> Bool {
+        let body = Array(reply.body.utf8)
+        var bytes = head(reply, closing: closing, framing: "Transfer-Encoding: chunked")
+        var offset = 0
+        while offset < body.count {
+            let end = min(body.count, offset + chunkSize)
+            bytes +=
+                Array("\(String(end - offset, radix: 16));ext=1\r\n".utf8) + body[offset..<end] + Array("\r\n".utf8)
+            offset = end
+        }
+        bytes += Array("0\r\nX-Trailer: done\r\n\r\n".utf8)
+        return sendAll(bytes, to: client)
     }
 
     private func sendAll(_ bytes: [UInt8], to client: Int32) -> Bool {
