@@ -8,11 +8,13 @@ import MeasurementEventsAggregator
 /// Version 2 (integers little-endian; strings are a varint length and UTF-8 bytes; an args
 /// block is a varint count, then per arg: key, tag (s/i/d/b), value):
 /// version (2), kind (1), id (16), timestamp (seconds since 2001 as Double bits) (8), type (1),
-/// flags (1: category, label, user id, group id, session id, context), name, [category],
-/// [label], args, anonymous id, [user id], traits, [group id, group traits], [session id (8)],
-/// [context: presence bits (1: app name, version, build, bundle id, device model,
-/// manufacturer, locale, time zone), os name, os version, the present strings in that
-/// order, library name, library version, extra args].
+/// flags (1: category, label, user id, group id, session id, context, foreground time), name,
+/// [category], [label], args, anonymous id, [user id], traits, [group id, group traits],
+/// [session id (8)], [context: presence bits (1: app name, version, build, bundle id, device
+/// model, manufacturer, locale, time zone), os name, os version, the present strings in that
+/// order, library name, library version, extra args], [foreground milliseconds since the
+/// previous event (varint)]. Records written before the foreground time existed simply lack
+/// its flag.
 ///
 /// Version 1 (still read): version, id, timestamp, type, flags (category, label, user id),
 /// name, [category], [label], [user id], args. Its anonymous id is the directory's legacy
@@ -36,6 +38,7 @@ enum EventRecordCodec {
         static let groupID: UInt8 = 8
         static let sessionID: UInt8 = 16
         static let context: UInt8 = 32
+        static let foregroundTime: UInt8 = 64
     }
 
     static func encode(_ queued: QueuedEvent, into buffer: inout [UInt8]) {
@@ -53,6 +56,7 @@ enum EventRecordCodec {
         if identity.groupID != nil { flags |= Flag.groupID }
         if queued.sessionID != nil { flags |= Flag.sessionID }
         if queued.context != nil { flags |= Flag.context }
+        if queued.foregroundMillisecondsSincePrevious != nil { flags |= Flag.foregroundTime }
         buffer.append(flags)
         appendString(event.name.rawValue, to: &buffer)
         if let category = event.category { appendString(category, to: &buffer) }
@@ -67,6 +71,9 @@ enum EventRecordCodec {
         }
         if let sessionID = queued.sessionID { appendUInt64(UInt64(bitPattern: sessionID), to: &buffer) }
         if let context = queued.context { appendContext(context, to: &buffer) }
+        if let milliseconds = queued.foregroundMillisecondsSincePrevious {
+            appendVarint(UInt64(max(0, milliseconds)), to: &buffer)
+        }
     }
 
     static func decode(_ bytes: ArraySlice<UInt8>) throws -> QueuedEvent {
@@ -92,9 +99,19 @@ enum EventRecordCodec {
         }
         let sessionID = flags & Flag.sessionID != 0 ? Int64(bitPattern: try reader.uint64()) : nil
         let context = flags & Flag.context != 0 ? try readContext(&reader) : nil
+        var foregroundTime: Int64?
+        if flags & Flag.foregroundTime != 0 {
+            let milliseconds = try reader.varint()
+            guard let value = Int64(exactly: milliseconds) else {
+                throw DecodingFailure(reason: "foreground time \(milliseconds) ms")
+            }
+            foregroundTime = value
+        }
         guard reader.isAtEnd else { throw DecodingFailure(reason: "trailing bytes") }
         event.attribution = EventAttribution(identity: identity, sessionID: sessionID, context: context)
-        return QueuedEvent(event: event, kind: kind)
+        var queued = QueuedEvent(event: event, kind: kind)
+        queued.foregroundMillisecondsSincePrevious = foregroundTime
+        return queued
     }
 
     private static func decodeVersion1(_ reader: inout Reader) throws -> QueuedEvent {

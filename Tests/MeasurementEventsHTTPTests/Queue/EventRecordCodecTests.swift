@@ -27,6 +27,16 @@ final class EventRecordCodecTests: XCTestCase {
         XCTAssertEqual(try roundTrip(EncoderSamples.track).event.attribution, EncoderSamples.track.event.attribution)
     }
 
+    func testTheForegroundTimeSinceThePreviousEventRoundTrips() throws {
+        var queued = EncoderSamples.track
+        for milliseconds: Int64 in [0, 1, 10_000, 1_800_000, Int64(UInt32.max)] {
+            queued.foregroundMillisecondsSincePrevious = milliseconds
+            XCTAssertEqual(try roundTrip(queued), queued)
+        }
+        queued.foregroundMillisecondsSincePrevious = nil
+        XCTAssertNil(try roundTrip(queued).foregroundMillisecondsSincePrevious)
+    }
+
     func testAContextWithOnlyRequiredFieldsRoundTrips() throws {
         var event = MeasurementEvent("a/b")
         event.attribution = EventAttribution(
