@@ -57,20 +57,24 @@ final class HTTPTrackerForegroundTimeTests: LoopbackTestCase {
                 EventAttribution(identity: EventIdentity(anonymousID: "device-1")), foreground: foreground)
             return event
         }
-        do {
-            let offline = try ga4Tracker(clock: clock, directory: directory)
-            offline.networkDidChange(isOnline: false)
-            try offline.track(event("feed/opened", after: 10))
-            foreground.enterBackground(at: clock.now())
-            clock.advance(by: 3_600)
-            foreground.enterForeground(at: clock.now())
-            try offline.track(event("feed/item_tapped", after: 5))
-            XCTAssertEqual(offline.diagnostics.queued, 2)
-        }
+        let offline = try ga4Tracker(clock: clock, directory: directory)
+        offline.networkDidChange(isOnline: false)
+        try offline.track(event("feed/opened", after: 10))
+        foreground.enterBackground(at: clock.now())
+        clock.advance(by: 3_600)
+        foreground.enterForeground(at: clock.now())
+        try offline.track(event("feed/item_tapped", after: 5))
+        try offline.flush()  // to storage; nothing leaves offline
+        XCTAssertEqual(offline.diagnostics.queued, 2)
 
-        // The next launch, a day later: the queue on disk is all there is.
+        // The next launch, a day later: the queue on disk is all there is (a copy of it, as this
+        // process still holds the first tracker's directory).
+        let nextLaunch = directory.appendingPathComponent("next-launch")
+        try FileManager.default.createDirectory(at: nextLaunch, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(
+            at: directory.appendingPathComponent("queue"), to: nextLaunch.appendingPathComponent("queue"))
         clock.advance(by: 86_400)
-        let tracker = try ga4Tracker(clock: clock, directory: directory)
+        let tracker = try ga4Tracker(clock: clock, directory: nextLaunch)
         try tracker.consentDidChange(to: .granted)
         try tracker.flush()
         XCTAssertTrue(tracker.waitUntilDelivered(timeout: 30))

@@ -8,7 +8,7 @@ import MeasurementEventsAggregator
 /// Version 2 (integers little-endian; strings are a varint length and UTF-8 bytes; an args
 /// block is a varint count, then per arg: key, tag (s/i/d/b), value):
 /// version (2), kind (1), id (16), timestamp (seconds since 2001 as Double bits) (8), type (1),
-/// flags (1: category, label, user id, group id, session id, context, foreground time), name,
+/// flags (1: category, label, user id, group id, session id, context, -, foreground time), name,
 /// [category], [label], args, anonymous id, [user id], traits, [group id, group traits],
 /// [session id (8)], [context: presence bits (1: app name, version, build, bundle id, device
 /// model, manufacturer, locale, time zone), os name, os version, the present strings in that
@@ -38,7 +38,7 @@ enum EventRecordCodec {
         static let groupID: UInt8 = 8
         static let sessionID: UInt8 = 16
         static let context: UInt8 = 32
-        static let foregroundTime: UInt8 = 64
+        static let foregroundTime: UInt8 = 128
     }
 
     static func encode(_ queued: QueuedEvent, into buffer: inout [UInt8]) {
