@@ -35,9 +35,18 @@ public struct EventAttribution: Sendable, Hashable, Codable {
 package final class AttributionStorage: Hashable, @unchecked Sendable {
     // @unchecked: immutable after init.
     package let value: EventAttribution
+    /// The aggregator's foreground clock as of the event's posting (it changes only at a
+    /// lifecycle move); `nil` on an attribution set by hand. Not part of the event's equality:
+    /// it says when the app was in the foreground, not who or where.
+    package let foreground: ForegroundClock?
 
-    package init(_ value: EventAttribution) {
+    package init(_ value: EventAttribution, foreground: ForegroundClock?) {
         self.value = value
+        self.foreground = foreground
+    }
+
+    package convenience init(_ value: EventAttribution) {
+        self.init(value, foreground: nil)
     }
 
     package static func == (lhs: AttributionStorage, rhs: AttributionStorage) -> Bool {
@@ -67,4 +76,9 @@ extension MeasurementEvent {
     public var sessionID: Int64? { attributionStorage?.value.sessionID }
     /// The device and app context the event carries.
     public var context: EventContext? { attributionStorage?.value.context }
+    /// The aggregator's foreground clock read at the event's timestamp: `nil` when no aggregator
+    /// stamped the event (or its attribution was set by hand since).
+    package var foregroundReading: ForegroundClock.Reading? {
+        attributionStorage?.foreground?.reading(at: timestamp)
+    }
 }

@@ -1,3 +1,4 @@
+import Foundation
 import MeasurementEvents
 
 extension EventAggregator {
@@ -41,7 +42,9 @@ extension EventAggregator {
             return (state.trackers, discarded)
         }
         recordDiscarded(discarded, .dropped(reason: "discarded by forgetUser()"))
-        if let problem = attribution.forgetUser() { reportStoreProblem(problem) }
+        if let problem = attribution.forgetUser(at: configuration.clock?.now() ?? Date()) {
+            reportStoreProblem(problem)
+        }
         for tracker in trackers { call(tracker, on: nil) { try $0.discardPending() } }
     }
 }

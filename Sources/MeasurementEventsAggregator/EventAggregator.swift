@@ -134,7 +134,7 @@ open class EventAggregator: @unchecked Sendable {
         queue = DispatchQueue(label: "MeasurementEvents.EventAggregator")
         attribution = AttributionState(
             store: configuration.identityStore, rules: configuration.sessions,
-            context: configuration.makeContext())
+            context: configuration.makeContext(), startedAt: configuration.clock?.now() ?? Date())
         let restored = attribution.restored
         // While the store cannot be read yet its consent is not known: pending, so that
         // nothing leaves before it is (see HeldUntilStoreReadable.swift).

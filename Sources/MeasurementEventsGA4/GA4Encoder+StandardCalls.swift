@@ -63,7 +63,7 @@ extension GA4Encoder {
         case .alias, nil:
             return nil
         }
-        params["engagement_time_msec"] = .int(1)
+        params["engagement_time_msec"] = Self.engagementTime(of: queued)
         if let sessionID = queued.sessionID { params["session_id"] = .string(String(sessionID)) }
         var json = JSONWriter()
         json.object { object in

@@ -16,8 +16,10 @@ import MeasurementEventsHTTP
 /// {"value": …}}, "events": [{"name", "params", "timestamp_micros"}]}`, at most 25 events per
 /// request and 130 KB. A request carries one client and user, so batches are split where they
 /// change (``requestKey(for:)``). Every event's params carry `session_id` and
-/// `engagement_time_msec` (1: GA4 counts a session's users only from events that have it; we
-/// do not measure foreground time).
+/// `engagement_time_msec`: the time the app spent in the foreground since the previous event
+/// the tracker got, as the aggregator's lifecycle moves say, decided when the event is tracked
+/// and kept in the queue (a backlog sent a day later keeps it); at least 1 and at most 30
+/// minutes (``maximumEngagementTime``).
 ///
 /// GA4's Measurement Protocol has no identify or group call: an identify or group sends no
 /// event, its traits go as `user_properties` (the group as `group_id` plus `group_`-prefixed
@@ -333,7 +335,7 @@ public struct GA4Encoder: BatchEncoder {
             var params = ga4Params(event, adaptations: &adaptations).filter {
                 !CampaignDetails.utmArgs.contains($0.key)
             }
-            params["engagement_time_msec"] = .int(1)
+            params["engagement_time_msec"] = Self.engagementTime(of: queued)
             if let sessionID = queued.sessionID { params["session_id"] = .string(String(sessionID)) }
             var json = JSONWriter()
             json.object { object in
@@ -406,6 +408,28 @@ public struct GA4Encoder: BatchEncoder {
         let request = HTTPRequest(url: endpoint, headers: ["Content-Type": "application/json"], body: body.bytes)
         adaptations += NonFiniteValues.adaptations(in: events, sentAs: "null")
         return EncodedBatch(request: request, rejected: rejected, adaptations: adaptations, expired: expired)
+    }
+
+    // engagement_time_msec: "set to the time elapsed since the previous event in milliseconds",
+    // which GA4's Realtime report and engagement metrics need
+    // (developers.google.com/analytics/devguides/collection/protocol/ga4/use-cases, "Summary of
+    // requirements"). GA4 measures engagement as time in the foreground, so the time comes from
+    // the aggregator's lifecycle moves (QueuedEvent.foregroundMillisecondsSincePrevious): time in
+    // the background never counts. Capped at GA4's default session timeout, 30 minutes ("[GA4]
+    // Session", support.google.com/analytics/answer/12798876: "a session ends (times out) after
+    // 30 minutes of user inactivity"): foreground time longer than that without an event is
+    // inactivity that ended GA4's session, not engagement of the event's. At least 1 ms: an event
+    // nothing was measured for (tracked without an aggregator, an aggregator's own session
+    // event) still counts as the user's activity, as the encoder always sent it.
+    /// The most `engagement_time_msec` one event carries: GA4's default session timeout.
+    public static let maximumEngagementTime: TimeInterval = 30 * 60
+
+    /// The `engagement_time_msec` param of `queued`: its foreground time since the previous
+    /// event, in milliseconds, at least 1 and at most ``maximumEngagementTime``.
+    static func engagementTime(of queued: QueuedEvent) -> EventValue {
+        let maximum = Int64(maximumEngagementTime * 1000)
+        let measured = queued.foregroundMillisecondsSincePrevious ?? 1
+        return .int(Int(min(max(measured, 1), maximum)))  // fits: at most 1,800,000
     }
 
     /// The most events in one request (Measurement Protocol reference, `events`: "up to 25").

@@ -34,7 +34,7 @@ import MeasurementEventsAggregator
 // Locks (`LockedValue`, non-recursive; none is held while the transport, the encoder or the
 // log runs, and none is held while another is taken except 2 → 4):
 //   1. `HTTPTracker.state`: accepted and failed writes, the flush-policy state, the interval
-//      timer.
+//      timer, the foreground reading of the last event tracked (`track` only).
 //   2. `DiskQueue.state`: the open segment's descriptor, the sealed batches and the front
 //      (where the oldest one's events still queued start; the `front` file is rewritten under
 //      it), whether a request of the front's events is on the wire (`sending`: the cap waits),
@@ -281,6 +281,8 @@ public final class HTTPTracker: TrackerProblemReporting, @unchecked Sendable {
         var policyWantedFlush = false
         /// Sends what a previous run left, `backlogDelay` after start; cancelled at deinit.
         var backlog: (any ScheduledWork)?
+        /// The foreground clock's reading of the last event tracked that had one.
+        var previousForegroundReading: ForegroundClock.Reading?
     }
 
     /// Seconds from the tracker's start to the upload of what a previous run left, unless an
@@ -434,7 +436,17 @@ public final class HTTPTracker: TrackerProblemReporting, @unchecked Sendable {
         if event.attribution == nil { event.attribution = standaloneIdentity }
         // Without an aggregator nobody announces consent: tracking implies it.
         uploader.openUnlessConsentAnnounced()
-        try enqueue(QueuedEvent(event: event))
+        var queued = QueuedEvent(event: event)
+        // In tracking order, which is posting order: the foreground time since the previous
+        // event this tracker got. An event routed elsewhere or dropped before it leaves its time
+        // to the next event this tracker gets.
+        if let reading = event.foregroundReading {
+            queued.foregroundMillisecondsSincePrevious = state.withLock { state in
+                defer { state.previousForegroundReading = reading }
+                return reading.milliseconds(since: state.previousForegroundReading)
+            }
+        }
+        try enqueue(queued)
     }
 
     /// Queues an identify or group call, in order with the events around it. A reset queues

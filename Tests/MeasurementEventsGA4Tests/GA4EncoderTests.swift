@@ -23,6 +23,30 @@ final class GA4EncoderTests: XCTestCase {
         )
     }
 
+    func testEngagementTimeIsTheMeasuredForegroundTimeWithinOneMillisecondAndThirtyMinutes() throws {
+        // use-cases, "Summary of requirements": engagement_time_msec is the time since the previous
+        // event; capped at GA4's default session timeout (support.google.com/analytics/answer/12798876).
+        func engagementTimes(_ milliseconds: Int64?) throws -> [Int] {
+            var events: [QueuedEvent] = []
+            for sample in [EncoderSamples.track, StandardCallSamples.screen, StandardCallSamples.order] {
+                var queued = sample
+                queued.foregroundMillisecondsSincePrevious = milliseconds
+                events.append(queued)
+            }
+            return try events.map { queued in
+                let body = try XCTUnwrap(fullEncoder.encode([queued], context: EncoderTestContext.value).request).body
+                let root = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(body)) as? [String: Any])
+                let event = try XCTUnwrap((root["events"] as? [[String: Any]])?.last)
+                return try XCTUnwrap((event["params"] as? [String: Any])?["engagement_time_msec"] as? Int)
+            }
+        }
+        XCTAssertEqual(try engagementTimes(10_000), [10_000, 10_000, 10_000], "an event, a screen, an order")
+        XCTAssertEqual(try engagementTimes(0), [1, 1, 1], "at least 1")
+        XCTAssertEqual(try engagementTimes(nil), [1, 1, 1], "not measured")
+        XCTAssertEqual(try engagementTimes(7_200_000), [1_800_000, 1_800_000, 1_800_000], "at most 30 minutes")
+        XCTAssertEqual(GA4Encoder.maximumEngagementTime, 1_800)
+    }
+
     func testIdentifyGoesWithTheNextEvent() throws {
         // No identify or group call in the Measurement Protocol, and no request without events (validator:
         // events minItems 1): alone, nothing is sent; with an event, the traits are its request's user_properties.

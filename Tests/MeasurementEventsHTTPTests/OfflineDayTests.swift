@@ -95,7 +95,8 @@ final class OfflineDayTests: LoopbackTestCase {
             stream: .app(firebaseAppID: "1:1234:ios:abcd", appInstanceID: "0123456789abcdef0123456789abcdef"),
             apiSecret: "s", baseURL: collector.baseURL, validation: .off)
         let tracker = try tracker(encoder, clock: clock)
-        let outcome = try OfflineDay.run(OfflineDay.items(endingAt: clock.now()), through: tracker, clock: clock)
+        let items = OfflineDay.items(endingAt: clock.now())
+        let outcome = try OfflineDay.run(items, through: tracker, clock: clock)
         let seen = server.seen
         print("GA4, a day offline: \(outcome); server: \(seen.requests) requests, \(seen.flaggedRequests) flagged")
 
@@ -121,6 +122,17 @@ final class OfflineDayTests: LoopbackTestCase {
         XCTAssertEqual(tracked, OfflineDay.count - 2)
         XCTAssertEqual(outcome.diagnostics.rejectedByEncoder + outcome.diagnostics.expiredBeforeSending, 0)
         XCTAssertGreaterThanOrEqual(outcome.diagnostics.delivered, OfflineDay.count - 2)
+        // engagement_time_msec as measured when each event was tracked, a day before it was sent:
+        // the foreground time since the previous event (8 s after a trip to the background, 34 s
+        // after an identify call, which is no event), adding up to the day's foreground time.
+        let times = seen.engagementTimes
+        XCTAssertEqual(Set(times), [1_000, 8_000, 17_000, 34_000], "\(Set(times))")
+        XCTAssertEqual(times.filter { $0 == 8_000 }.count, 100)
+        let dayInTheForeground = items.last.flatMap { item -> TimeInterval? in
+            guard case .track(let event) = item else { return nil }
+            return event.foregroundReading?.foregroundTime
+        }
+        XCTAssertEqual(times.reduce(0, +), dayInTheForeground.map { Int(($0 * 1000).rounded()) })
     }
 
     func testSegmentReceivesTheDayWithinItsLimits() throws {

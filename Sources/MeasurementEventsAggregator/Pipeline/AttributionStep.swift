@@ -73,7 +73,11 @@ final class AttributionState: @unchecked Sendable {
     // only, one call at a time (above), and `SessionTimeline`'s methods call out to nothing.
     @exclusivity(unchecked) private var timeline: SessionTimeline
     private var context: EventContext
-    /// Shared by every event stamped until identity, session or context changes.
+    /// The app's foreground time, moved by the lifecycle controls in posting order; events carry
+    /// it in their storage (GA4's `engagement_time_msec`, see ForegroundClock.swift).
+    private var foreground: ForegroundClock
+    /// Shared by every event stamped until identity, session, context or the foreground clock
+    /// changes.
     private var storage: AttributionStorage
     /// The latest attribution, for readers on any thread.
     let published: LockedValue<EventAttribution>
@@ -99,7 +103,7 @@ final class AttributionState: @unchecked Sendable {
     /// Whether a change made since the release was reported as not saved (once a release).
     private var reportedChangeWhileReleased = false
 
-    init(store: any IdentityStore, rules: SessionRules, context: EventContext) {
+    init(store: any IdentityStore, rules: SessionRules, context: EventContext, startedAt: Date) {
         let fileStore = (store as? FileIdentityStore)?.withOwnHold()
         self.fileStore = fileStore
         self.store = fileStore ?? store
@@ -110,10 +114,12 @@ final class AttributionState: @unchecked Sendable {
         self.lastSaved = loaded.lastSaved
         self.timeline = SessionTimeline(rules: rules, restored: loaded.contents.session)
         self.context = context
+        // Taken to be in the foreground from the start, as the session timeline does.
+        self.foreground = ForegroundClock(startingAt: startedAt)
         // A restored session that is still alive goes on: its events carry its id.
         let attribution = EventAttribution(
             identity: loaded.contents.identity, sessionID: loaded.contents.session?.id, context: context)
-        self.storage = AttributionStorage(attribution)
+        self.storage = AttributionStorage(attribution, foreground: foreground)
         self.published = LockedValue(attribution)
         self.restored = loaded.restored
         self.heldUntilStoreReadable = loaded.isNotReadableYet ? HeldUntilStoreReadable() : nil
@@ -218,6 +224,8 @@ final class AttributionState: @unchecked Sendable {
     func apply(_ change: IdentityChange, at date: Date, id: UUID) -> (IdentityEvent, IdentityStoreError?) {
         let previous = contents.identity
         contents.identity = previous.applying(change)
+        // A new anonymous user: its foreground time starts now.
+        if contents.identity.anonymousID != previous.anonymousID { foreground.restart(at: date) }
         rebuild()
         let problem = save("the identity change")
         return (
@@ -257,10 +265,12 @@ final class AttributionState: @unchecked Sendable {
         return save("the consent (\(consent.rawValue))")
     }
 
-    /// Forgets the user (see `EventAggregator.forgetUser()`): a new anonymous id and salt, no
-    /// user, no session; consent and the app's release stay, as they are the install's. Saved at once.
-    func forgetUser() -> IdentityStoreError? {
+    /// Forgets the user (see `EventAggregator.forgetUser()`) at `date`: a new anonymous id and
+    /// salt, no user, no session, foreground time from zero; consent and the app's release stay,
+    /// as they are the install's. Saved at once.
+    func forgetUser(at date: Date) -> IdentityStoreError? {
         contents.identity = .anonymous()
+        foreground.restart(at: date)
         // The old salt would let the new anonymous user's hashes be joined with the old one's.
         contents.personalDataSalt = PersonalDataProcessor.newSalt()
         timeline = SessionTimeline(rules: timeline.rules)
@@ -271,12 +281,15 @@ final class AttributionState: @unchecked Sendable {
 
     func enterBackground(at date: Date) -> IdentityStoreError? {
         timeline.enterBackground(at: date)
+        foreground.enterBackground(at: date)
+        rebuild()
         return save()
     }
 
     /// Returns the session that spent too long in the background, now ended.
     func enterForeground(at date: Date, context newContext: EventContext?) -> (Session?, IdentityStoreError?) {
         let transition = timeline.enterForeground(at: date)
+        foreground.enterForeground(at: date)
         if let newContext { context = newContext }
         rebuild()
         return (transition.ended, transition.ended == nil ? nil : save())
@@ -451,8 +464,10 @@ final class AttributionState: @unchecked Sendable {
         let attribution = EventAttribution(
             identity: contents.identity, sessionID: timeline.current?.id, context: context)
         if attribution != storage.value {
-            storage = AttributionStorage(attribution)
+            storage = AttributionStorage(attribution, foreground: foreground)
             published.withLock { $0 = attribution }
+        } else if foreground != storage.foreground {
+            storage = AttributionStorage(attribution, foreground: foreground)
         }
     }
 }

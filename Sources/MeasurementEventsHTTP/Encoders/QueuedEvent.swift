@@ -26,6 +26,12 @@ public struct QueuedEvent: Sendable, Equatable {
     /// The event and its `MeasurementEvent.attribution`. For identify and group: named
     /// `identify` or `group`, with the change's id and time and no args.
     public var event: MeasurementEvent
+    /// Milliseconds the app spent in the foreground between the event this tracker queued before
+    /// it and this one (from the aggregator's start, or the user's change, for the first), as the
+    /// aggregator's lifecycle moves say; decided when the event is tracked, in posting order, and
+    /// kept with it in the queue. `nil` for an event no aggregator stamped, and for identify and
+    /// group calls. GA4 sends it as `engagement_time_msec`.
+    package var foregroundMillisecondsSincePrevious: Int64?
     /// A record written by version 1 of the queue (before events carried their identity):
     /// its anonymous id is the directory's legacy `anonymous-id` file, filled in on reading.
     var isLegacy = false

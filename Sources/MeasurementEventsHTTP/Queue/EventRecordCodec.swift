@@ -11,13 +11,14 @@ import MeasurementEventsAggregator
 /// flags (1: category, label, user id, group id, session id, context), name, [category],
 /// [label], args, anonymous id, [user id], traits, [group id, group traits], [session id (8)],
 /// [context: presence bits (1: app name, version, build, bundle id, device model,
-/// manufacturer, locale, time zone), os name, os version, the present strings in that
-/// order, library name, library version, extra args].
+/// manufacturer, locale, time zone), os name, os version, the present strings in that order,
+/// library name, library version, extra args].
 ///
-/// Version 3: version 2 with one more flag (purposes' consents) and, last, the purposes'
-/// consents (`EventAttribution.purposeConsents`): a varint count, then per purpose its name
-/// and a byte (1 granted, 0 not). Written only for events that carry them, so that a queue of
-/// an app that sets no purpose stays readable by version 2 of the package.
+/// Version 3: version 2 with two more flags (purposes' consents 64, foreground time 128) and,
+/// after the context, [foreground milliseconds since the previous event (varint)], [the
+/// purposes' consents (`EventAttribution.purposeConsents`): a varint count, then per purpose its
+/// name and a byte (1 granted, 0 not)]. Written only for records that carry one of them, so that
+/// a queue of an app that uses neither stays readable by earlier versions of the package.
 ///
 /// Version 1 (still read): version, id, timestamp, type, flags (category, label, user id),
 /// name, [category], [label], [user id], args. Its anonymous id is the directory's legacy
@@ -42,13 +43,17 @@ enum EventRecordCodec {
         static let sessionID: UInt8 = 16
         static let context: UInt8 = 32
         static let purposeConsents: UInt8 = 64
+        static let foregroundTime: UInt8 = 128
     }
 
     static func encode(_ queued: QueuedEvent, into buffer: inout [UInt8]) {
         let event = queued.event
         let identity = queued.identity
         let purposeConsents = event.attributionStorage?.value.purposeConsents
-        buffer.append(purposeConsents == nil ? 2 : version)
+        // Version 2 when nothing of version 3 is in the record: an app that sets no purpose and
+        // measures no foreground time keeps queues an earlier package reads.
+        let needsVersion3 = purposeConsents != nil || queued.foregroundMillisecondsSincePrevious != nil
+        buffer.append(needsVersion3 ? version : 2)
         buffer.append(queued.kind.rawValue)
         withUnsafeBytes(of: event.id.uuid) { buffer.append(contentsOf: $0) }
         appendUInt64(event.timestamp.timeIntervalSinceReferenceDate.bitPattern, to: &buffer)
@@ -61,6 +66,7 @@ enum EventRecordCodec {
         if queued.sessionID != nil { flags |= Flag.sessionID }
         if queued.context != nil { flags |= Flag.context }
         if purposeConsents != nil { flags |= Flag.purposeConsents }
+        if queued.foregroundMillisecondsSincePrevious != nil { flags |= Flag.foregroundTime }
         buffer.append(flags)
         appendString(event.name.rawValue, to: &buffer)
         if let category = event.category { appendString(category, to: &buffer) }
@@ -75,6 +81,9 @@ enum EventRecordCodec {
         }
         if let sessionID = queued.sessionID { appendUInt64(UInt64(bitPattern: sessionID), to: &buffer) }
         if let context = queued.context { appendContext(context, to: &buffer) }
+        if let milliseconds = queued.foregroundMillisecondsSincePrevious {
+            appendVarint(UInt64(max(0, milliseconds)), to: &buffer)
+        }
         if let purposeConsents {
             appendVarint(UInt64(purposeConsents.count), to: &buffer)
             for name in purposeConsents.keys.sorted() {
@@ -107,16 +116,24 @@ enum EventRecordCodec {
         }
         let sessionID = flags & Flag.sessionID != 0 ? Int64(bitPattern: try reader.uint64()) : nil
         let context = flags & Flag.context != 0 ? try readContext(&reader) : nil
-        var attribution = EventAttribution(identity: identity, sessionID: sessionID, context: context)
-        if flags & Flag.purposeConsents != 0 {
-            guard recordVersion >= 3 else {
-                throw DecodingFailure(reason: "purposes' consents flagged in a version \(recordVersion) record")
-            }
-            attribution.purposeConsents = try readPurposeConsents(&reader)
+        guard flags & (Flag.purposeConsents | Flag.foregroundTime) == 0 || recordVersion >= 3 else {
+            throw DecodingFailure(reason: "version 3 fields flagged in a version \(recordVersion) record")
         }
+        var foregroundTime: Int64?
+        if flags & Flag.foregroundTime != 0 {
+            let milliseconds = try reader.varint()
+            guard let value = Int64(exactly: milliseconds) else {
+                throw DecodingFailure(reason: "foreground time \(milliseconds) ms")
+            }
+            foregroundTime = value
+        }
+        var attribution = EventAttribution(identity: identity, sessionID: sessionID, context: context)
+        if flags & Flag.purposeConsents != 0 { attribution.purposeConsents = try readPurposeConsents(&reader) }
         guard reader.isAtEnd else { throw DecodingFailure(reason: "trailing bytes") }
         event.attribution = attribution
-        return QueuedEvent(event: event, kind: kind)
+        var queued = QueuedEvent(event: event, kind: kind)
+        queued.foregroundMillisecondsSincePrevious = foregroundTime
+        return queued
     }
 
     private static func readPurposeConsents(_ reader: inout Reader) throws -> [String: Bool] {

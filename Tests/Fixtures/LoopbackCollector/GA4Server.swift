@@ -26,6 +26,9 @@ public final class GA4Server: @unchecked Sendable {
         public var campaignRequestsWithoutDetails = 0
         /// Requests with `user_properties`.
         public var requestsWithUserProperties = 0
+        /// The `engagement_time_msec` of each event kept (but `campaign_details`), in arrival order;
+        /// -1 for an event without it.
+        public var engagementTimes: [Int] = []
     }
 
     private let lock = NSLock()
@@ -65,7 +68,11 @@ public final class GA4Server: @unchecked Sendable {
         if root["user_properties"] != nil { tally.requestsWithUserProperties += 1 }
         for event in events {
             tally.events[event["name"] as? String ?? "", default: 0] += 1
-            tally.largestParams = max(tally.largestParams, (event["params"] as? [String: Any])?.count ?? 0)
+            let params = event["params"] as? [String: Any]
+            tally.largestParams = max(tally.largestParams, params?.count ?? 0)
+            if event["name"] as? String != "campaign_details" {
+                tally.engagementTimes.append(params?["engagement_time_msec"] as? Int ?? -1)
+            }
         }
         if events.contains(where: carriesCampaign), events.first?["name"] as? String != "campaign_details" {
             tally.campaignRequestsWithoutDetails += 1

@@ -27,6 +27,16 @@ final class EventRecordCodecTests: XCTestCase {
         XCTAssertEqual(try roundTrip(EncoderSamples.track).event.attribution, EncoderSamples.track.event.attribution)
     }
 
+    func testTheForegroundTimeSinceThePreviousEventRoundTrips() throws {
+        var queued = EncoderSamples.track
+        for milliseconds: Int64 in [0, 1, 10_000, 1_800_000, Int64(UInt32.max)] {
+            queued.foregroundMillisecondsSincePrevious = milliseconds
+            XCTAssertEqual(try roundTrip(queued), queued)
+        }
+        queued.foregroundMillisecondsSincePrevious = nil
+        XCTAssertNil(try roundTrip(queued).foregroundMillisecondsSincePrevious)
+    }
+
     func testAContextWithOnlyRequiredFieldsRoundTrips() throws {
         var event = MeasurementEvent("a/b")
         event.attribution = EventAttribution(
@@ -94,7 +104,7 @@ final class EventRecordCodecTests: XCTestCase {
         var flaggedInVersion2 = bytes
         flaggedInVersion2[0] = 2
         XCTAssertThrowsError(try EventRecordCodec.decode(flaggedInVersion2[...])) { error in
-            XCTAssertTrue("\(error)".contains("purposes' consents flagged in a version 2 record"), "\(error)")
+            XCTAssertTrue("\(error)".contains("version 3 fields flagged in a version 2 record"), "\(error)")
         }
         var badByte = bytes
         badByte[badByte.count - 1] = 7

@@ -25,19 +25,30 @@ enum OfflineDay {
     /// orders of three products, 1 refund (of one product of the first order), 1 deep link that
     /// names a campaign (every later event carries it, as `StandardEventsProcessor` stamps it),
     /// 2 identify calls, and plain events. Indexes are in each plain event's `index` arg.
+    ///
+    /// Events come 17 seconds apart, and carry the foreground clock an aggregator stamps: the app
+    /// comes to the foreground a second before the first, and before every 50th from index 25 it
+    /// spends 9 of the 17 seconds in the background (GA4's `engagement_time_msec` is 8,000 there).
     static func items(endingAt end: Date) -> [Item] {
         let start = end.addingTimeInterval(-86_400 + 60)
+        var foreground = ForegroundClock(startingAt: start.addingTimeInterval(-1))
         var identity = EventIdentity(anonymousID: deviceID)
         var campaign: EventArgs = [:]
         var items: [Item] = []
         for index in 0..<count {
             let time = start.addingTimeInterval(Double(index) * 17)
+            if index % 50 == 25 {
+                foreground.enterBackground(at: time.addingTimeInterval(-12))
+                foreground.enterForeground(at: time.addingTimeInterval(-3))
+            }
             func event(_ name: EventName, _ args: EventArgs) -> MeasurementEvent {
                 var event = MeasurementEvent(name, type: .activity, args: args.merging(campaign) { own, _ in own })
                 event.timestamp = time
-                event.attribution = EventAttribution(
-                    identity: identity, sessionID: Int64(start.timeIntervalSince1970 * 1000),
-                    context: EncoderSamples.context)
+                event.attributionStorage = AttributionStorage(
+                    EventAttribution(
+                        identity: identity, sessionID: Int64(start.timeIntervalSince1970 * 1000),
+                        context: EncoderSamples.context),
+                    foreground: foreground)
                 return event
             }
             switch index {

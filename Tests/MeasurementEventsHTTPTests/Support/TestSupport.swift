@@ -75,6 +75,9 @@ final class TestClock: DeliveryClock, @unchecked Sendable {
     }
 }
 
+/// The same clock gives an aggregator its event times (`EventAggregator.Configuration.clock`).
+extension TestClock: EventClock {}
+
 /// A test case with a loopback collector running and a fresh directory, both gone afterwards.
 class LoopbackTestCase: XCTestCase {
     var collector: LoopbackCollector!
