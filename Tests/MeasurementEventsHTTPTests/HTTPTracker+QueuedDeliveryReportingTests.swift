@@ -73,6 +73,36 @@ final class HTTPTrackerQueuedDeliveryReportingTests: LoopbackTestCase {
         XCTAssertEqual(Set(receivedIndices(collector.requests)), Set(0..<50))
     }
 
+    /// A collector that stalls (it takes requests and does not answer until released): the
+    /// tracker keeps writing to its queue on disk, so posts go on, nothing is dropped in flight,
+    /// and what memory holds stays under the bound; once it answers, the shutdown delivers all.
+    func testAStalledCollectorLosesNothingAndTheShutdownDeliversEverythingOnceItAnswers() async throws {
+        let stalled = DispatchSemaphore(value: 0)
+        collector.respond { _ in
+            stalled.wait()
+            stalled.signal()
+            return nil
+        }
+        let tracker = try makeTracker(sendingTo: collector.baseURL, clock: TestClock(runsImmediately: true))
+        let center = NotificationCenter()
+        var configuration = EventAggregator.Configuration.server
+        configuration.maximumInFlightEvents = 100
+        let aggregator = EventAggregator(
+            center: center, filter: .allowAll, destinations: [Destination(tracker, name: "collector")],
+            configuration: configuration)
+        aggregator.start()
+        for event in numbered(2_000) { event.post(to: center) }
+        aggregator.waitUntilDelivered()
+
+        XCTAssertEqual(aggregator.diagnostics.droppedInFlight, 0)
+        XCTAssertEqual(tracker.diagnostics.accepted, 2_000, "written to disk while the collector stalls")
+        stalled.signal()
+        let report = await aggregator.shutdown(deadline: Date().addingTimeInterval(120))
+        XCTAssertEqual(report.delivered, 2_000, "\(report)")
+        XCTAssertTrue(report.deliveredEverything)
+        XCTAssertEqual(Set(receivedIndices(collector.requests)), Set(0..<2_000))
+    }
+
     #if os(macOS) || os(Linux)
         /// A child process (`http-crash-child server-sigterm`) posts from a thread through an
         /// aggregator with the server configuration, as fast as it can, and gets SIGTERM after a
