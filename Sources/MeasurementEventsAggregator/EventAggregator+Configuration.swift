@@ -10,6 +10,23 @@ extension EventAggregator {
         case synchronous
     }
 
+    /// What a post does when ``Configuration/maximumInFlightEvents`` events are already waiting
+    /// for delivery (asynchronous delivery).
+    public enum InFlightLimitBehavior: Sendable, Equatable {
+        /// The post returns at once and its event is dropped (the newest, not the ones already
+        /// waiting), counted in ``Diagnostics/droppedInFlight``; the first drop of an episode is
+        /// reported (``Problem/inFlightLimitReached(limit:)``). The default: an app's posting
+        /// thread, often the main thread, never waits for delivery.
+        case dropNewest
+        /// The post waits on its thread until the delivery queue has made room, at most
+        /// `seconds`; then it drops and counts the event as ``dropNewest`` does. Each post that
+        /// waited is counted in ``Diagnostics/postsThatWaitedForRoom``. For servers, whose
+        /// request handlers can afford to slow down (``Configuration/server``); never the main
+        /// thread of an app. A post made from delivery code (a tracker, a processor) never
+        /// waits: only the delivery queue makes room.
+        case wait(atMostSeconds: TimeInterval)
+    }
+
     /// How an aggregator delivers, holds, attributes and reports events; set before it is made.
     public struct Configuration: Sendable {
         /// Whether trackers run on the aggregator's queue (the default) or on the posting thread.
@@ -65,6 +82,11 @@ extension EventAggregator {
         /// minutes or a posting loop reaches it, and it bounds the memory they can take to a
         /// few megabytes.
         public var maximumInFlightEvents = 10_000
+        /// What a post does when ``maximumInFlightEvents`` are waiting: drop the newest (the
+        /// default, for apps) or wait a bounded time for room (``Configuration/server``). An
+        /// `async` post (``EventAggregator/post(_:type:category:args:file:line:)``) suspends
+        /// until there is room whatever this says.
+        public var whenInFlightLimitIsReached = InFlightLimitBehavior.dropNewest
         /// Called, outside the aggregator's lock, for each malformed notification, tracker
         /// failure, dropped held event and identity store failure. Everything reported is also
         /// counted in ``Diagnostics``. It may post, but an event posted for every dropped held
@@ -127,6 +149,50 @@ extension EventAggregator {
         /// The defaults: asynchronous delivery, consent granted, identity persisted in
         /// ``FileIdentityStore/standard``, 30-minute sessions.
         public init() {}
+
+        /// The settings for a server: many users' requests in one process, events sent to a
+        /// collector. Every setting can still be changed afterwards.
+        ///
+        /// ```swift
+        /// var configuration = EventAggregator.Configuration.server
+        /// configuration.sessions.emitsEvents = true  // only when sessions are wanted
+        /// ```
+        ///
+        /// What it sets, against the app defaults of ``init()``:
+        /// - No app lifecycle: nothing of it is observed or expected (do not add
+        ///   `AppLifecycleObserver`); ``EventAggregator/shutdown(deadline:)`` ends the run.
+        /// - No device context from the host: ``context`` keeps the operating system (the
+        ///   service's runtime, OpenTelemetry's resource) and leaves out the host's device
+        ///   model, locale and time zone, which say nothing about the users.
+        /// - Sessions: no session events (``SessionRules/emitsEvents`` is `false`); events still
+        ///   carry the aggregator's session id. Ask for session events by setting it.
+        /// - Identity in memory (``InMemoryIdentityStore``): a server has no install to
+        ///   remember; each request says who its user is.
+        /// - Back-pressure instead of shedding: ``maximumInFlightEvents`` is 50,000 and a post
+        ///   beyond it waits up to 2 seconds for room (``whenInFlightLimitIsReached``); an
+        ///   `async` post suspends until there is room.
+        /// - Filtered-out names are not recorded (``recordsFilteredOutNames``), even in debug.
+        ///
+        /// The disk queue's size and gzip bodies are the tracker's settings: use
+        /// `HTTPTracker.Configuration.server` (module `MeasurementEventsHTTP`) for the tracker
+        /// that sends to the collector. Stop the service with
+        /// ``EventAggregator/shutdown(deadline:)``.
+        public static var server: Configuration {
+            var configuration = Configuration()
+            configuration.identityStore = InMemoryIdentityStore()
+            configuration.sessions = SessionRules(emitsEvents: false)
+            configuration.context = {
+                var context = EventContext.current()
+                context.device = EventContext.Device()
+                context.locale = nil
+                context.timeZone = nil
+                return context
+            }
+            configuration.maximumInFlightEvents = 50_000
+            configuration.whenInFlightLimitIsReached = .wait(atMostSeconds: 2)
+            configuration.recordsFilteredOutNames = false
+            return configuration
+        }
 
         /// The app's context (``context``), or the one collected from Foundation.
         func makeContext() -> EventContext {

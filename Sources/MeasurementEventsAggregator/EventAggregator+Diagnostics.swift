@@ -58,6 +58,10 @@ extension EventAggregator {
         /// consent still pending, with trackers, and ``EventAggregator/setConsent(_:)`` never
         /// called: nothing is sent. Reported once.
         case consentNeverDecided(MeasurementEventsAggregator.Consent)
+        /// An event was posted after ``EventAggregator/shutdown(deadline:)`` began: it was not
+        /// accepted. Reported once, for the first such post (on its thread); every one is counted
+        /// in ``Diagnostics/postedAfterShutdown``.
+        case postedAfterShutdown(EventName)
 
         /// The problem, in a sentence for a log.
         public var description: String {
@@ -104,6 +108,10 @@ extension EventAggregator {
                 return
                     "destination \(name) was left out: another destination already has its tracker object, and a "
                     + "tracker receives each event once; give each destination its own tracker"
+            case .postedAfterShutdown(let name):
+                return
+                    "\(name) was posted after shutdown(deadline:) began and was not accepted; later posts are counted in "
+                    + "diagnostics.postedAfterShutdown (said once)"
             case .emptyAllowList:
                 return
                     "the allow-list is empty: no event will be kept; every post will be counted in diagnostics.filteredOut"
@@ -128,6 +136,15 @@ extension EventAggregator {
         /// Events dropped at posting because ``Configuration/maximumInFlightEvents`` were
         /// waiting for delivery.
         public var droppedInFlight = 0
+        /// Posts that waited on their thread for room under ``Configuration/maximumInFlightEvents``
+        /// (``Configuration/whenInFlightLimitIsReached``); those that found none in time are also
+        /// in ``droppedInFlight``.
+        public var postsThatWaitedForRoom = 0
+        /// `async` posts (``EventAggregator/post(_:type:category:args:file:line:)``) that
+        /// suspended until there was room under ``Configuration/maximumInFlightEvents``.
+        public var postsThatSuspendedForRoom = 0
+        /// Posts refused because ``EventAggregator/shutdown(deadline:)`` had begun.
+        public var postedAfterShutdown = 0
         /// Tracker calls that threw.
         public var trackerFailures = 0
         /// Problems trackers told of themselves (``TrackerProblemReporting``): a refused key.

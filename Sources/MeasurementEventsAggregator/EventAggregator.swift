@@ -87,6 +87,8 @@ open class EventAggregator: @unchecked Sendable {
         var storeNotReadableYet = false
         /// `stop()` let the identity store go: `start()` holds it again.
         var storeReleased = false
+        /// `shutdown(deadline:)` began: `start()` does nothing any more.
+        var isShutDown = false
         // Whether events may reach the trackers now (`isOpen`, `forwardsNow`): with the step
         // that decides it, in Pipeline/AdmissionStep.swift.
     }
@@ -158,6 +160,7 @@ open class EventAggregator: @unchecked Sendable {
             filter: filter, consent: consent, configuration: configuration, queue: queue, delivery: delivery)
         delivery.aggregator = self
         queue.setSpecific(key: queueKey, value: ObjectIdentifier(self))
+        inbox.isDeliveryContext.withLock { $0 = { [weak self] in self?.isOnDeliveryQueue ?? false } }
         if let problem = restored.problem { configuration.problemHandler?(.identityStoreFailed(problem)) }
         if IdentitySetupCheck.warnsOfMemoryStore(configuration.identityStore) {
             configuration.problemHandler?(.identityInMemory)
@@ -223,12 +226,13 @@ open class EventAggregator: @unchecked Sendable {
 
     /// Starts observing events and identity changes, and tells every tracker the consent in
     /// force (a consent remembered as denied makes them discard what a previous run left).
-    /// Calling it again does nothing.
+    /// Calling it again does nothing, and so does calling it after
+    /// ``shutdown(deadline:)``.
     ///
     /// After ``stop()``, it holds the identity store again first, and takes the identity and
     /// salt saved there meanwhile (by an aggregator that replaced this one, say).
     public func start() {
-        guard !isStarted else { return }
+        guard !isStarted, !state.withLock({ $0.isShutDown }) else { return }
         let wasStopped = state.withLock { state -> Bool in
             defer { state.storeReleased = false }
             return state.storeReleased

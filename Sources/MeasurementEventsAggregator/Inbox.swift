@@ -55,6 +55,10 @@ import MeasurementEvents
 //      `StartedCenters.entries` (by `start()`, and by a `StartCheck` reporting).
 //   8. `EventIDGenerator.shared`: the ids of events made with `MeasurementEvent.init`'s default
 //      id, on any thread (the aggregator's own ids come from `State.ids`, under lock 2).
+//      `InFlightRoom.condition` (InFlightRoom.swift): posts waiting for room under the in-flight
+//      bound, tasks suspended for it; taken by a post over the bound only, by each round's
+//      `finish` and by the shutdown; only atomics are touched under it. `Inbox.isDeliveryContext`:
+//      set once by the aggregator, read by a post over the bound.
 //   9. Processors' and trackers' own locks, taken inside their calls, under lock 1 with
 //      synchronous delivery and under none otherwise: `SamplingProcessor.decisions`,
 //      `JSONLinesFileTracker.lock`, each HTTP tracker's (see the map at the head of
@@ -68,6 +72,9 @@ import MeasurementEvents
 // Atomics (C11, `AtomicCounter`), none of which orders anything but what is said here:
 //   `received`, `filteredOut`, `discardedAtPost`, `droppedInFlight`: counters (relaxed).
 //   `inFlight`, `overflowing`: the in-flight bound and its episode flag.
+//   `refusesPosts`, `PostingBufferRegistry.refusesAppends`: 1 once the shutdown began (see
+//     `refusePosts()`: the buffers' flags, under lock 4, are what decide); `refusedAfterShutdown`
+//     and `reportedRefusal`: the refused posts and whether the first was reported.
 //   `drainRequested` (acquire-release exchange): 1 while a scheduled drain has not started;
 //     at most one drain is scheduled at a time.
 //   `filterGeneration`: bumped under lock 3 when the filter changes; a cached decision of an
@@ -109,7 +116,11 @@ import MeasurementEvents
 //   - Identity between the events it was posted between: an identity change is a control in
 //     the same buffer and the same numbering; the round applies it at its place among the events.
 //   - No post waits for delivery: a post takes lock 4 of its own thread only (lock 3 on a
-//     decision-cache miss), and the drain holds lock 4 only to swap arrays.
+//     decision-cache miss), and the drain holds lock 4 only to swap arrays. The one exception is
+//     chosen by the app: over the in-flight bound with `InFlightLimitBehavior.wait`, a post
+//     waits (bounded) for a round to make room, never in the delivery context.
+//   - After the shutdown began, no record is appended: a buffer refuses under lock 4, so a post
+//     either appended before (and the shutdown's drain takes it) or is refused and counted.
 
 /// The posting path, one per aggregator, with a two-sided interface. Posting threads hand it
 /// notifications (``receive(_:legacyAQS:)``) and controls (``receive(_:)``: identity changes, moves to
@@ -154,6 +165,18 @@ final class Inbox: Sendable {
     let overflowing = AtomicCounter()
     /// 1 while a drain is scheduled and has not yet started its round.
     let drainRequested = AtomicCounter()
+    /// Posts waiting for room under the in-flight bound (InFlightRoom.swift).
+    let room = InFlightRoom()
+    /// 1 once `EventAggregator.shutdown(deadline:)` began: posts are refused (asynchronous
+    /// delivery: by their buffers, see ``refusePosts()``; synchronous: here).
+    let refusesPosts = AtomicCounter()
+    /// Posts refused since then, and whether the first was reported.
+    let refusedAfterShutdown = AtomicCounter()
+    private let reportedRefusal = AtomicCounter()
+    /// Whether the calling thread is the aggregator's delivery context (set by the aggregator,
+    /// read by a post over the bound only): a post made there never waits for room, since only
+    /// the delivery context makes it.
+    let isDeliveryContext = LockedValue<@Sendable () -> Bool>({ false })
     /// Bumped whenever the filter changes: cached decisions of older generations are misses.
     let filterGeneration = AtomicCounter()
     let consentCode: AtomicCounter
@@ -354,13 +377,15 @@ final class Inbox: Sendable {
     private func enqueue(in slot: PostingThread.Slot, _ name: EventName, _ record: () -> PostedEvent) {
         switch configuration.delivery {
         case .asynchronous:
-            guard admitInFlight() else {
+            guard admitInFlight(in: slot) else {
                 if recordsTrail { recordDroppedInFlight(name) }
                 return
             }
             // Read before the buffer's lock: a configured clock is the app's code.
             let time = now()
-            followUp(slot.buffer.append(numberedBy: buffers.sequence, receivedAt: time, record), in: slot.buffer)
+            let appended = slot.buffer.append(numberedBy: buffers.sequence, receivedAt: time, record)
+            if appended.refused { return refuseAfterShutdown(name, leavingInFlight: true) }
+            followUp(appended, in: slot.buffer)
         case .synchronous:
             deliverAtOnce(record(), name)
         }
@@ -371,6 +396,7 @@ final class Inbox: Sendable {
     /// instructions a synchronous post).
     @inline(never)
     private func deliverAtOnce(_ record: consuming PostedEvent, _ name: EventName) {
+        if refusesPosts.value != 0 { return refuseAfterShutdown(name, leavingInFlight: false) }
         if record.timestamp == nil { record.timestamp = now() }
         do {
             var round = Round(events: [try record.makeEvent()])
@@ -459,19 +485,100 @@ final class Inbox: Sendable {
         }
     }
 
-    /// Whether one more record may wait for delivery; otherwise drops it (the newest), counts
-    /// it, and reports the first drop of an episode to the problem handler.
+    /// Whether one more record may wait for delivery; otherwise see ``admitOverLimit(in:)``.
     @inline(__always)
-    private func admitInFlight() -> Bool {
-        let limit = Int64(clamping: configuration.maximumInFlightEvents)
-        if inFlight.add(1) < limit { return true }
+    private func admitInFlight(in slot: PostingThread.Slot) -> Bool {
+        if inFlight.add(1) < Int64(clamping: configuration.maximumInFlightEvents) { return true }
         inFlight.add(-1)
+        return admitOverLimit(in: slot)
+    }
+
+    /// A post over the in-flight bound: admitted on the room an `async` post reserved for it
+    /// (``postHoldingReservedRoom(_:)``), or once there is room if the configuration waits
+    /// (``EventAggregator/InFlightLimitBehavior``); otherwise dropped (the newest), counted,
+    /// and the first drop of an episode reported to the problem handler. Not inlined: only
+    /// a post over the bound comes here.
+    @inline(never)
+    private func admitOverLimit(in slot: PostingThread.Slot) -> Bool {
+        if slot.holdsReservedRoom {
+            // The reservation's count becomes this record's.
+            slot.holdsReservedRoom = false
+            return true
+        }
+        if case .wait(let seconds) = configuration.whenInFlightLimitIsReached,
+            !isDeliveryContext.withLock({ $0 })(),
+            room.wait(
+                until: Date().addingTimeInterval(seconds),
+                tryAdmit: { closed in
+                    // Closed: admitted, for its buffer to refuse and count it.
+                    guard closed else { return reserveRoom() }
+                    inFlight.add(1)
+                    return true
+                })
+        {
+            return true
+        }
         droppedInFlight.add(1)
         if overflowing.exchange(1) == 0 {
             // On the posting thread, outside every lock: the handler is user code.
             configuration.problemHandler?(.inFlightLimitReached(limit: configuration.maximumInFlightEvents))
         }
         return false
+    }
+
+    /// Counts one more record in flight if that keeps the count under the bound.
+    func reserveRoom() -> Bool {
+        if inFlight.add(1) < Int64(clamping: configuration.maximumInFlightEvents) { return true }
+        inFlight.add(-1)
+        return false
+    }
+
+    /// An `async` post's wait (`EventAggregator.post(_:type:category:args:file:line:)`):
+    /// suspends until one more record fits under the bound, and counts it (the caller then
+    /// posts with ``postHoldingReservedRoom(_:)``). Returns `false`, reserving nothing, once
+    /// posts are refused. Synchronous delivery has no bound: returns at once.
+    func reserveRoomWaiting() async -> Bool {
+        guard configuration.delivery == .asynchronous else { return refusesPosts.value == 0 }
+        let limit = Int64(clamping: configuration.maximumInFlightEvents)
+        while refusesPosts.value == 0 {
+            if reserveRoom() { return true }
+            if await room.suspend(unlessRoom: { [self] in inFlight.value < limit }) { return false }
+        }
+        return false
+    }
+
+    /// Runs `post` (one post on this thread) with the room ``reserveRoomWaiting()`` reserved:
+    /// that post is admitted on it if the bound is reached meanwhile; otherwise the reservation
+    /// is given back.
+    func postHoldingReservedRoom(_ post: () -> Void) {
+        guard configuration.delivery == .asynchronous else { return post() }
+        let slot = postingSlot(on: .of(PostedEvent.thisThread))
+        slot.holdsReservedRoom = true
+        post()
+        guard slot.holdsReservedRoom else { return }
+        slot.holdsReservedRoom = false
+        inFlight.add(-1)
+        room.madeRoom()
+    }
+
+    /// Stops accepting posts (`EventAggregator.shutdown(deadline:)`): every buffer refuses
+    /// appends from now on (a post's append is inside its buffer's lock, so a post either
+    /// appended before this returns, and a drain takes it, or is refused and counted), and
+    /// waiting posts wake up to be refused.
+    func refusePosts() {
+        refusesPosts.store(1)
+        buffers.refuseAppends()
+        room.close()
+    }
+
+    /// Counts a post made after ``refusePosts()``; the first is reported. `leavingInFlight`: its
+    /// record was counted in flight.
+    @inline(never)
+    func refuseAfterShutdown(_ name: EventName, leavingInFlight: Bool) {
+        if leavingInFlight { inFlight.add(-1) }
+        refusedAfterShutdown.add(1)
+        if reportedRefusal.exchange(1) == 0 { configuration.problemHandler?(.postedAfterShutdown(name)) }
+        if recordsTrail { record(name, .dropped(reason: "posted after the aggregator's shutdown began")) }
     }
 }
 
@@ -556,6 +663,8 @@ extension Inbox {
             if remaining < Int64(clamping: configuration.maximumInFlightEvents) / 2, overflowing.value != 0 {
                 overflowing.store(0)
             }
+            // Posts waiting for room try again (a lock a round, none a post).
+            room.madeRoom()
         }
         // Records given back to their threads: a next round releases what those threads do not
         // (one that stopped posting), even if nothing else is posted.
@@ -669,6 +778,9 @@ extension Inbox {
         diagnostics.received += Int(clamping: received.value)
         diagnostics.filteredOut += Int(clamping: filteredOut.value)
         diagnostics.droppedInFlight += Int(clamping: droppedInFlight.value)
+        diagnostics.postsThatWaitedForRoom += Int(clamping: room.postsThatWaited.value)
+        diagnostics.postsThatSuspendedForRoom += Int(clamping: room.postsThatSuspended.value)
+        diagnostics.postedAfterShutdown += Int(clamping: refusedAfterShutdown.value)
         diagnostics.discarded += Int(clamping: discardedAtPost.value)
         diagnostics.malformed += posting.malformed
         diagnostics.recentMalformed = posting.recentMalformed
@@ -706,8 +818,20 @@ final class PostingBufferRegistry: @unchecked Sendable {
     /// their threads do not (see ``PostingBuffer/take(into:untaken:)``).
     private(set) var gaveBack = false
 
+    /// 1 once appends are refused (``refuseAppends()``).
+    private let refusesAppends = AtomicCounter()
+
     func register(_ buffer: PostingBuffer) {
         buffers.withLock { $0.append(buffer) }
+        // Registered after `refuseAppends` read the list: the flag, stored before that read, is
+        // seen here.
+        if refusesAppends.value != 0 { buffer.refuseAppends() }
+    }
+
+    /// Every buffer, and every one registered later, refuses appends from now on.
+    func refuseAppends() {
+        refusesAppends.store(1)
+        for buffer in buffers.withLock({ $0 }) { buffer.refuseAppends() }
     }
 
     /// At the aggregator's end: threads may forget its buffers.
@@ -886,6 +1010,9 @@ final class PostingThread {
         let aggregatorSerial: Int64
         let buffer: PostingBuffer
         let decisions = NameDecisionCache()
+        /// An `async` post on this thread holds room under the in-flight bound for the post it
+        /// is making (`Inbox.postHoldingReservedRoom(_:)`).
+        var holdsReservedRoom = false
 
         init(aggregatorSerial: Int64, buffer: PostingBuffer) {
             self.aggregatorSerial = aggregatorSerial
@@ -985,6 +1112,8 @@ final class PostingBuffer: Sendable {
         /// Something was appended since the drain last took the contents, and that append
         /// requested a drain: later appends need not (see ``append(numberedBy:_:)``).
         var drainRequested = false
+        /// The aggregator is shutting down: appends are refused (``refuseAppends()``).
+        var refusesAppends = false
         /// Posts made into events, given back for the posting thread to release. Always here
         /// (not in the thread's own state) so that a drain round can release what is left.
         /// Once they are released the empty array stays, with its capacity, for reuse.
@@ -997,6 +1126,8 @@ final class PostingBuffer: Sendable {
         var requestsDrain: Bool
         /// Release some delivered posts (see ``releaseDelivered(upTo:)``).
         var hasDelivered: Bool
+        /// Nothing was appended: the aggregator is shutting down.
+        var refused = false
     }
 
     let guarded = LockedValue(Guarded())
@@ -1015,6 +1146,7 @@ final class PostingBuffer: Sendable {
         numberedBy sequence: borrowing AtomicCounter, receivedAt time: Date, _ record: () -> PostedEvent
     ) -> Appended {
         guarded.withLock { guarded in
+            if guarded.refusesAppends { return Appended(requestsDrain: false, hasDelivered: false, refused: true) }
             // Made in place: the record is copied once, into the array.
             guarded.contents.records.append(record())
             let last = guarded.contents.records.count - 1
@@ -1115,6 +1247,7 @@ final class PostingBuffer: Sendable {
     }
 
     func markThreadExited() { guarded.withLock { $0.threadExited = true } }
+    func refuseAppends() { guarded.withLock { $0.refusesAppends = true } }
     var isAggregatorGone: Bool { guarded.withLock { $0.aggregatorGone } }
 }
 

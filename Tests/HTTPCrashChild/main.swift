@@ -8,7 +8,11 @@
 // - `aggregator-async`: `MeasurementEvent.post` through an aggregator with asynchronous delivery
 //   (the post returns before the event is written);
 // - `aggregator-async-paced`: the same, one post per millisecond (still far faster than people tap);
-// - `aggregator-sync`: synchronous delivery (written before the post returns).
+// - `aggregator-sync`: synchronous delivery (written before the post returns);
+// - `server-sigterm`: `EventAggregator.Configuration.server`, posting from a thread until SIGTERM
+//   (taken with `sigwait`), then `shutdown(deadline:)` (1 second): then prints `report <forwarded> <delivered>
+//   <still queued> <dropped> <posted after shutdown>`, the last counted once the poster stopped,
+//   and exits 0.
 import Foundation
 import MeasurementEvents
 import MeasurementEventsAggregator
@@ -22,6 +26,14 @@ else {
     exit(64)
 }
 let mode = arguments.count == 6 ? arguments[5] : "track"
+if mode == "server-sigterm" {
+    // SIGTERM blocked in every thread (they inherit this one's mask) before any is made, for
+    // `sigwait` below: a process-directed signal then waits for it instead of ending the process.
+    var terminate = sigset_t()
+    sigemptyset(&terminate)
+    sigaddset(&terminate, SIGTERM)
+    pthread_sigmask(SIG_BLOCK, &terminate, nil)
+}
 var configuration = HTTPTracker.Configuration()
 configuration.flushAt = 50
 configuration.flushInterval = 0.2
@@ -31,7 +43,7 @@ let tracker = try HTTPTracker(
     encoder: SegmentEncoder(writeKey: "crash-test", baseURL: base),
     directory: URL(fileURLWithPath: arguments[1]), configuration: configuration)
 
-func accepted(_ index: Int) {
+@Sendable func accepted(_ index: Int) {
     // One write(2) per line: a line in the parent's pipe is complete or absent.
     let line = Array("\(index)\n".utf8)
     _ = line.withUnsafeBytes { write(1, $0.baseAddress, $0.count) }
@@ -60,8 +72,47 @@ case "aggregator-async", "aggregator-async-paced", "aggregator-sync":
     }
     aggregator.flush()
     tracker.waitUntilDelivered(timeout: 30)
+case "server-sigterm":
+    let center = NotificationCenter()
+    // Posts wait for room as long as it takes: none is dropped for the in-flight bound.
+    var server = EventAggregator.Configuration.server
+    server.whenInFlightLimitIsReached = .wait(atMostSeconds: 3_600)
+    let aggregator = EventAggregator(
+        center: center, filter: EventFilter(allow: ["crash/*"]), trackers: [tracker], configuration: server)
+    aggregator.start()
+    let shutDown = LockedValue(false)
+    let poster = Thread {
+        for index in first..<(first + count) where !shutDown.withLock({ $0 }) {
+            MeasurementEvent.post("crash/event", args: ["index": index], to: center)
+            accepted(index)
+        }
+    }
+    poster.start()
+    var terminate = sigset_t()
+    sigemptyset(&terminate)
+    sigaddset(&terminate, SIGTERM)
+    var received: Int32 = 0
+    sigwait(&terminate, &received)
+    let finished = DispatchSemaphore(value: 0)
+    // Detached: top-level code is the main actor's, and the main thread waits below.
+    Task.detached {
+        let report = await aggregator.shutdown(deadline: Date().addingTimeInterval(1))
+        // The poster's posts are refused now; once it stopped, their count is final.
+        shutDown.withLock { $0 = true }
+        while !poster.isFinished { usleep(1_000) }
+        let dropped = report.dropped.reduce(0) { $0 + $1.count }
+        let line = Array(
+            "report \(report.forwarded) \(report.delivered) \(report.stillQueued) \(dropped) \(aggregator.diagnostics.postedAfterShutdown)\n"
+                .utf8)
+        _ = line.withUnsafeBytes { write(1, $0.baseAddress, $0.count) }
+        finished.signal()
+    }
+    finished.wait()
+    exit(0)
 default:
     FileHandle.standardError.write(
-        Data("unknown mode \(mode): expected track, aggregator-async or aggregator-sync\n".utf8))
+        Data(
+            "unknown mode \(mode): expected track, aggregator-async, aggregator-async-paced, aggregator-sync or server-sigterm\n"
+                .utf8))
     exit(64)
 }
