@@ -1,3 +1,4 @@
+import DemoServer
 import Foundation
 import MeasurementEvents
 import MeasurementEventsAggregator
@@ -58,5 +59,16 @@ final class RequestContextConcurrencyTests: XCTestCase {
         XCTAssertTrue(outside.allSatisfy { $0.userID?.hasPrefix("app-") == true }, "outside: the aggregator's user")
         XCTAssertTrue(aggregator.currentAttribution.identity.userID?.hasPrefix("app-") == true)
         XCTAssertEqual(aggregator.diagnostics.identityChanges, 4 * requestsPerTask, "only the calls outside")
+    }
+
+    /// `swift run measurement-demo server`'s check, smaller: concurrent requests of a few users,
+    /// half of them signing in inside their context.
+    func testTheServerDemosRequestsEachCarryTheirOwnUser() async {
+        let report = await ServerSimulation(requests: 200, users: 20, eventsPerRequest: 5).run()
+        XCTAssertEqual(report.delivered, 1_000)
+        XCTAssertEqual(report.wrongUser, 0, "\(report)")
+        XCTAssertEqual(report.carriedTheServicesUser, 0, "\(report)")
+        XCTAssertEqual(report.incompleteRequests, 0, "\(report)")
+        XCTAssertTrue(report.isCorrect, "\(report)")
     }
 }
