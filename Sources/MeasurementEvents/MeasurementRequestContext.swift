@@ -122,7 +122,8 @@ public final class MeasurementRequestContext: Sendable {
     /// Applies an identity call made inside this context, to this context only.
     package func apply(_ change: IdentityChange) {
         state.withLock { snapshot in
-            var findings: [String] = []
+            // What no event reported yet goes on with the next snapshot.
+            var findings = snapshot.unreportedFindings
             let identity = Self.bounded(snapshot.identity.applying(change), &findings)
             snapshot = Snapshot(
                 identity: identity, sessionID: snapshot.sessionID, attributes: snapshot.attributes,
@@ -151,6 +152,8 @@ public final class MeasurementRequestContext: Sendable {
             self.attributes = attributes
             trimmed = findings.isEmpty ? nil : Trimmed(findings: findings)
         }
+
+        var unreportedFindings: [String] { reported.value == 0 ? trimmed?.findings ?? [] : [] }
 
         /// What was left out, the first time it is asked for (reported once, by one aggregator).
         package func takeTrimmed() -> Trimmed? {

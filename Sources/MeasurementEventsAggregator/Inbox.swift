@@ -11,8 +11,10 @@ import MeasurementEvents
 //      (`PostedEvent.thisThread`) and posts. Further down: decoding any other notification.
 //   2. Inbox.swift (this file): the observer takes the published record (`publishedRecord`,
 //      `take`; or decodes one); `admit` counts and filters it with the thread's decision cache,
-//      `enqueue` appends it to the thread's buffer and schedules a drain in the delivery context
-//      (`requestRound`, `scheduling(on:after:holding:)`: on the aggregator's queue). `drain`
+//      `enqueue` appends it to the thread's buffer, with the poster's request context if any
+//      (`requestContext()`, read here on the posting thread), and schedules a drain in the
+//      delivery context (`requestRound`, `scheduling(on:after:holding:)`: on the aggregator's
+//      queue). `drain`
 //      takes the next round
 //      (`nextRound` merges every thread's buffer in posting order and makes each record its
 //      public event) and hands it to `deliver`: the aggregator's pipeline. At the end of the
@@ -1041,9 +1043,9 @@ final class PostingBuffer: Sendable {
     let guarded = LockedValue(Guarded())
 
     /// Appends a record numbered by `sequence`, stamped with `time` unless it carries a
-    /// timestamp (a re-posted event), and with the request `context` it was posted in. The number is taken inside the lock, so that a
-    /// drain which has seen a number has seen, or will see in its next pass, every smaller one
-    /// (see ``PostingBufferRegistry``).
+    /// timestamp (a re-posted event), and with the request `context` it was posted in. The
+    /// number is taken inside the lock, so that a drain which has seen a number has seen, or
+    /// will see in its next pass, every smaller one (see ``PostingBufferRegistry``).
     ///
     /// Returns what the caller must do next (``Appended``). It requests a drain only for the
     /// first append since the drain last took the contents: the ones after it will be taken by

@@ -137,4 +137,12 @@ final class MeasurementRequestContextTests: XCTestCase {
         XCTAssertTrue(findings.contains { $0.hasPrefix("user id has 1025 bytes") }, "\(findings)")
         XCTAssertTrue(findings.contains { $0.hasPrefix("attribute \"ratio\" is nan") }, "\(findings)")
     }
+
+    func testWhatWasLeftOutBeforeAnIdentityCallIsStillReportedAfterIt() {
+        let context = MeasurementRequestContext(
+            userID: "user-1", attributes: ["note": String(repeating: "x", count: 2_000)])
+        context.run { MeasurementIdentity.identify(userID: "user-2", to: NotificationCenter()) }
+        XCTAssertEqual(context.snapshot.takeTrimmed()?.findings.count, 1)
+        XCTAssertEqual(context.identity.userID, "user-2")
+    }
 }
