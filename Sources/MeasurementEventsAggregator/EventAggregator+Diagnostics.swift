@@ -58,7 +58,7 @@ extension EventAggregator {
         /// consent still pending, with trackers, and ``EventAggregator/setConsent(_:)`` never
         /// called: nothing is sent. Reported once.
         case consentNeverDecided(MeasurementEventsAggregator.Consent)
-        /// A ``MeasurementRequestContext`` was over its limits (too many attributes or traits, a
+        /// A `MeasurementRequestContext` was over its limits (too many attributes or traits, a
         /// value or id too long): what was left out. Reported once per context change, on the
         /// posting thread of its first event; counted in ``Diagnostics/requestContextsTrimmed``.
         case requestContextTrimmed(MeasurementRequestContext.Trimmed)
