@@ -23,7 +23,9 @@ let coreTargets: [Target] = [
     ),
     .testTarget(
         name: "MeasurementEventsAggregatorTests",
-        dependencies: ["MeasurementEventsAggregator", "MeasurementEvents", "MeasurementEventsTesting", "DemoFeed"]
+        dependencies: [
+            "MeasurementEventsAggregator", "MeasurementEvents", "MeasurementEventsTesting", "DemoFeed", "DemoServer",
+        ]
     ),
     .testTarget(
         name: "MeasurementEventsTestingTests",
@@ -235,6 +237,10 @@ let demoTargets: [Target] = [
     // and Events/DemoSettings.json; the generator reads these paths from the manifest.
     .target(name: "DemoFeed", dependencies: ["MeasurementEvents"], path: "Tests/Fixtures/Demo/DemoFeed"),
     .target(name: "DemoSettings", dependencies: ["MeasurementEvents"], path: "Tests/Fixtures/Demo/DemoSettings"),
+    // `measurement-demo server`'s simulation of a server, which a test also runs (smaller).
+    .target(
+        name: "DemoServer", dependencies: ["MeasurementEvents", "MeasurementEventsAggregator"],
+        path: "Tests/Fixtures/Demo/DemoServer"),
     // Not a product: `swift run measurement-demo` runs it in this package (SwiftPM makes an
     // executable target of the root package runnable by its name), and no package that
     // depends on this one sees it.
@@ -245,6 +251,7 @@ let demoTargets: [Target] = [
             "MeasurementEventsPlan",
             "DemoFeed",
             "DemoSettings",
+            "DemoServer",
             "EventTriggers",
             "LoopbackCollector",
             "MeasurementEventsHTTP",

@@ -8,6 +8,7 @@ let sections: KeyValuePairs<String, () throws -> Void> = [
     "impressions": runImpressionsDemo,
     "standard": runStandardCallsDemo,
     "plan": runPlanConformanceDemo,
+    "server": runServerDemo,
 ]
 // Needs a running `measurement-events inspect`, so only when named.
 let onRequest: KeyValuePairs<String, () throws -> Void> = ["inspect": runInspectorDemo]

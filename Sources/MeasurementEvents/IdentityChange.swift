@@ -41,10 +41,12 @@ public enum IdentityChange: Sendable, Hashable {
     }
 
     /// Posts this change with the uniform name `Notification.Name.measurementIdentity`
-    /// and `object: nil`.
+    /// and `object: nil`; inside a ``MeasurementRequestContext``, applies it to that context
+    /// instead, and posts nothing (no aggregator's identity changes).
     ///
     /// - Parameter center: where to post; `.default` unless a test isolates it.
     public func post(to center: NotificationCenter = .default) {
+        if let context = MeasurementRequestContext.current { return context.apply(self) }
         center.post(name: .measurementIdentity, object: nil, userInfo: userInfo)
     }
 
@@ -75,6 +77,9 @@ public enum IdentityChange: Sendable, Hashable {
 /// MeasurementIdentity.group(account.teamID, traits: ["seats": 40])
 /// MeasurementIdentity.reset()
 /// ```
+///
+/// Inside a ``MeasurementRequestContext`` (a server handling one user's request), each call
+/// changes that context only.
 public enum MeasurementIdentity {
     /// Says who the user is. `traits` are scalar values, like an event's args.
     ///

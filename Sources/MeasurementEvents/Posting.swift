@@ -251,6 +251,9 @@ package struct PostedEvent {
     var postSite: String?
     /// The place in the aggregator's sequence (asynchronous delivery), set by its buffer.
     package var sequence: Int64 = 0
+    /// The request context the post was made in, read on the posting thread by the inbox that
+    /// keeps the record; nil outside any (an app).
+    package var requestContext: MeasurementRequestContext.Snapshot?
 
     var notificationName: Notification.Name { isLegacyAQS ? .legacyAQSEvent : .measurementEvent }
 
@@ -279,9 +282,15 @@ extension PostedEvent {
         var args = checked
         // Inside the aggregator only, until the plan check takes it (`PostSites.take(from:)`).
         if let postSite { args[PostSites.key] = .string(postSite) }
+        // A request context's attributes join the args (the event's own win), and its identity
+        // and session come preset: the attribution step keeps them and adds the device
+        // (`AttributionState.stamp`, Pipeline/AttributionStep.swift).
+        if let requestContext, !requestContext.attributes.isEmpty {
+            args.merge(requestContext.attributes) { own, _ in own }
+        }
         return MeasurementEvent(
             id: id ?? MeasurementEvent.placeholderID, name: name, args: args, type: type, category: category,
-            label: nil, timestamp: timestamp ?? Date(), attributionStorage: nil)
+            label: nil, timestamp: timestamp ?? Date(), attributionStorage: requestContext?.attribution)
     }
 }
 

@@ -62,6 +62,10 @@ extension EventAggregator {
         /// accepted. Reported once, for the first such post (on its thread); every one is counted
         /// in ``Diagnostics/postedAfterShutdown``.
         case postedAfterShutdown(EventName)
+        /// A `MeasurementRequestContext` was over its limits (too many attributes or traits, a
+        /// value or id too long): what was left out. Reported once per context change, on the
+        /// posting thread of its first event; counted in ``Diagnostics/requestContextsTrimmed``.
+        case requestContextTrimmed(MeasurementRequestContext.Trimmed)
 
         /// The problem, in a sentence for a log.
         public var description: String {
@@ -115,6 +119,8 @@ extension EventAggregator {
             case .emptyAllowList:
                 return
                     "the allow-list is empty: no event will be kept; every post will be counted in diagnostics.filteredOut"
+            case .requestContextTrimmed(let trimmed):
+                return "\(trimmed) (its events carry the rest; counted in diagnostics.requestContextsTrimmed)"
             }
         }
     }
@@ -166,6 +172,8 @@ extension EventAggregator {
         public var identityChanges = 0
         /// Identity change notifications that could not be read.
         public var malformedIdentityChanges = 0
+        /// Request contexts over their limits, reported (``Problem/requestContextTrimmed(_:)``).
+        public var requestContextsTrimmed = 0
         /// Sessions started.
         public var sessionsStarted = 0
         /// Identity store reads or writes that failed.

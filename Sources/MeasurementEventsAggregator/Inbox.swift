@@ -11,8 +11,10 @@ import MeasurementEvents
 //      (`PostedEvent.thisThread`) and posts. Further down: decoding any other notification.
 //   2. Inbox.swift (this file): the observer takes the published record (`publishedRecord`,
 //      `take`; or decodes one); `admit` counts and filters it with the thread's decision cache,
-//      `enqueue` appends it to the thread's buffer and schedules a drain in the delivery context
-//      (`requestRound`, `scheduling(on:after:holding:)`: on the aggregator's queue). `drain`
+//      `enqueue` appends it to the thread's buffer, with the poster's request context if any
+//      (`requestContext()`, read here on the posting thread), and schedules a drain in the
+//      delivery context (`requestRound`, `scheduling(on:after:holding:)`: on the aggregator's
+//      queue). `drain`
 //      takes the next round
 //      (`nextRound` merges every thread's buffer in posting order and makes each record its
 //      public event) and hands it to `deliver`: the aggregator's pipeline. At the end of the
@@ -59,18 +61,22 @@ import MeasurementEvents
 //      bound, tasks suspended for it; taken by a post over the bound only, by each round's
 //      `finish` and by the shutdown; only atomics are touched under it. `Inbox.isDeliveryContext`:
 //      set once by the aggregator, read by a post over the bound.
-//   9. Processors' and trackers' own locks, taken inside their calls, under lock 1 with
+//   9. `MeasurementRequestContext.state` (the core's MeasurementRequestContext.swift): a context's
+//      identity and attributes, taken alone by a post inside that context (`requestContext()`,
+//      on the posting thread) and by an identity call inside it.
+//  10. Processors' and trackers' own locks, taken inside their calls, under lock 1 with
 //      synchronous delivery and under none otherwise: `SamplingProcessor.decisions`,
 //      `JSONLinesFileTracker.lock`, each HTTP tracker's (see the map at the head of
 //      HTTPTracker.swift); none of them takes a lock of this list.
 //
 // User code (trackers, processors, `didReceive`, the problem handler, the trail's
-// `EventTrailObserver`) is never called under locks 2 to 8. The trail is recorded on the posting
+// `EventTrailObserver`) is never called under locks 2 to 9. The trail is recorded on the posting
 // thread for what a post decided (filtered out, malformed, discarded, dropped in flight) and in
 // the delivery context for everything else.
 //
 // Atomics (C11, `AtomicCounter`), none of which orders anything but what is said here:
-//   `received`, `filteredOut`, `discardedAtPost`, `droppedInFlight`: counters (relaxed).
+//   `received`, `filteredOut`, `discardedAtPost`, `droppedInFlight`, `trimmedContexts`: counters
+//     (relaxed).
 //   `inFlight`, `overflowing`: the in-flight bound and its episode flag.
 //   `refusesPosts`, `PostingBufferRegistry.refusesAppends`: 1 once the shutdown began (see
 //     `refusePosts()`: the buffers' flags, under lock 4, are what decide); `refusedAfterShutdown`
@@ -83,6 +89,9 @@ import MeasurementEvents
 //     the delivery context (so a delivery never sees it change), read by posts without a lock.
 //   `PostingBufferRegistry.sequence`: every item's number, taken inside its buffer's lock 4.
 //   `PostSites.checkingAggregators`: whether a post carries its site (one load per post).
+//   `MeasurementRequestContext.live` (static): how many request contexts exist; while 0, a post
+//     reads no task-local (one load per post). A bound context is alive, so it is never missed.
+//   `MeasurementRequestContext.Snapshot.reported` (exchange): a trimmed context reported once.
 //   `Inbox.serials` (static): inbox numbers, never reused.
 //   `SharedIdentityDirectory.identityChanges` (static): bumped under `SharedIdentityDirectory.file`
 //     by a save that changes a stored identity or salt; loaded once a round by each aggregator
@@ -158,6 +167,8 @@ final class Inbox: Sendable {
     /// Admitted while the consent in force discarded events: never queued.
     let discardedAtPost = AtomicCounter()
     let droppedInFlight = AtomicCounter()
+    /// Request contexts over their limits, reported.
+    let trimmedContexts = AtomicCounter()
     /// Records queued (asynchronous delivery) and not yet handed out by a round.
     let inFlight = AtomicCounter()
     /// 1 from the first drop of an overflow episode until the in-flight count is back under
@@ -330,6 +341,9 @@ final class Inbox: Sendable {
             return
         }
         posting.withLock { $0.identityChanges += 1 }
+        // Inside a request context (a raw notification: `IdentityChange.post` posts none there),
+        // the change is the context's, not this aggregator's.
+        if let context = MeasurementRequestContext.current { return context.apply(change) }
         receive(.identity(change))
     }
 
@@ -383,21 +397,45 @@ final class Inbox: Sendable {
             }
             // Read before the buffer's lock: a configured clock is the app's code.
             let time = now()
-            let appended = slot.buffer.append(numberedBy: buffers.sequence, receivedAt: time, record)
+            let context = requestContext()
+            let appended = slot.buffer.append(numberedBy: buffers.sequence, receivedAt: time, in: context, record)
             if appended.refused { return refuseAfterShutdown(name, leavingInFlight: true) }
             followUp(appended, in: slot.buffer)
         case .synchronous:
-            deliverAtOnce(record(), name)
+            deliverAtOnce(record(), name, in: requestContext())
         }
+    }
+
+    /// The request context of the post in progress, read here, on the posting thread, since
+    /// delivery runs later elsewhere; what it left out is reported the first time. Outside every
+    /// context (an app), one atomic load (`MeasurementRequestContext.current`).
+    @inline(__always)
+    private func requestContext() -> MeasurementRequestContext.Snapshot? {
+        guard let context = MeasurementRequestContext.current else { return nil }
+        return snapshot(of: context)
+    }
+
+    @inline(never)
+    private func snapshot(of context: MeasurementRequestContext) -> MeasurementRequestContext.Snapshot {
+        let snapshot = context.snapshot
+        if let trimmed = snapshot.takeTrimmed() {
+            trimmedContexts.add(1)
+            // On the posting thread, outside every lock: the handler is user code.
+            configuration.problemHandler?(.requestContextTrimmed(trimmed))
+        }
+        return snapshot
     }
 
     /// Delivers `record` at once (synchronous delivery); not inlined (see `receiveDecoding`).
     /// `consuming`: passed by value, the record was copied field by field (about 300
     /// instructions a synchronous post).
     @inline(never)
-    private func deliverAtOnce(_ record: consuming PostedEvent, _ name: EventName) {
+    private func deliverAtOnce(
+        _ record: consuming PostedEvent, _ name: EventName, in context: MeasurementRequestContext.Snapshot?
+    ) {
         if refusesPosts.value != 0 { return refuseAfterShutdown(name, leavingInFlight: false) }
         if record.timestamp == nil { record.timestamp = now() }
+        if let context { record.requestContext = context }
         do {
             var round = Round(events: [try record.makeEvent()])
             deliverNow(&round)
@@ -787,6 +825,7 @@ extension Inbox {
         diagnostics.filteredOutNames = posting.filteredOutNames
         diagnostics.identityChanges += posting.identityChanges
         diagnostics.malformedIdentityChanges += posting.malformedIdentityChanges
+        diagnostics.requestContextsTrimmed += Int(clamping: trimmedContexts.value)
         return diagnostics
     }
 }
@@ -1133,9 +1172,9 @@ final class PostingBuffer: Sendable {
     let guarded = LockedValue(Guarded())
 
     /// Appends a record numbered by `sequence`, stamped with `time` unless it carries a
-    /// timestamp (a re-posted event). The number is taken inside the lock, so that a
-    /// drain which has seen a number has seen, or will see in its next pass, every smaller one
-    /// (see ``PostingBufferRegistry``).
+    /// timestamp (a re-posted event), and with the request `context` it was posted in. The
+    /// number is taken inside the lock, so that a drain which has seen a number has seen, or
+    /// will see in its next pass, every smaller one (see ``PostingBufferRegistry``).
     ///
     /// Returns what the caller must do next (``Appended``). It requests a drain only for the
     /// first append since the drain last took the contents: the ones after it will be taken by
@@ -1143,7 +1182,8 @@ final class PostingBuffer: Sendable {
     /// flag set on every post was a contended write per post between posting threads.
     @inline(__always)
     func append(
-        numberedBy sequence: borrowing AtomicCounter, receivedAt time: Date, _ record: () -> PostedEvent
+        numberedBy sequence: borrowing AtomicCounter, receivedAt time: Date,
+        in context: MeasurementRequestContext.Snapshot?, _ record: () -> PostedEvent
     ) -> Appended {
         guarded.withLock { guarded in
             if guarded.refusesAppends { return Appended(requestsDrain: false, hasDelivered: false, refused: true) }
@@ -1152,6 +1192,7 @@ final class PostingBuffer: Sendable {
             let last = guarded.contents.records.count - 1
             guarded.contents.records[last].sequence = sequence.add(1)
             if guarded.contents.records[last].timestamp == nil { guarded.contents.records[last].timestamp = time }
+            if let context { guarded.contents.records[last].requestContext = context }
             return guarded.appended()
         }
     }

@@ -138,3 +138,33 @@ final class AmplitudeEncoderTests: XCTestCase {
         XCTAssertNil(fullEncoder.retryDelay(after: reply(503, #"{"throttled_devices":{"a":1}}"#), of: events))
     }
 }
+
+/// A server's events, each posted in its own request context (or none), through an aggregator:
+/// each body carries its event's own user and the context's attributes (RequestContextSamples).
+extension AmplitudeEncoderTests {
+    func testEachEventOfARequestContextCarriesItsOwnUserAndAttributes() {
+        let bodies = RequestContextSamples.bodies(fullEncoder)
+        XCTAssertEqual(bodies.count, 3)
+        let expected: [[String]] = [
+            [
+                #""user_id":"alice-1""#,
+                #""device_id":"anon-alice""#,
+                #""tenant":"acme""#,
+                #""request_id":"r-1""#,
+            ],
+            [
+                #""user_id":"bob-22""#,
+                #""device_id":"anon-bob""#,
+                #""tenant":"globex""#,
+            ],
+            [
+                #""user_id":"app-user""#
+            ],
+        ]
+        for (body, fields) in zip(bodies, expected) {
+            for field in fields { XCTAssertTrue(body.contains(field), "\(field) not in \(body)") }
+        }
+        XCTAssertFalse(bodies[0].contains("bob-22") || bodies[1].contains("alice-1"), "\(bodies)")
+        XCTAssertFalse(bodies[2].contains(#""tenant""#), "outside any context: no attributes: \(bodies[2])")
+    }
+}

@@ -96,3 +96,33 @@ final class OTLPLogsEncoderTests: XCTestCase {
         }
     #endif
 }
+
+/// A server's events, each posted in its own request context (or none), through an aggregator:
+/// each body carries its event's own user and the context's attributes (RequestContextSamples).
+extension OTLPLogsEncoderTests {
+    func testEachEventOfARequestContextCarriesItsOwnUserAndAttributes() {
+        let bodies = RequestContextSamples.bodies(encoder)
+        XCTAssertEqual(bodies.count, 3)
+        let expected: [[String]] = [
+            [
+                #"{"key":"user.id","value":{"stringValue":"alice-1"}}"#,
+                #"{"key":"enduser.pseudo.id","value":{"stringValue":"anon-alice"}}"#,
+                #"{"key":"tenant","value":{"stringValue":"acme"}}"#,
+                #"{"key":"request_id","value":{"stringValue":"r-1"}}"#,
+            ],
+            [
+                #"{"key":"user.id","value":{"stringValue":"bob-22"}}"#,
+                #"{"key":"enduser.pseudo.id","value":{"stringValue":"anon-bob"}}"#,
+                #"{"key":"tenant","value":{"stringValue":"globex"}}"#,
+            ],
+            [
+                #"{"key":"user.id","value":{"stringValue":"app-user"}}"#
+            ],
+        ]
+        for (body, fields) in zip(bodies, expected) {
+            for field in fields { XCTAssertTrue(body.contains(field), "\(field) not in \(body)") }
+        }
+        XCTAssertFalse(bodies[0].contains("bob-22") || bodies[1].contains("alice-1"), "\(bodies)")
+        XCTAssertFalse(bodies[2].contains(#""tenant""#), "outside any context: no attributes: \(bodies[2])")
+    }
+}

@@ -3,7 +3,10 @@ import MeasurementEvents
 
 // The pipeline's first step: each event stamped with the identity, session and context in force
 // when it was posted, and session events added where sessions start or end. Its state,
-// `AttributionState`, is below the step.
+// `AttributionState`, is below the step. An event posted inside a request context
+// (`MeasurementRequestContext`) comes with that context's identity and session already set
+// (`PostedEvent.makeEvent()`, Posting.swift): it keeps them, gets the device, and leaves the
+// aggregator's identity and sessions as they are.
 
 /// The attribution step (``EventAggregator/BuiltInStep/attribution``).
 struct AttributionStep: DeliveryStep {
@@ -79,6 +82,10 @@ final class AttributionState: @unchecked Sendable {
     /// Shared by every event stamped until identity, session, context or the foreground clock
     /// changes.
     private var storage: AttributionStorage
+    /// The last request context's attribution met (`stampInRequestContext`), and what it was
+    /// stamped as, with the device of `storage` then: shared by the events of one request.
+    private var lastRequestContext:
+        (given: AttributionStorage, stamped: AttributionStorage, device: AttributionStorage)?
     /// The latest attribution, for readers on any thread.
     let published: LockedValue<EventAttribution>
 
@@ -199,8 +206,13 @@ final class AttributionState: @unchecked Sendable {
     var personalDataSalt: String { contents.personalDataSalt ?? "" }
 
     /// Stamps `event` with the identity, session and context in force; returns what happened to
-    /// sessions (and saves a session that started).
+    /// sessions (and saves a session that started). An event of a request context (its
+    /// attribution preset) keeps that context's identity and session instead, and changes no session.
     func stamp(_ event: inout MeasurementEvent) -> (SessionTimeline.Transition, IdentityStoreError?) {
+        if let given = event.attributionStorage {
+            event.attributionStorage = stampInRequestContext(given)
+            return (SessionTimeline.Transition(), nil)
+        }
         let transition = timeline.event(at: event.timestamp)
         var problem: IdentityStoreError?
         if !transition.isEmpty {
@@ -214,6 +226,18 @@ final class AttributionState: @unchecked Sendable {
         }
         event.attributionStorage = storage
         return (transition, problem)
+    }
+
+    /// The attribution of an event posted in a request context: the context's identity and
+    /// session (`given`), the device and app of the aggregator. The aggregator's own identity and
+    /// session timeline are not touched: they are its own user's.
+    private func stampInRequestContext(_ given: AttributionStorage) -> AttributionStorage {
+        if let last = lastRequestContext, last.given === given, last.device === storage { return last.stamped }
+        let stamped = AttributionStorage(
+            EventAttribution(
+                identity: given.value.identity, sessionID: given.value.sessionID, context: storage.value.context))
+        lastRequestContext = (given, stamped, storage)
+        return stamped
     }
 
     /// How stale the session's saved last activity may grow while events keep coming: one

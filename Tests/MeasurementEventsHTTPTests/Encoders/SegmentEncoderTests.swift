@@ -96,3 +96,33 @@ final class SegmentEncoderTests: XCTestCase {
         XCTAssertFalse(body.contains("big/event"))
     }
 }
+
+/// A server's events, each posted in its own request context (or none), through an aggregator:
+/// each body carries its event's own user and the context's attributes (RequestContextSamples).
+extension SegmentEncoderTests {
+    func testEachEventOfARequestContextCarriesItsOwnUserAndAttributes() {
+        let bodies = RequestContextSamples.bodies(fullEncoder)
+        XCTAssertEqual(bodies.count, 3)
+        let expected: [[String]] = [
+            [
+                #""userId":"alice-1""#,
+                #""anonymousId":"anon-alice""#,
+                #""tenant":"acme""#,
+                #""request_id":"r-1""#,
+            ],
+            [
+                #""userId":"bob-22""#,
+                #""anonymousId":"anon-bob""#,
+                #""tenant":"globex""#,
+            ],
+            [
+                #""userId":"app-user""#
+            ],
+        ]
+        for (body, fields) in zip(bodies, expected) {
+            for field in fields { XCTAssertTrue(body.contains(field), "\(field) not in \(body)") }
+        }
+        XCTAssertFalse(bodies[0].contains("bob-22") || bodies[1].contains("alice-1"), "\(bodies)")
+        XCTAssertFalse(bodies[2].contains(#""tenant""#), "outside any context: no attributes: \(bodies[2])")
+    }
+}
