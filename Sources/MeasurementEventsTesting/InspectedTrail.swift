@@ -20,6 +20,12 @@ public struct InspectedTrailEvent: Sendable, Hashable, CustomStringConvertible {
     public var reason: String?
     /// The args as the inspector shows them (values as text).
     public var args: [String: String]
+    /// The purposes that had a consent of their own when the event reached the destinations:
+    /// `["advertising": "denied"]`; empty when the app set none.
+    public var purposes: [String: String] = [:]
+    /// What each destination decided, by destination name: `forwarded`, `not sent: purpose
+    /// advertising denied`, `filtered by the destination: …`.
+    public var decisions: [String: String] = [:]
 
     /// A record.
     ///
@@ -54,6 +60,8 @@ public struct InspectedTrailEvent: Sendable, Hashable, CustomStringConvertible {
             case .trackerProblem(let problem): ("tracker_problem", problem)
             }
         self.init(name: entry.event.name.rawValue, status: status, reason: reason, args: args)
+        for (purpose, consent) in entry.purposeConsents { purposes[purpose.rawValue] = consent.rawValue }
+        for outcome in entry.trackers { decisions[outcome.destination] = outcome.decision.description }
     }
 
     /// `feed/item_tapped [forwarded] item_id=42`.
@@ -206,9 +214,17 @@ public struct InspectorClient: InspectedTrailSource {
             let events = page["events"] as? [[String: Any]]
         else { throw Failure(description: "\(baseURL.absoluteString)/api/events did not answer {\"events\": [...]}") }
         return events.map { object in
-            InspectedTrailEvent(
+            var event = InspectedTrailEvent(
                 name: object["name"] as? String ?? "", status: object["status"] as? String ?? "",
                 reason: object["reason"] as? String, args: object["args"] as? [String: String] ?? [:])
+            event.purposes = object["purposes"] as? [String: String] ?? [:]
+            for tracker in object["trackers"] as? [[String: Any]] ?? [] {
+                guard let destination = tracker["destination"] as? String ?? tracker["tracker"] as? String,
+                    let decision = tracker["decision"] as? String
+                else { continue }
+                event.decisions[destination] = decision
+            }
+            return event
         }
     }
 

@@ -106,5 +106,11 @@ import Testing
         #expect(event.purposes == ["analytics": "granted", "advertising": "denied"])
         #expect(event.trackers.map(\.forwarded) == [true, false])
         #expect(event.trackers.last?.decision == "not sent: purpose advertising denied")
+        // The test kit's client reads the same from the running inspector.
+        let seen = try InspectorClient(baseURL: server.baseURL).inspectedEvents().filter {
+            $0.name == "checkout/started"
+        }
+        #expect(seen.map(\.purposes) == [["analytics": "granted", "advertising": "denied"]])
+        #expect(seen.first?.decisions["ads"] == "not sent: purpose advertising denied")
     }
 }
