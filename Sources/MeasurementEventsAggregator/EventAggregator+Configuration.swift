@@ -155,7 +155,7 @@ extension EventAggregator {
         ///
         /// ```swift
         /// var configuration = EventAggregator.Configuration.server
-        /// configuration.sessions.emitsEvents = true  // only when sessions are wanted
+        /// configuration.sessions.isEnabled = true  // only when sessions are wanted
         /// ```
         ///
         /// What it sets, against the app defaults of ``init()``:
@@ -164,8 +164,9 @@ extension EventAggregator {
         /// - No device context from the host: ``context`` keeps the operating system (the
         ///   service's runtime, OpenTelemetry's resource) and leaves out the host's device
         ///   model, locale and time zone, which say nothing about the users.
-        /// - Sessions: no session events (``SessionRules/emitsEvents`` is `false`); events still
-        ///   carry the aggregator's session id. Ask for session events by setting it.
+        /// - Sessions off (``SessionRules/isEnabled`` is `false`): events carry no session id of
+        ///   the aggregator's (a request context may give its own) and no session events are made.
+        ///   Turn them on to have them.
         /// - Identity in memory (``InMemoryIdentityStore``): a server has no install to
         ///   remember; each request says who its user is.
         /// - Back-pressure instead of shedding: ``maximumInFlightEvents`` is 50,000 and a post
@@ -180,7 +181,7 @@ extension EventAggregator {
         public static var server: Configuration {
             var configuration = Configuration()
             configuration.identityStore = InMemoryIdentityStore()
-            configuration.sessions = SessionRules(emitsEvents: false)
+            configuration.sessions.isEnabled = false
             configuration.context = {
                 var context = EventContext.current()
                 context.device = EventContext.Device()

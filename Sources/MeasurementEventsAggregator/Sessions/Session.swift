@@ -37,6 +37,11 @@ public struct SessionRules: Sendable, Equatable {
     public var startedEventName: EventName = "session/started"
     /// The name of the event sent when a session ends.
     public var endedEventName: EventName = "session/ended"
+    /// Whether the aggregator keeps sessions at all. On by default; off in
+    /// ``EventAggregator/Configuration-swift.struct/server``: a server's requests are not an
+    /// app's visits, so its events carry no session id (a request context may give one) and no
+    /// session events are made.
+    public var isEnabled = true
 
     /// Rules.
     ///
@@ -66,12 +71,14 @@ struct SessionTimeline: Sendable, Equatable {
 
     init(rules: SessionRules, restored: Session? = nil) {
         self.rules = rules
-        self.current = restored
+        self.current = rules.isEnabled ? restored : nil
         self.latestID = restored?.id
     }
 
-    /// An event at `date`: continues the session, or ends it and starts another.
+    /// An event at `date`: continues the session, or ends it and starts another; nothing when
+    /// sessions are off.
     mutating func event(at date: Date) -> Transition {
+        guard rules.isEnabled else { return Transition() }
         if let session = current, isAlive(session, at: date) {
             if date > session.lastActivityAt { current!.lastActivityAt = date }
             return Transition()

@@ -23,7 +23,7 @@ import MeasurementEventsAggregator
 /// each purpose under the Segment consent category the app maps it to (``consentCategories``;
 /// the purpose's own name by default), so that Segment's consent management sends it only to
 /// the destinations whose categories were all granted. A Segment destination needs no purpose
-/// by default (``defaultPurposes``): Segment itself routes by the categories.
+/// by default (``BatchEncoder/defaultPurposes``): Segment itself routes by the categories.
 ///
 /// Limits: each request is filled up to 500 KB of JSON (before gzip) and 2,000 calls, and
 /// events over 32 KB are rejected, counted and logged. EU workspaces: pass

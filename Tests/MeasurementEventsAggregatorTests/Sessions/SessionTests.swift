@@ -205,6 +205,26 @@ final class SessionTests: XCTestCase {
         MeasurementEvent.post(EventName(rawValue: "test/\(name)"), to: center)
     }
 
+    // MARK: Off
+
+    /// A server's configuration keeps no sessions: no session id on its events, no session event.
+    func testTheServerConfigurationKeepsNoSessions() {
+        var configuration = EventAggregator.Configuration.server
+        configuration.clock = clock
+        configuration.sessions.emitsEvents = true
+        let aggregator = EventAggregator(
+            center: center, filter: .allowAll, trackers: [tracker], configuration: configuration)
+        aggregator.start()
+        MeasurementEvent.post("checkout/started", to: center)
+        clock.advance(by: 3_600)
+        MeasurementEvent.post("checkout/completed", to: center)
+        aggregator.waitUntilDelivered()
+        XCTAssertEqual(tracker.events.map(\.name), ["checkout/started", "checkout/completed"])
+        XCTAssertEqual(sessionIDs(), [])
+        XCTAssertEqual(aggregator.diagnostics.sessionsStarted, 0)
+        aggregator.stop()
+    }
+
     private func sessionIDs() -> [Int64] {
         tracker.events.compactMap(\.sessionID)
     }
