@@ -104,7 +104,10 @@ final class PrivacyManifestTests: XCTestCase {
     func testTheModulesThatReadFileMetadataOrBootTimeShipAManifest() throws {
         XCTAssertEqual(
             try manifest(of: "MeasurementEventsHTTP")?.reasons,
-            ["NSPrivacyAccessedAPICategoryFileTimestamp": ["C617.1"]])
+            [
+                "NSPrivacyAccessedAPICategoryFileTimestamp": ["C617.1"],
+                "NSPrivacyAccessedAPICategorySystemBootTime": ["35F9.1"],
+            ])
         XCTAssertEqual(
             try manifest(of: "ImpressionTracking")?.reasons,
             ["NSPrivacyAccessedAPICategorySystemBootTime": ["35F9.1", "8FFB.1"]])
