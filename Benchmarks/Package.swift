@@ -56,6 +56,17 @@ let package = Package(
             ],
             path: "Profiling/BusProfile"
         ),
+        // Not a benchmark either: posts into a real OTLP/HTTP collector for Scripts/server_throughput.sh.
+        .executableTarget(
+            name: "ServerThroughput",
+            dependencies: [
+                .product(name: "MeasurementEvents", package: "MeasurementEvents"),
+                .product(name: "MeasurementEventsAggregator", package: "MeasurementEvents"),
+                .product(name: "MeasurementEventsHTTP", package: "MeasurementEvents"),
+                .product(name: "MeasurementEventsOTLP", package: "MeasurementEvents"),
+            ],
+            path: "Profiling/ServerThroughput"
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -380,6 +380,13 @@ final class BatchUploader: @unchecked Sendable {
                     count = max(1, range.count - (entries - limits.maximumEvents))
                     continue
                 }
+                // The queue's cap waits from here until the request is answered or given up: at
+                // the cap, a poster drops the oldest event at each append, and a front moving
+                // while the request was encoded used to leave nothing to send (encoded in vain,
+                // again and again, while the posts went on). When the cap dropped the request's
+                // first event before this, the window follows the front first.
+                guard let start = window.queuePosition(of: range.lowerBound), diskQueue.beginSending(from: start)
+                else { continue pumping }
                 let encoded = encoder.encode(
                     events, context: BatchContext(sentAt: clock.now()))
                 if !positions.allSatisfy(window.encoded.contains) {
@@ -387,6 +394,7 @@ final class BatchUploader: @unchecked Sendable {
                     window.encoded.formUnion(positions)
                 }
                 guard let payload = encoded.request else {
+                    diskQueue.endSending()
                     advance(past: range)
                     continue pumping
                 }
@@ -399,12 +407,9 @@ final class BatchUploader: @unchecked Sendable {
                     let share = Double(limits.maximumBytes) / Double(size) * 0.95
                     let cut = Int(Double(range.count) * share)  // fits: at most range.count, share < 1
                     count = min(range.count - 1, max(1, cut))
+                    diskQueue.endSending()
                     continue
                 }
-                // The queue's cap waits while the request is on the wire; when it dropped the
-                // request's first event meanwhile, the window follows the front first.
-                guard let start = window.queuePosition(of: range.lowerBound), diskQueue.beginSending(from: start)
-                else { continue pumping }
                 bytesPerEvent = Double(size) / Double(positions.count)
                 return send(
                     onTheWire ?? compressed(payload), range: range, positions: positions,
