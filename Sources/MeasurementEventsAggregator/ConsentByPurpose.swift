@@ -143,12 +143,16 @@ extension EventAggregator {
     }
 }
 
-/// The purposes' consents each destination's copies carry (`EventAttribution.purposeConsents`),
-/// made once per round of delivery: a copy's attribution is replaced by one that adds them,
+/// What the purposes' consents mean for each destination in one round of delivery, worked out
+/// once per round rather than per event: the consent each destination is under, with the purpose
+/// that decides it (`Destination.deciding`), and the purposes' consents its copies carry
+/// (`EventAttribution.purposeConsents`). A copy's attribution is replaced by one that adds them,
 /// shared by the copies of one destination that shared an attribution (every event of a session
 /// with one identity), so that stamping costs one allocation per destination and identity, not
 /// one per event.
 struct PurposeStamps {
+    /// Per destination: the consent it is under this round, and the purpose that decides it.
+    let decisions: [(consent: MeasurementEventsAggregator.Consent, purpose: ConsentPurpose?)]
     private let stamps: [[String: Bool]]
     /// Per destination: the last attribution stamped and what it became.
     private var last: [(source: AttributionStorage, stamped: AttributionStorage)?]
@@ -157,6 +161,7 @@ struct PurposeStamps {
         _ destinations: Destinations, purposes: [ConsentPurpose: MeasurementEventsAggregator.Consent],
         global: MeasurementEventsAggregator.Consent
     ) {
+        decisions = destinations.all.map { $0.deciding(purposes: purposes, global: global) }
         stamps = destinations.all.map { $0.purposeConsents(purposes, global: global) }
         last = Array(repeating: nil, count: destinations.all.count)
     }

@@ -207,14 +207,11 @@ struct Destinations: Sendable {
     let all: [Destination]
     let trackers: [any EventTracker]
     let arePlain: Bool
-    /// Whether a destination needs purposes of consent.
-    let needPurposes: Bool
 
     init(_ all: [Destination] = []) {
         self.all = all
         trackers = all.map(\.tracker)
         arePlain = all.allSatisfy(\.isPlain)
-        needPurposes = all.contains { !$0.purposes.isEmpty }
     }
 
     /// `destination` added after the others, unless its tracker is a class instance that another

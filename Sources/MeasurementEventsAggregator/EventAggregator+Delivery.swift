@@ -208,7 +208,7 @@ extension EventAggregator {
             if var decided = copy, stamps != nil {
                 stamps!.stamp(&decided, for: index)
                 copy = decided
-                let (consent, purpose) = destination.deciding(purposes: purposes, global: inbox.consent)
+                let (consent, purpose) = stamps!.decisions[index]
                 switch consent {
                 case .granted:
                     break
