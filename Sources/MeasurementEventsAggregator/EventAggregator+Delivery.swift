@@ -74,9 +74,19 @@ extension EventAggregator {
 
     /// The inbox's `deliverNow` (synchronous delivery): one event or control, on the posting
     /// thread, under the synchronous-delivery lock. (Nothing to finish: no buffer, no bound.)
+    ///
+    /// An event is refused here once the shutdown began, under the lock: the inbox's own check
+    /// comes before the lock (and before the app's clock), and a post that passed it just before
+    /// ``shutdown(deadline:)`` refused posts would otherwise reach its trackers after the
+    /// shutdown's drain and flush, which take this lock after refusing.
     func deliverNow(_ round: inout Inbox.Round) {
         synchronousDelivery.lock()
         defer { synchronousDelivery.unlock() }
+        if !round.events.isEmpty, inbox.refusesPosts.value != 0 {
+            for event in round.events { inbox.refuseAfterShutdown(event.name, leavingInFlight: false) }
+            round.events = []
+            guard !round.controls.isEmpty else { return }
+        }
         deliver(&round)
     }
 

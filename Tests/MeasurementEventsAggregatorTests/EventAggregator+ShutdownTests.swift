@@ -62,6 +62,39 @@ final class EventAggregatorShutdownTests: XCTestCase {
         XCTAssertEqual(aggregator.diagnostics.postedAfterShutdown, 1)
     }
 
+    /// A synchronous post that passed the inbox's refusal check just before the shutdown began,
+    /// and was still on its way to the delivery lock (here: in the app's clock) when the
+    /// shutdown drained, flushed and reported: refused under the lock, never delivered after the
+    /// report.
+    func testWithSynchronousDeliveryAPostOnItsWayWhenTheShutdownRunsIsRefused() async {
+        let center = NotificationCenter()
+        let tracker = RecordingTracker()
+        let problems = LockedValue<[EventAggregator.Problem]>([])
+        let clock = OneShotGateClock()
+        var configuration = EventAggregator.Configuration.testing
+        configuration.delivery = .synchronous
+        configuration.clock = clock
+        let aggregator = aggregator(center: center, tracker: tracker, problems: problems, configuration: configuration)
+        MeasurementEvent.post("shop/viewed", to: center)
+
+        clock.arm()
+        let racer = DispatchGroup()
+        racer.enter()
+        Thread {
+            MeasurementEvent.post("shop/raced", to: center)
+            racer.leave()
+        }.start()
+        await Task.detached { clock.waitUntilHeld() }.value
+        let report = await aggregator.shutdown(deadline: Date())
+        clock.release()
+        await withCheckedContinuation { continuation in racer.notify(queue: .global()) { continuation.resume() } }
+
+        XCTAssertEqual(report.forwarded, 1)
+        XCTAssertEqual(tracker.events.map(\.name), ["shop/viewed"], "nothing reached the tracker after the report")
+        XCTAssertEqual(aggregator.diagnostics.postedAfterShutdown, 1)
+        XCTAssertEqual(aggregator.diagnostics.forwarded, 1)
+    }
+
     func testEveryPostThatReturnedBeforeTheShutdownReachesTheTrackers() async {
         let center = NotificationCenter()
         let tracker = RecordingTracker()
@@ -152,5 +185,45 @@ final class EventAggregatorShutdownTests: XCTestCase {
                 + "2 dropped: more than maximumInFlightEvents were waiting for delivery; "
                 + "1 dropped: still held in memory at shutdown (not ready, or waiting for consent); "
                 + "1 dropped by collector: refused by the server, the deadline passed")
+    }
+}
+
+/// A clock whose first reading after ``arm()`` blocks the thread reading it until ``release()``;
+/// every other reading is the system's time.
+private final class OneShotGateClock: EventClock, @unchecked Sendable {
+    // @unchecked: `armed` and `held` sit behind the condition's lock.
+    private let condition = NSCondition()
+    private var armed = false
+    private var held = false
+    private var released = false
+
+    func arm() {
+        condition.lock()
+        armed = true
+        condition.unlock()
+    }
+
+    func now() -> Date {
+        condition.lock()
+        defer { condition.unlock() }
+        guard armed else { return Date() }
+        armed = false
+        held = true
+        condition.broadcast()
+        while !released { condition.wait() }
+        return Date()
+    }
+
+    func waitUntilHeld() {
+        condition.lock()
+        while !held { condition.wait() }
+        condition.unlock()
+    }
+
+    func release() {
+        condition.lock()
+        released = true
+        condition.broadcast()
+        condition.unlock()
     }
 }
