@@ -148,6 +148,13 @@ let httpTargets: [Target] = [
         dependencies: ["MeasurementEvents", "MeasurementEventsAggregator", "MeasurementEventsHTTP", "LoopbackCollector"],
         path: "Tests/HTTPFaultChild"
     ),
+    // The outage run of issue 49: a server's aggregator posting from 8 tasks while its collector
+    // stalls, then answers 503, then heals; run by Benchmarks/Scripts/http_outage_run.sh.
+    .executableTarget(
+        name: "http-outage-child",
+        dependencies: ["MeasurementEvents", "MeasurementEventsAggregator", "MeasurementEventsHTTP", "LoopbackCollector"],
+        path: "Tests/HTTPOutageChild"
+    ),
     // The child process of LockedLaunchTests: an app launched before the device's first unlock.
     .executableTarget(
         name: "locked-launch-child",
