@@ -84,6 +84,7 @@ extension EventAggregator {
             } else {
                 state.purposes = [:]
             }
+            hasPurposes.store(state.purposes.isEmpty ? 0 : 1)
             var told: [(any EventTracker, MeasurementEventsAggregator.Consent)] = []
             for (index, destination) in state.destinations.all.enumerated() {
                 let now = destination.consent(purposes: state.purposes, global: global)

@@ -62,6 +62,11 @@ open class EventAggregator: @unchecked Sendable {
     let queue: DispatchQueue
     let queueKey = DispatchSpecificKey<ObjectIdentifier>()
     let state: LockedValue<State>
+    /// 1 while a purpose has a consent of its own (`State.purposes` is not empty): a round reads
+    /// this instead of taking the state lock for the purposes, which an app that sets none never
+    /// needs (ConsentByPurpose.swift). Written with `State.purposes`, under the state lock, in
+    /// the delivery context (or at init).
+    let hasPurposes = AtomicCounter()
     /// The posting path: everything posting threads touch (see the concurrency map in
     /// `Inbox.swift`).
     let inbox: Inbox
@@ -155,6 +160,7 @@ open class EventAggregator: @unchecked Sendable {
                 destinations: added, ready: !configuration.holdsEventsUntilReady,
                 diagnostics: diagnostics, purposes: attribution.restoredPurposes,
                 storeNotReadableYet: attribution.heldUntilStoreReadable != nil))
+        hasPurposes.store(attribution.restoredPurposes.isEmpty ? 0 : 1)
         let delivery = WeakAggregator()
         inbox = Self.makeInbox(
             filter: filter, consent: consent, configuration: configuration, queue: queue, delivery: delivery)

@@ -18,13 +18,16 @@ import MeasurementEvents
 
 /// What the aggregator delivered while its identity store could not be read yet: one round
 /// that grows, in posting order. Touched in the delivery context only (it is the attribution's).
-struct HeldUntilStoreReadable {
+/// A class: whether there is one is asked at the start of every round (with synchronous
+/// delivery, every post), and the optional of a struct was copied to be compared with `nil`
+/// (two retains and two releases each time).
+final class HeldUntilStoreReadable {
     /// Events and controls, each control applied before `events[position]`.
     private(set) var round = Inbox.Round()
 
     /// Appends `other` (its controls keep their places among its events) and empties it for
     /// reuse. Keeps at most `limit` events: returns the oldest ones dropped to keep to it.
-    mutating func append(_ other: inout Inbox.Round, limit: Int) -> [MeasurementEvent] {
+    func append(_ other: inout Inbox.Round, limit: Int) -> [MeasurementEvent] {
         let offset = round.events.count
         for var control in other.controls {
             control.position += offset
@@ -44,7 +47,7 @@ struct HeldUntilStoreReadable {
     }
 
     /// Appends a control after everything held.
-    mutating func append(_ action: Inbox.Control.Action, at timestamp: Date, consent: Consent) {
+    func append(_ action: Inbox.Control.Action, at timestamp: Date, consent: Consent) {
         round.controls.append(
             Inbox.Control(action: action, timestamp: timestamp, consentAtPost: consent, position: round.events.count))
     }
@@ -115,7 +118,10 @@ extension EventAggregator {
         // The consent remembered (or configured), unless the app set one meanwhile: it was
         // pending while the store could not be read, so that nothing left before it was known.
         let purposes = attribution.restoredPurposes
-        state.withLock { $0.purposes = purposes }
+        state.withLock { state in
+            state.purposes = purposes
+            hasPurposes.store(purposes.isEmpty ? 0 : 1)
+        }
         if let consent = restored.consent, consent != inbox.consent || !purposes.isEmpty {
             inbox.setConsent(consent)
             tellDestinations()

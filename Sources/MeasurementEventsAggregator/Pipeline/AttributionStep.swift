@@ -63,8 +63,8 @@ final class AttributionState: @unchecked Sendable {
     /// with the other aggregators of the process on its directory (see `takeSharedIdentity()`).
     private let fileStore: FileIdentityStore?
     /// `SharedIdentityDirectory.identityChanges` when this object last looked at its store's
-    /// identity.
-    private var seenIdentityChanges: Int64
+    /// identity. Unchecked: read every round.
+    @exclusivity(unchecked) private var seenIdentityChanges: Int64
     private var contents: IdentityStoreContents
     /// What the store holds, as far as this object knows: a save of the same contents is
     /// skipped (the store is app code, and may be slow, like the Keychain). With a shared
@@ -99,14 +99,16 @@ final class AttributionState: @unchecked Sendable {
     /// While the store may not be read yet (``IdentityStoreError/isNotReadableYet``): what was
     /// delivered meanwhile, held in posting order; `nil` once the store was read. Nothing is
     /// stamped from, or written over, the store until then (see `HeldUntilStoreReadable`).
-    var heldUntilStoreReadable: HeldUntilStoreReadable?
+    /// Unchecked, like `timeline`: read at the start of every round (with synchronous delivery,
+    /// every post), where the dynamic exclusivity check cost about 40 instructions.
+    @exclusivity(unchecked) var heldUntilStoreReadable: HeldUntilStoreReadable?
     /// The consent the app set while the store could not be read: newer than the stored one.
     private var consentSetWhileUnreadable: Consent?
     /// The purposes' consents the app set meanwhile (`.some(nil)`: cleared), likewise.
     private var purposesSetWhileUnreadable: [String: Consent]??
     /// Whether `stop()` let the store go (`releaseStore()`): nothing is read from it or written
-    /// to it until `start()` holds it again (`reattachStore()`).
-    private(set) var isReleased = false
+    /// to it until `start()` holds it again (`reattachStore()`). Unchecked: read every round.
+    @exclusivity(unchecked) private(set) var isReleased = false
     /// Whether a change made since the release was reported as not saved (once a release).
     private var reportedChangeWhileReleased = false
 
@@ -465,9 +467,9 @@ final class AttributionState: @unchecked Sendable {
     /// anonymous id and one salt; each aggregator still applies the changes posted on its own
     /// center in order with its events.
     func takeSharedIdentity() {
-        guard let fileStore, heldUntilStoreReadable == nil, !isReleased else { return }
+        // The counter first: it is all a round reads while nothing changed.
         let changes = SharedIdentityDirectory.identityChanges.value
-        guard changes != seenIdentityChanges else { return }
+        guard changes != seenIdentityChanges, let fileStore, heldUntilStoreReadable == nil, !isReleased else { return }
         seenIdentityChanges = changes
         if let stored = fileStore.stored { takeIdentity(storedIn: stored) }
     }
