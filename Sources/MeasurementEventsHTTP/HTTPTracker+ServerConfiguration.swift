@@ -14,6 +14,12 @@ extension HTTPTracker.Configuration {
     ///   (OTLP, Segment).
     /// - A 10-second request timeout (an app: 30), so that a stalled collector is retried
     ///   sooner.
+    /// - Back-pressure at the cap instead of dropping the oldest
+    ///   (``HTTPTracker/QueueFullBehavior/wait(atMostSeconds:)``, at most 60 seconds): when the
+    ///   collector takes events more slowly than they are posted for longer than the queue
+    ///   absorbs, `track` waits for uploads to make room, the aggregator's in-flight bound fills
+    ///   and posts slow down (an `async` post suspends). A collector down for more than a minute
+    ///   with the queue full: the oldest are dropped and counted until it accepts a request.
     ///
     /// ```swift
     /// let collector = try HTTPTracker(
@@ -29,6 +35,7 @@ extension HTTPTracker.Configuration {
         configuration.flushInterval = 1
         configuration.compressesBodies = true
         configuration.requestTimeout = 10
+        configuration.whenQueueIsFull = .wait(atMostSeconds: 60)
         return configuration
     }
 }
