@@ -709,7 +709,8 @@ final class DiskQueue: @unchecked Sendable {
         }
         notes.forEach(log)
         guard let firstRecord else { return ([], 0) }
-        return (Array(events[firstRecord...]), firstRecord)
+        // Not copied when whole: each copy of an event retains its strings and dictionaries.
+        return (firstRecord == 0 ? events : Array(events[firstRecord...]), firstRecord)
     }
 
     /// Takes a batch out of the index (its file stays).

@@ -110,7 +110,7 @@ final class BatchUploader: @unchecked Sendable {
                 spanStart = last.lowerBound
                 ranges.removeLast()
             }
-            events.append(contentsOf: new)
+            if events.isEmpty { events = new } else { events.append(contentsOf: new) }
             for index in 1...new.count {
                 let nextKey = index < new.count ? key(new[index]) : nil
                 if index == new.count || nextKey != spanKey {
@@ -183,6 +183,8 @@ final class BatchUploader: @unchecked Sendable {
     private let policy: RetryPolicy
     private let timeout: TimeInterval
     private let compressesBodies: Bool
+    /// zlib's level for gzip bodies (`HTTPTracker.Configuration.gzipLevel`).
+    private let gzipLevel: Int
     /// Checks each body beside it (GA4's validation server), when the encoder asks for it.
     private var validator: (any RequestValidator)?
     /// Whether the next events too old for the vendor start an episode (and get a report).
@@ -249,10 +251,12 @@ final class BatchUploader: @unchecked Sendable {
 
     init(
         diskQueue: DiskQueue, encoder: any BatchEncoder, transport: any HTTPTransport, clock: any DeliveryClock,
-        policy: RetryPolicy, timeout: TimeInterval, compressesBodies: Bool, legacyAnonymousID: String,
+        policy: RetryPolicy, timeout: TimeInterval, compressesBodies: Bool, gzipLevel: Int = 6,
+        legacyAnonymousID: String,
         log: @escaping @Sendable (String) -> Void
     ) {
         self.compressesBodies = compressesBodies
+        self.gzipLevel = gzipLevel
         self.diskQueue = diskQueue
         self.encoder = encoder
         self.transport = transport
@@ -467,7 +471,8 @@ final class BatchUploader: @unchecked Sendable {
             window.splitsLeft += refusingEverything ? 2 : RefusalIsolation.splitBudget(forBatchOf: read.count)
             window.append(
                 sequence: batch.sequence, firstRecord: firstRecord,
-                events: read.map { $0.fillingLegacyIdentity(anonymousID: legacyAnonymousID) },
+                events: read.contains(where: \.isLegacy)
+                    ? read.map { $0.fillingLegacyIdentity(anonymousID: legacyAnonymousID) } : read,
                 key: encoder.requestKey(for:))
             return true
         }
@@ -501,7 +506,8 @@ final class BatchUploader: @unchecked Sendable {
     /// `request` with its body in gzip when the vendor takes it and the app did not turn it off;
     /// as it is when zlib fails.
     private func compressed(_ request: HTTPRequest) -> HTTPRequest {
-        guard compressesBodies, encoder.acceptsGzipBodies, let body = GzipBody.compress(request.body) else {
+        guard compressesBodies, encoder.acceptsGzipBodies, let body = GzipBody.compress(request.body, level: gzipLevel)
+        else {
             return request
         }
         var request = request
