@@ -177,7 +177,7 @@ final class DiskQueue: @unchecked Sendable {
         var payload: [UInt8] = []
         var frame: [UInt8] = []
         /// The context of the last event encoded, and its bytes.
-        var contextCache = EventRecordCodec.ContextCache()
+        let contextCache = EventRecordCodec.ContextCache()
     }
 
     /// A queue in `directory`, opened now when it can be.
@@ -412,7 +412,7 @@ final class DiskQueue: @unchecked Sendable {
     /// Encodes `queued` into the state's frame; throws when it is too large for a record.
     private func encode(_ queued: QueuedEvent, _ state: inout State) throws {
         state.payload.removeAll(keepingCapacity: true)
-        EventRecordCodec.encode(queued, into: &state.payload, contextCache: &state.contextCache)
+        EventRecordCodec.encode(queued, into: &state.payload, contextCache: state.contextCache)
         guard state.payload.count <= RecordFraming.maximumPayloadSize else {
             throw EventTooLarge(bytes: state.payload.count)
         }
@@ -672,10 +672,10 @@ final class DiskQueue: @unchecked Sendable {
         var events: [QueuedEvent] = []
         events.reserveCapacity(scan.records.count)
         var notes: [String] = []
-        var contexts = EventRecordCodec.ContextCache()
+        let contexts = EventRecordCodec.ContextCache()
         for range in scan.records {
             do {
-                events.append(try EventRecordCodec.decode(bytes[range], contextCache: &contexts))
+                events.append(try EventRecordCodec.decode(bytes[range], contextCache: contexts))
             } catch {
                 notes.append("\(name): \(error); skipped")
             }

@@ -46,15 +46,15 @@ final class EventRecordCodecTests: XCTestCase {
         context.locale = "fr_FR"
         other.event.attribution?.context = context
         let records = [EncoderSamples.track, EncoderSamples.track, other, EncoderSamples.identify, other]
-        var writing = EventRecordCodec.ContextCache()
-        var reading = EventRecordCodec.ContextCache()
+        let writing = EventRecordCodec.ContextCache()
+        let reading = EventRecordCodec.ContextCache()
         for queued in records {
             var plain: [UInt8] = []
             EventRecordCodec.encode(queued, into: &plain)
             var cached: [UInt8] = []
-            EventRecordCodec.encode(queued, into: &cached, contextCache: &writing)
+            EventRecordCodec.encode(queued, into: &cached, contextCache: writing)
             XCTAssertEqual(cached, plain)
-            let decoded = try EventRecordCodec.decode(cached[...], contextCache: &reading)
+            let decoded = try EventRecordCodec.decode(cached[...], contextCache: reading)
             XCTAssertEqual(decoded, try EventRecordCodec.decode(plain[...]))
             XCTAssertEqual(decoded.context, queued.context)
         }
