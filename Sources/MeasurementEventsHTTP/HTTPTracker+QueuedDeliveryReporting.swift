@@ -10,7 +10,7 @@ extension HTTPTracker: QueuedDeliveryReporting {
     /// - Parameter deadline: when to stop waiting.
     /// - Returns: the tracker's delivered, queued and dropped events since it was made.
     public func deliverQueued(before deadline: Date) -> QueuedDelivery {
-        queue.stopWaiting()
+        shutdownDidBegin(deadline: deadline)
         waitUntilDelivered(timeout: max(0, deadline.timeIntervalSinceNow))
         let diagnostics = self.diagnostics
         let reasons: [(String, Int)] = [
@@ -29,14 +29,16 @@ extension HTTPTracker: QueuedDeliveryReporting {
             whereQueued: directory.path)
     }
 
-    /// Ends every wait for room in the queue, now and later
-    /// (``QueueFullBehavior/wait(atMostSeconds:)``): the events still in flight reach the disk
-    /// over the cap (``Diagnostics/writtenOverCapAtShutdown``) rather than wait or drop the
-    /// oldest, so that the aggregator's drain ends in time and everything it hands over is on
-    /// disk or delivered. What an aggregator's `shutdown(deadline:)` calls first.
+    /// With ``QueueFullBehavior/wait(atMostSeconds:)``, ends every wait for room in the queue,
+    /// now and later: the events still in flight reach the disk over the cap
+    /// (``Diagnostics/writtenOverCapAtShutdown``) rather than wait or drop the oldest, so that the
+    /// aggregator's drain ends in time and everything it hands over is on disk or delivered. With
+    /// ``QueueFullBehavior/dropOldest`` nothing changes. What an aggregator's
+    /// `shutdown(deadline:)` calls first.
     ///
     /// - Parameter deadline: when the shutdown must end.
     public func shutdownDidBegin(deadline: Date) {
+        guard case .wait = configuration.whenQueueIsFull else { return }
         queue.stopWaiting()
     }
 }

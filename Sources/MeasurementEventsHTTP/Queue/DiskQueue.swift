@@ -317,10 +317,10 @@ final class DiskQueue: @unchecked Sendable {
             }
             try writeWaiting(&state, notes: &notes)
             try encode(queued, &state)
-            if waitsForRoom, !state.shedding {
+            if waitsForRoom, !hasRoom(state, frameBytes: state.frame.count) {
                 if state.stoppedWaiting {
-                    if !hasRoom(state, frameBytes: state.frame.count) { state.counters.writtenOverCap += 1 }
-                } else if !hasRoom(state, frameBytes: state.frame.count) {
+                    state.counters.writtenOverCap += 1
+                } else if !state.shedding {
                     return .full(frameBytes: state.frame.count)
                 }
             }
