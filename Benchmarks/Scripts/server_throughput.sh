@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Throughput into a real OTLP/HTTP collector (issue 49, point 5). Not run by .ci/run.
+# Throughput into a real OTLP/HTTP collector (issue 49, point 5). `.ci/run` runs `--short`.
 #
 # Usage: Scripts/server_throughput.sh [--short] [--seconds N] [--tasks N] [--configurations "server defaults"]
 #        [--perf SECONDS]
@@ -9,7 +9,9 @@
 # received logs ("Received logs. ... logs=N", one line per request), builds the ServerThroughput
 # driver in release, runs it for each configuration, and sums the collector's counts:
 #   lost = posted - received by the collector.
-# --short: a 3-second run of the server configuration that exits 1 unless 0 are lost (for CI).
+# --short: a 3-second run of the server configuration that exits 1 unless 0 are lost and every
+#   event carried its own request's user (the driver checks each event the tracker encodes and
+#   each record of every request body: --check-bodies), for CI.
 # --perf N: also records `perf record -g` of the server configuration for N seconds into
 #   .build/server-throughput/perf.data and prints the top symbols (self time).
 set -euo pipefail
@@ -21,9 +23,10 @@ tasks=8
 configurations="server defaults"
 short=0
 perf_seconds=0
+driver_flags=()
 while [ $# -gt 0 ]; do
   case "$1" in
-    --short) short=1; seconds=3; configurations=server; shift ;;
+    --short) short=1; seconds=3; configurations=server; driver_flags=(--check-bodies); shift ;;
     --seconds) seconds=$2; shift 2 ;;
     --tasks) tasks=$2; shift 2 ;;
     --configurations) configurations=$2; shift 2 ;;
@@ -74,7 +77,7 @@ for configuration in $configurations; do
     perf_pid=$!
   fi
   "$driver" --configuration "$configuration" --seconds "$seconds" --tasks "$tasks" \
-    --endpoint "http://127.0.0.1:$port" --directory "$work/queue-$configuration" | tee "$out"
+    --endpoint "http://127.0.0.1:$port" --directory "$work/queue-$configuration" ${driver_flags[@]+"${driver_flags[@]}"} | tee "$out"
   if [ -n "$perf_pid" ]; then wait "$perf_pid" || true; fi
   sleep 1  # rotel logs a request once its batch (200 ms) is handed on.
   stop_rotel
@@ -84,6 +87,21 @@ for configuration in $configurations; do
   echo "lost $((posted - received))"
   if [ "$short" = 1 ] && [ "$posted" != "$received" ]; then
     echo "Error: posted $posted, the collector received $received" >&2
+    status=1
+  fi
+  # Every event checked once (the encoder saw each), none with another request's user, and
+  # with --short every record of every body read back with its own user.
+  checked=$(sed -n 's/^attribution_checked \([0-9]*\)$/\1/p' "$out")
+  wrong=$(sed -n 's/^attribution_misattributed \([0-9]*\)$/\1/p' "$out")
+  body_records=$(sed -n 's/^attribution_body_records \([0-9]*\)$/\1/p' "$out")
+  body_wrong=$(sed -n 's/^attribution_body_misattributed \([0-9]*\)$/\1/p' "$out")
+  echo "attribution: $checked of $posted events checked, $wrong with another request's user; $body_records records read in bodies, $body_wrong wrong"
+  if [ "$configuration" = server ] && { [ "$checked" != "$posted" ] || [ "$wrong" != 0 ] || [ "$body_wrong" != 0 ]; }; then
+    echo "Error: attribution: $checked of $posted events checked, $wrong and $body_wrong carried another request's user" >&2
+    status=1
+  fi
+  if [ "$short" = 1 ] && [ "$body_records" -lt "$posted" ]; then
+    echo "Error: only $body_records of $posted records were read back from the request bodies" >&2
     status=1
   fi
 done

@@ -58,6 +58,9 @@ extension EventAggregator {
     ///    (``Problem/postedAfterShutdown(_:)``); posts waiting for room give up.
     /// 2. Drains what is in flight: every event whose post returned reaches the trackers,
     ///    whatever the deadline (it is in memory; a tracker's `track` writes it to its queue).
+    ///    Each ``QueuedDeliveryReporting`` tracker is told first
+    ///    (``QueuedDeliveryReporting/shutdownDidBegin(deadline:)``), so that a `track` waiting
+    ///    for room in its queue stops waiting.
     /// 3. Flushes every tracker, and gives each ``QueuedDeliveryReporting`` tracker (an
     ///    `HTTPTracker`) until `deadline` to deliver its queue, all of them at once.
     /// 4. Lets the identity store go, as ``stop()`` does.
@@ -76,6 +79,10 @@ extension EventAggregator {
     public func shutdown(deadline: Date) async -> ShutdownReport {
         state.withLock { $0.isShutDown = true }
         inbox.refusePosts()
+        // A tracker whose `track` waits (for room in its queue) stops waiting: the drain ends in time.
+        for destination in destinations {
+            (destination.tracker as? any QueuedDeliveryReporting)?.shutdownDidBegin(deadline: deadline)
+        }
         // Records counted in flight are drained, or refused by their buffer (and uncounted):
         // the count reaches zero once the posts in progress have appended or been refused.
         repeat {

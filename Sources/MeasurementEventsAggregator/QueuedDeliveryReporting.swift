@@ -23,6 +23,22 @@ public protocol QueuedDeliveryReporting: EventTracker {
     /// - Parameter deadline: when to stop waiting.
     /// - Returns: what the tracker delivered, what it still holds, and what it dropped.
     func deliverQueued(before deadline: Date) -> QueuedDelivery
+
+    /// The shutdown began: the events in flight are about to be handed to
+    /// ``EventTracker/track(_:)``, and must be taken by `deadline`. A tracker whose `track`
+    /// can wait (for room in its queue) stops waiting, now and later, so that the drain ends in
+    /// time. Called once per shutdown, before the drain, from the task that called
+    /// ``EventAggregator/shutdown(deadline:)``; it must return at once. The default does nothing.
+    ///
+    /// - Parameter deadline: when the shutdown must end.
+    func shutdownDidBegin(deadline: Date)
+}
+
+extension QueuedDeliveryReporting {
+    /// Does nothing: a tracker whose `track` never waits needs no notice.
+    ///
+    /// - Parameter deadline: when the shutdown must end.
+    public func shutdownDidBegin(deadline: Date) {}
 }
 
 /// What a ``QueuedDeliveryReporting`` tracker delivered, still holds and dropped, as counted

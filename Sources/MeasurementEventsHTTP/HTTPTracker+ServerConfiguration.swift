@@ -11,9 +11,16 @@ extension HTTPTracker.Configuration {
     /// - Full requests: an upload every 1,000 events or every second (an app: 20 events or
     ///   30 seconds).
     /// - Gzip bodies (``compressesBodies``, also an app's default) for encoders that take them
-    ///   (OTLP, Segment).
+    ///   (OTLP, Segment), at zlib's fastest level (``gzipLevel`` 1; an app: 6): the collector
+    ///   is near, and the CPU is the service's.
     /// - A 10-second request timeout (an app: 30), so that a stalled collector is retried
     ///   sooner.
+    /// - Back-pressure at the cap instead of dropping the oldest
+    ///   (``HTTPTracker/QueueFullBehavior/wait(atMostSeconds:)``, at most 60 seconds): when the
+    ///   collector takes events more slowly than they are posted for longer than the queue
+    ///   absorbs, `track` waits for uploads to make room, the aggregator's in-flight bound fills
+    ///   and posts slow down (an `async` post suspends). A collector down for more than a minute
+    ///   with the queue full: the oldest are dropped and counted until it accepts a request.
     ///
     /// ```swift
     /// let collector = try HTTPTracker(
@@ -28,7 +35,9 @@ extension HTTPTracker.Configuration {
         configuration.flushAt = 1_000
         configuration.flushInterval = 1
         configuration.compressesBodies = true
+        configuration.gzipLevel = 1
         configuration.requestTimeout = 10
+        configuration.whenQueueIsFull = .wait(atMostSeconds: 60)
         return configuration
     }
 }

@@ -186,6 +186,36 @@ final class EventAggregatorShutdownTests: XCTestCase {
                 + "1 dropped: still held in memory at shutdown (not ready, or waiting for consent); "
                 + "1 dropped by collector: refused by the server, the deadline passed")
     }
+
+    /// A tracker whose `track` blocks until it is told the shutdown began (as an `HTTPTracker`
+    /// waiting for room in its queue does): the shutdown tells it before the drain, so the drain
+    /// ends and every event reaches it.
+    func testQueuedDeliveryReportingTrackersAreToldBeforeTheDrain() async {
+        final class BlockingTracker: QueuedDeliveryReporting, @unchecked Sendable {
+            // @unchecked: `told` is a semaphore, `tracked` behind its lock.
+            let told = DispatchSemaphore(value: 0)
+            let tracked = LockedValue<[EventName]>([])
+            func track(_ event: MeasurementEvent) throws {
+                if tracked.withLock({ $0.count }) == 1 {
+                    told.wait()
+                    told.signal()
+                }
+                tracked.withLock { $0.append(event.name) }
+            }
+            func shutdownDidBegin(deadline: Date) { told.signal() }
+            func deliverQueued(before deadline: Date) -> QueuedDelivery {
+                QueuedDelivery(delivered: tracked.withLock { $0.count }, stillQueued: 0)
+            }
+        }
+        let center = NotificationCenter()
+        let tracker = BlockingTracker()
+        let aggregator = aggregator(center: center, tracker: tracker, problems: LockedValue([]))
+        for index in 0..<5 { MeasurementEvent.post("shop/viewed", args: ["index": index], to: center) }
+
+        let report = await aggregator.shutdown(deadline: Date().addingTimeInterval(30))
+        XCTAssertEqual(tracker.tracked.withLock { $0 }, Array(repeating: "shop/viewed", count: 5))
+        XCTAssertEqual(report.delivered, 5)
+    }
 }
 
 /// A clock whose first reading after ``arm()`` blocks the thread reading it until ``release()``;

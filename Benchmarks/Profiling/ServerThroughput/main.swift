@@ -18,8 +18,15 @@ import MeasurementEventsOTLP
 // `MeasurementEvent.post` (3.0.0 had no async post): a post over the in-flight bound is dropped
 // and counted.
 //
+// Each task handles "requests" of 100 posts, each inside a `MeasurementRequestContext` of its
+// own user (`user-<task>-<request>`); the encoder the tracker sends with checks, for every event
+// it encodes, that its user is its own request's (read back from the event's `route` and
+// `sequence` args), and with `--check-bodies` also reads every request body (gzip-free JSON,
+// before compression) and checks each log record's `user.id` attribute the same way.
+//
 // It prints `key value` lines: what was posted, the aggregator's and the tracker's counters,
-// VmRSS every 5 seconds, and the shutdown report. The collector's count is the script's.
+// the attribution check, VmRSS every 5 seconds, and the shutdown report. The collector's count
+// is the script's.
 
 struct Options {
     var configuration = "server"
@@ -29,10 +36,15 @@ struct Options {
     var directory = FileManager.default.temporaryDirectory
         .appendingPathComponent("server-throughput-\(getpid())").path
     var shutdownSeconds = 120.0
+    var checksBodies = false
 
     init(_ arguments: [String]) {
         var rest = arguments[...]
         while let flag = rest.popFirst() {
+            if flag == "--check-bodies" {
+                checksBodies = true
+                continue
+            }
             guard let value = rest.popFirst() else { Self.usage("\(flag) needs a value") }
             switch flag {
             case "--configuration":
@@ -60,7 +72,7 @@ struct Options {
         FileHandle.standardError.write(
             Data(
                 ("Error: \(problem)\nUsage: ServerThroughput [--configuration server|defaults] [--seconds N] "
-                    + "[--tasks N] [--endpoint URL] [--directory PATH] [--shutdown-seconds N]\n").utf8))
+                    + "[--tasks N] [--endpoint URL] [--directory PATH] [--shutdown-seconds N] [--check-bodies]\n").utf8))
         exit(64)
     }
 }
@@ -83,11 +95,128 @@ final class PostCounts: @unchecked Sendable {
     init(tasks: Int) { counts = Array(repeating: 0, count: tasks) }
 }
 
+/// The user of the request that posted the `sequence`th event of task `task`.
+func expectedUser(task: Int, sequence: Int) -> String { "user-\(task)-\(sequence / postsPerRequest)" }
+let postsPerRequest = 100
+
+/// Which events were checked (one bit per task and sequence, so that a request encoded again
+/// counts once) and which carried another request's user.
+final class AttributionCheck: @unchecked Sendable {
+    // @unchecked: all state is behind `lock`.
+    private let lock = NSLock()
+    private var seen: [[UInt64]]
+    private(set) var checked = 0
+    private(set) var misattributed = 0
+    private(set) var bodyRecords = 0
+    private(set) var bodyMisattributed = 0
+    private(set) var problems: [String] = []
+
+    init(tasks: Int) { seen = Array(repeating: [], count: tasks) }
+
+    /// Notes the event of `task`'s `sequence` carrying `user`.
+    func note(task: Int, sequence: Int, user: String?, inBody: Bool = false) {
+        let wrong = user != expectedUser(task: task, sequence: sequence)
+        lock.lock()
+        defer { lock.unlock() }
+        if inBody {
+            bodyRecords += 1
+            if wrong { bodyMisattributed += 1 }
+        } else {
+            let word = sequence / 64
+            if seen[task].count <= word { seen[task] += Array(repeating: 0, count: word + 1024 - seen[task].count) }
+            let bit = UInt64(1) << UInt64(sequence % 64)
+            if seen[task][word] & bit == 0 {
+                seen[task][word] |= bit
+                checked += 1
+            }
+            if wrong { misattributed += 1 }
+        }
+        if wrong, problems.count < 5 {
+            problems.append("task \(task) event \(sequence) carries \(user ?? "no user"), not \(expectedUser(task: task, sequence: sequence))")
+        }
+    }
+
+    func problem(_ text: String) {
+        lock.lock()
+        defer { lock.unlock() }
+        if problems.count < 5 { problems.append(text) }
+        bodyMisattributed += 1
+    }
+}
+
+/// The OTLP encoder, checking the user of each event it encodes (and, with `checksBodies`, of
+/// each record in the body it makes).
+struct AttributionCheckingEncoder: BatchEncoder {
+    let base: OTLPLogsEncoder
+    let check: AttributionCheck
+    let checksBodies: Bool
+
+    var endpoint: URL { base.endpoint }
+    var limits: BatchLimits { base.limits }
+    var acceptsGzipBodies: Bool { base.acceptsGzipBodies }
+    var defaultPurposes: Set<ConsentPurpose> { base.defaultPurposes }
+    func retries(_ response: HTTPResponse) -> Bool { base.retries(response) }
+    func partialRefusal(in response: HTTPResponse, ofEventCount count: Int) -> PartialRefusal? {
+        base.partialRefusal(in: response, ofEventCount: count)
+    }
+
+    func encode(_ events: [QueuedEvent], context: BatchContext) -> EncodedBatch {
+        for queued in events {
+            guard let (task, sequence) = Self.origin(route: queued.event.args["route"], sequence: queued.event.args["sequence"])
+            else {
+                check.problem("an event without its route and sequence: \(queued.event.args)")
+                continue
+            }
+            check.note(task: task, sequence: sequence, user: queued.identity.userID)
+        }
+        let encoded = base.encode(events, context: context)
+        if checksBodies, let body = encoded.request?.body { checkBody(body) }
+        return encoded
+    }
+
+    static func origin(route: EventValue?, sequence: EventValue?) -> (task: Int, sequence: Int)? {
+        guard case .string(let route) = route, let task = Int(route.dropFirst("/route/".count)),
+            case .int(let sequence) = sequence
+        else { return nil }
+        return (task, sequence)
+    }
+
+    /// Reads the OTLP JSON body and checks each log record's `user.id` against its route and sequence.
+    private func checkBody(_ body: [UInt8]) {
+        guard let root = try? JSONSerialization.jsonObject(with: Data(body)) as? [String: Any],
+            let resources = root["resourceLogs"] as? [[String: Any]]
+        else { return check.problem("a body that is not OTLP JSON") }
+        for resource in resources {
+            for scope in resource["scopeLogs"] as? [[String: Any]] ?? [] {
+                for record in scope["logRecords"] as? [[String: Any]] ?? [] {
+                    var values: [String: Any] = [:]
+                    for attribute in record["attributes"] as? [[String: Any]] ?? [] {
+                        guard let key = attribute["key"] as? String, let value = attribute["value"] as? [String: Any]
+                        else { continue }
+                        values[key] = value["stringValue"] ?? value["intValue"]
+                    }
+                    let sequence = (values["sequence"] as? String).flatMap { Int($0) }
+                    guard let route = values["route"] as? String, let sequence,
+                        let (task, _) = Self.origin(route: .string(route), sequence: .int(sequence))
+                    else {
+                        check.problem("a log record without its route and sequence attributes")
+                        continue
+                    }
+                    check.note(task: task, sequence: sequence, user: values["user.id"] as? String, inBody: true)
+                }
+            }
+        }
+    }
+}
+
 let options = Options(Array(CommandLine.arguments.dropFirst()))
 let isServer = options.configuration == "server"
 try? FileManager.default.removeItem(atPath: options.directory)
 
-let encoder = OTLPLogsEncoder(baseURL: URL(string: options.endpoint)!)
+let attribution = AttributionCheck(tasks: options.tasks)
+let encoder = AttributionCheckingEncoder(
+    base: OTLPLogsEncoder(baseURL: URL(string: options.endpoint)!), check: attribution,
+    checksBodies: options.checksBodies)
 let tracker: HTTPTracker
 do {
     tracker = try HTTPTracker(
@@ -136,18 +265,22 @@ await withTaskGroup(of: Void.self) { group in
         group.addTask {
             var posted = 0
             let route = "/route/\(task)"
-            while true {
-                // The clock is read every 64 posts: it is not what is measured.
-                if posted & 63 == 0, now() >= stopAt { break }
-                let args: [String: any EventValueConvertible] = [
-                    "route": route, "status": 200, "duration_ms": 12.5, "sequence": posted,
-                ]
-                if isServer {
-                    await aggregator.post("bench/request_handled", args: args)
-                } else {
-                    MeasurementEvent.post("bench/request_handled", args: args, to: center)
+            requests: while true {
+                // A request of its own user: every event posted inside carries it.
+                let context = MeasurementRequestContext(userID: expectedUser(task: task, sequence: posted))
+                for _ in 0..<postsPerRequest {
+                    // The clock is read every 64 posts: it is not what is measured.
+                    if posted & 63 == 0, now() >= stopAt { break requests }
+                    let args: [String: any EventValueConvertible] = [
+                        "route": route, "status": 200, "duration_ms": 12.5, "sequence": posted,
+                    ]
+                    if isServer {
+                        await context.run { await aggregator.post("bench/request_handled", args: args) }
+                    } else {
+                        context.run { MeasurementEvent.post("bench/request_handled", args: args, to: center) }
+                    }
+                    posted += 1
                 }
-                posted += 1
             }
             counts.counts[task] = posted
         }
@@ -182,6 +315,14 @@ print("tracker_rejected_by_server \(trackerDiagnostics.rejectedByServer)")
 print("tracker_requests \(trackerDiagnostics.requests)")
 print("tracker_retries \(trackerDiagnostics.retries)")
 print("tracker_failed_writes \(trackerDiagnostics.failedWrites)")
+print("tracker_waited_for_room \(trackerDiagnostics.waitedForRoom)")
+print("tracker_waits_timed_out \(trackerDiagnostics.waitsForRoomTimedOut)")
+print("tracker_written_over_cap_at_shutdown \(trackerDiagnostics.writtenOverCapAtShutdown)")
+print("attribution_checked \(attribution.checked)")
+print("attribution_misattributed \(attribution.misattributed)")
+print("attribution_body_records \(attribution.bodyRecords)")
+print("attribution_body_misattributed \(attribution.bodyMisattributed)")
+for problem in attribution.problems { print("attribution_problem \(problem)") }
 print("rss_kb_end \(residentKilobytes())")
 print("shutdown_delivered_everything \(report.deliveredEverything)")
 print("shutdown_report \(report.description.replacingOccurrences(of: "\n", with: " | "))")

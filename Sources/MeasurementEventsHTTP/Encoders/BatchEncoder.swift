@@ -332,4 +332,14 @@ extension MeasurementEvent {
         if let category, properties["category"] == nil { properties["category"] = .string(category) }
         return properties
     }
+
+    /// ``vendorProperties`` in the order of their keys, without building the dictionary:
+    /// what an encoder that writes them sorted iterates.
+    package var sortedVendorProperties: [(String, EventValue)] {
+        var properties = args.map { ($0.key, $0.value) }
+        if args["event_type"] == nil { properties.append(("event_type", .string(type.name))) }
+        if let category, args["category"] == nil { properties.append(("category", .string(category))) }
+        properties.sort { $0.0 < $1.0 }
+        return properties
+    }
 }

@@ -25,6 +25,21 @@ public struct JSONWriter: Sendable {
     /// - Parameter value: the text.
     public mutating func string(_ value: String) {
         bytes.append(UInt8(ascii: "\""))
+        // Most strings need no escape: copied whole (a request body is mostly strings).
+        var value = value
+        let copied = value.withUTF8 { utf8 -> Bool in
+            for byte in utf8 where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
+                return false
+            }
+            bytes.append(contentsOf: utf8)
+            return true
+        }
+        if !copied { escaping(value) }
+        bytes.append(UInt8(ascii: "\""))
+    }
+
+    /// Writes the bytes of `value`, escaping quotes, backslashes and control characters.
+    private mutating func escaping(_ value: String) {
         for byte in value.utf8 {
             switch byte {
             case UInt8(ascii: "\""): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])
@@ -40,7 +55,6 @@ public struct JSONWriter: Sendable {
             default: bytes.append(byte)
             }
         }
-        bytes.append(UInt8(ascii: "\""))
     }
 
     /// Writes an integer.
@@ -84,6 +98,13 @@ public struct JSONWriter: Sendable {
     ///
     /// - Parameter json: valid JSON bytes, written as they are.
     public mutating func raw(_ json: [UInt8]) { bytes.append(contentsOf: json) }
+
+    /// Appends a fixed piece of JSON (punctuation and keys an encoder writes for every record),
+    /// without the closures of ``object(_:)`` and ``ObjectWriter/field(_:_:)``: for the encoders'
+    /// hot loops, where those cost more than the bytes.
+    package mutating func raw(_ json: StaticString) {
+        json.withUTF8Buffer { bytes.append(contentsOf: $0) }
+    }
 
     /// Writes an object whose fields `body` writes.
     ///

@@ -39,6 +39,13 @@ import MeasurementEventsAggregator
 ///   memory, in order (at most ``maximumEventsInMemory``, the oldest dropped and counted), and
 ///   every append, flush and seal tries to open it again: it is claimed, what a previous run
 ///   left is recovered, and what waited is written first.
+/// - At the cap, an append either drops the oldest events (the default) or, for a tracker
+///   whose configuration says so (`HTTPTracker.QueueFullBehavior.wait(atMostSeconds:)`), is
+///   refused (``Appended/full``) so that its caller waits for room (``waitForRoom(frameBytes:seconds:)``)
+///   and appends again: the uploader makes room as requests are accepted. A wait that runs out
+///   starts an episode of shedding (the oldest dropped at each append, as by default) that ends
+///   when a request is accepted; ``stopWaiting()`` (shutdown) ends every wait and writes what
+///   comes over the cap rather than dropping it.
 /// - The log handler is never called while the queue's lock is held.
 final class DiskQueue: @unchecked Sendable {
     // @unchecked: all mutable state is in `state`, behind its lock.
@@ -89,6 +96,23 @@ final class DiskQueue: @unchecked Sendable {
         var unreadableFiles = 0
         var emptyFilesRemoved = 0
         var unrecognizedFiles = 0
+        /// Appends that found the queue at its cap and waited for room.
+        var waitedForRoom = 0
+        /// Waits for room that ran out: each began an episode of dropping the oldest.
+        var waitsTimedOut = 0
+        /// Events written over the cap after ``DiskQueue/stopWaiting()`` (at shutdown) instead
+        /// of waiting or dropping.
+        var writtenOverCap = 0
+    }
+
+    /// What ``DiskQueue/append(_:waitsForRoom:)`` did.
+    enum Appended: Equatable {
+        /// Written (or held in memory while the directory cannot be opened yet): how many events
+        /// are in the open segment afterwards, and whether a segment was sealed.
+        case written(openCount: Int, sealed: Bool)
+        /// Not written: the queue is at its cap and the caller waits for room; the event's
+        /// record takes `frameBytes`.
+        case full(frameBytes: Int)
     }
 
     struct WriteError: Error, CustomStringConvertible {
@@ -114,6 +138,10 @@ final class DiskQueue: @unchecked Sendable {
     /// under the queue's lock; throws to say the queue cannot be opened (now).
     private let claim: @Sendable () throws -> Void
     private let state: LockedValue<State>
+    /// Signalled (broadcast) whenever room may have appeared: events consumed or dropped, the
+    /// queue discarded, waiting stopped. Taken before `state` by a waiter, never while `state`
+    /// is held by a signaller.
+    private let room = NSCondition()
 
     private struct State {
         /// Whether the directory was opened: claimed, created, what a previous run left recovered.
@@ -139,9 +167,17 @@ final class DiskQueue: @unchecked Sendable {
         var overflowing = false
         /// Whether the front file says the front is inside the oldest batch.
         var frontWritten = false
+        /// A wait for room ran out and no request was accepted since: appends that would wait
+        /// drop the oldest instead (the collector is down or too slow).
+        var shedding = false
+        /// ``DiskQueue/stopWaiting()`` was called: appends that would wait are written over the
+        /// cap, and the cap drops nothing any more.
+        var stoppedWaiting = false
         var counters = Counters()
         var payload: [UInt8] = []
         var frame: [UInt8] = []
+        /// The context of the last event encoded, and its bytes.
+        let contextCache = EventRecordCodec.ContextCache()
     }
 
     /// A queue in `directory`, opened now when it can be.
@@ -264,8 +300,11 @@ final class DiskQueue: @unchecked Sendable {
 
     /// Writes one event (after those that waited in memory); returns how many events are in the
     /// open segment afterwards and whether a segment was sealed. While the queue cannot be
-    /// opened, the event waits in memory.
-    func append(_ queued: QueuedEvent) throws -> (openCount: Int, sealed: Bool) {
+    /// opened, the event waits in memory. With `waitsForRoom`, an event that would take the
+    /// queue past its cap is not written (``Appended/full``): the caller waits for room and
+    /// appends again; unless a wait ran out since the last accepted request (then the oldest
+    /// are dropped, as without it), or waiting was stopped (then it is written over the cap).
+    func append(_ queued: QueuedEvent, waitsForRoom: Bool = false) throws -> Appended {
         try withState { state, notes in
             guard openIfPossible(&state, notes: &notes) else {
                 try encode(queued, &state)  // an event too large is refused now, as it would be on disk
@@ -274,11 +313,88 @@ final class DiskQueue: @unchecked Sendable {
                     state.waiting.removeFirst()
                     state.counters.droppedAtCap += 1
                 }
-                return (0, false)
+                return .written(openCount: 0, sealed: false)
             }
             try writeWaiting(&state, notes: &notes)
-            return try write(queued, &state, notes: &notes)
+            try encode(queued, &state)
+            if waitsForRoom, !hasRoom(state, frameBytes: state.frame.count) {
+                if state.stoppedWaiting {
+                    state.counters.writtenOverCap += 1
+                } else if !state.shedding {
+                    return .full(frameBytes: state.frame.count)
+                }
+            }
+            return try writeFrame(&state, notes: &notes)
         }
+    }
+
+    /// Whether one more record of `frameBytes` keeps the queue within both caps.
+    private func hasRoom(_ state: State, frameBytes: Int) -> Bool {
+        state.sealedEvents + state.openCount < limits.maximumEvents
+            && state.sealedBytes + state.openBytes + frameBytes <= limits.maximumBytes
+    }
+
+    /// What ``waitForRoom(frameBytes:seconds:)`` found.
+    enum RoomWait: Equatable {
+        /// There is room (there was at once, or the uploader made it).
+        case room
+        /// ``stopWaiting()`` was called: append over the cap.
+        case stopped
+        /// None came in time: until a request is accepted, appends drop the oldest.
+        case timedOut
+    }
+
+    /// Blocks until a record of `frameBytes` fits within the caps, ``stopWaiting()`` is called, or
+    /// `seconds` pass (then the queue sheds: appends drop the oldest until events are consumed).
+    /// Counted in ``Counters/waitedForRoom`` and ``Counters/waitsTimedOut``; a timeout is
+    /// logged once per episode.
+    func waitForRoom(frameBytes: Int, seconds: TimeInterval) -> RoomWait {
+        let deadline = Date().addingTimeInterval(seconds)
+        let found = { () -> RoomWait? in
+            self.state.withLock { state in
+                if state.stoppedWaiting { return .stopped }
+                if state.shedding || !state.isOpen || self.hasRoom(state, frameBytes: frameBytes) { return .room }
+                return nil
+            }
+        }
+        room.lock()
+        var outcome = found()
+        while outcome == nil {
+            let signalled = room.wait(until: deadline)
+            outcome = found() ?? (signalled ? nil : .timedOut)
+        }
+        room.unlock()
+        let timedOut = outcome == .timedOut
+        let first = withState { state, _ -> Bool in
+            state.counters.waitedForRoom += 1
+            guard timedOut else { return false }
+            state.counters.waitsTimedOut += 1
+            defer { state.shedding = true }
+            return !state.shedding
+        }
+        if first {
+            log(
+                "the queue stayed at its cap (\(limits.maximumEvents) events, \(limits.maximumBytes) bytes) for "
+                    + "\(String(format: "%.0f", seconds)) s: the server does not take events as fast as they come, or "
+                    + "cannot be reached. The oldest are dropped as new ones come (counted in droppedAtCap) until a "
+                    + "request is accepted; then appends wait for room again")
+        }
+        return outcome ?? .room
+    }
+
+    /// Ends every wait for room, now and later (the tracker is shutting down): an append that
+    /// would wait is written over the cap (counted in ``Counters/writtenOverCap``), and the cap
+    /// drops nothing more, so that every event handed over before the shutdown ends is on disk.
+    func stopWaiting() {
+        state.withLock { $0.stoppedWaiting = true }
+        signalRoom()
+    }
+
+    /// Wakes the appends waiting for room, to look again. Never called with `state` held.
+    private func signalRoom() {
+        room.lock()
+        room.broadcast()
+        room.unlock()
     }
 
     /// Writes what waited in memory, in order; on a failure, what is left waits on.
@@ -296,7 +412,7 @@ final class DiskQueue: @unchecked Sendable {
     /// Encodes `queued` into the state's frame; throws when it is too large for a record.
     private func encode(_ queued: QueuedEvent, _ state: inout State) throws {
         state.payload.removeAll(keepingCapacity: true)
-        EventRecordCodec.encode(queued, into: &state.payload)
+        EventRecordCodec.encode(queued, into: &state.payload, contextCache: state.contextCache)
         guard state.payload.count <= RecordFraming.maximumPayloadSize else {
             throw EventTooLarge(bytes: state.payload.count)
         }
@@ -304,10 +420,13 @@ final class DiskQueue: @unchecked Sendable {
         RecordFraming.appendFrame(payload: state.payload[...], to: &state.frame)
     }
 
-    private func write(_ queued: QueuedEvent, _ state: inout State, notes: inout [String]) throws -> (
-        openCount: Int, sealed: Bool
-    ) {
+    private func write(_ queued: QueuedEvent, _ state: inout State, notes: inout [String]) throws -> Appended {
         try encode(queued, &state)
+        return try writeFrame(&state, notes: &notes)
+    }
+
+    /// Writes the record `encode` left in the state's frame.
+    private func writeFrame(_ state: inout State, notes: inout [String]) throws -> Appended {
         if state.descriptor < 0 { try openSegment(&state) }
         try writeAll(state.frame, state: &state)
         state.openCount += 1
@@ -318,7 +437,7 @@ final class DiskQueue: @unchecked Sendable {
             sealed = true
         }
         enforceCap(&state, notes: &notes)
-        return (state.openCount, sealed)
+        return .written(openCount: state.openCount, sealed: sealed)
     }
 
     private func openSegment(_ state: inout State) throws {
@@ -400,7 +519,7 @@ final class DiskQueue: @unchecked Sendable {
     /// dropped while a request of the front's events is on the wire (``beginSending(from:)``):
     /// those may be delivered, and the cap catches up when the request is answered.
     private func enforceCap(_ state: inout State, notes: inout [String]) {
-        guard !state.sending else { return }
+        guard !state.sending, !state.stoppedWaiting else { return }
         var dropped = 0
         while let oldest = state.sealed.first {
             let excessEvents = state.sealedEvents + state.openCount - limits.maximumEvents
@@ -517,8 +636,10 @@ final class DiskQueue: @unchecked Sendable {
             }
             guard moved else { return }
             state.overflowing = false
+            state.shedding = false
             writeFront(&state)
         }
+        signalRoom()
     }
 
     /// The events of a sealed batch still queued: ``load(_:)`` without the record they start at.
@@ -551,9 +672,10 @@ final class DiskQueue: @unchecked Sendable {
         var events: [QueuedEvent] = []
         events.reserveCapacity(scan.records.count)
         var notes: [String] = []
+        let contexts = EventRecordCodec.ContextCache()
         for range in scan.records {
             do {
-                events.append(try EventRecordCodec.decode(bytes[range]))
+                events.append(try EventRecordCodec.decode(bytes[range], contextCache: contexts))
             } catch {
                 notes.append("\(name): \(error); skipped")
             }
@@ -587,7 +709,8 @@ final class DiskQueue: @unchecked Sendable {
         }
         notes.forEach(log)
         guard let firstRecord else { return ([], 0) }
-        return (Array(events[firstRecord...]), firstRecord)
+        // Not copied when whole: each copy of an event retains its strings and dictionaries.
+        return (firstRecord == 0 ? events : Array(events[firstRecord...]), firstRecord)
     }
 
     /// Takes a batch out of the index (its file stays).
@@ -604,7 +727,8 @@ final class DiskQueue: @unchecked Sendable {
     /// else is written.
     @discardableResult
     func discardAll() -> Int {
-        state.withLock { state in
+        defer { signalRoom() }
+        return state.withLock { state in
             let waiting = state.waiting.count
             state.waiting = []
             state.counters.discarded += waiting
@@ -650,5 +774,8 @@ extension DiskQueue.Counters {
         unreadableFiles += other.unreadableFiles
         emptyFilesRemoved += other.emptyFilesRemoved
         unrecognizedFiles += other.unrecognizedFiles
+        waitedForRoom += other.waitedForRoom
+        waitsTimedOut += other.waitsTimedOut
+        writtenOverCap += other.writtenOverCap
     }
 }

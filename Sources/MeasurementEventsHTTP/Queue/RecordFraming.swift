@@ -1,3 +1,5 @@
+import CZlib
+
 /// How records sit in a queue file: `"ME"`, payload length (UInt32 LE), CRC-32 of the
 /// payload (UInt32 LE), then the payload. The magic and checksum let recovery tell a
 /// complete record from a torn or garbled one.
@@ -157,7 +159,9 @@ enum RecordFraming {
     }
 }
 
-/// CRC-32 (IEEE 802.3, as in zip and PNG).
+/// CRC-32 (IEEE 802.3, as in zip and PNG): zlib's `crc32`, the same checksum, several times
+/// faster than a byte-at-a-time table (6 % of a server's samples went to the table's loop, issue
+/// 49); the table remains for bytes that are not contiguous and lengths past zlib's 32 bits.
 enum CRC32 {
     private static let table: [UInt32] = (0..<256).map { index in
         var crc = UInt32(truncatingIfNeeded: index)  // 0..<256
@@ -166,6 +170,17 @@ enum CRC32 {
     }
 
     static func checksum<Bytes: Collection>(_ bytes: Bytes) -> UInt32 where Bytes.Element == UInt8 {
+        let fast = bytes.withContiguousStorageIfAvailable { buffer -> UInt32? in
+            // zlib counts in uInt (32 bits): longer buffers take the table.
+            guard let length = uInt(exactly: buffer.count) else { return nil }
+            return UInt32(truncatingIfNeeded: crc32(0, buffer.baseAddress, length))  // a CRC-32 in a uLong
+        }
+        if let fast = fast ?? nil { return fast }
+        return tableChecksum(bytes)
+    }
+
+    /// The same checksum, a byte at a time.
+    static func tableChecksum<Bytes: Collection>(_ bytes: Bytes) -> UInt32 where Bytes.Element == UInt8 {
         var crc: UInt32 = 0xFFFF_FFFF
         table.withUnsafeBufferPointer { table in
             for byte in bytes {

@@ -4,6 +4,8 @@ import MeasurementEvents
 import MeasurementEventsAggregator
 
 /// Sends the queue's events, oldest first, one request at a time, on its own serial queue.
+/// While a request is on the wire, the next one is encoded (``Prepared``): it goes as soon as
+/// the first is accepted, so that the server's time and the encoding overlap.
 ///
 /// Each request is filled up to the encoder's limits: as many events as fit in
 /// `limits.maximumBytes` (measured before or after gzip, as `limits.measure` says), at most
@@ -108,7 +110,7 @@ final class BatchUploader: @unchecked Sendable {
                 spanStart = last.lowerBound
                 ranges.removeLast()
             }
-            events.append(contentsOf: new)
+            if events.isEmpty { events = new } else { events.append(contentsOf: new) }
             for index in 1...new.count {
                 let nextKey = index < new.count ? key(new[index]) : nil
                 if index == new.count || nextKey != spanKey {
@@ -181,6 +183,8 @@ final class BatchUploader: @unchecked Sendable {
     private let policy: RetryPolicy
     private let timeout: TimeInterval
     private let compressesBodies: Bool
+    /// zlib's level for gzip bodies (`HTTPTracker.Configuration.gzipLevel`).
+    private let gzipLevel: Int
     /// Checks each body beside it (GA4's validation server), when the encoder asks for it.
     private var validator: (any RequestValidator)?
     /// Whether the next events too old for the vendor start an episode (and get a report).
@@ -194,6 +198,28 @@ final class BatchUploader: @unchecked Sendable {
 
     private var window = Window()
     private var requestInFlight = false
+    /// The next request, encoded while the one before it is on the wire.
+    private var prepared: Prepared?
+    /// The last reply was a 2xx: only then is the next request prepared (and the next batch
+    /// loaded for it ahead of time), so that a refusal's isolation and split budget work on
+    /// the batches they always did.
+    private var lastReplyAccepted = false
+
+    /// A request made while the one before it is on the wire, for the events just after it:
+    /// sent as it is when that one is accepted and the window still starts where it was made
+    /// for (same generation and encoder, no refusal being isolated); otherwise thrown away and
+    /// the next request encoded afresh. Made only when it is a full, well-formed request
+    /// (within the limits); anything unusual is left to ``pump()``.
+    private struct Prepared {
+        let request: HTTPRequest
+        let range: Range<Int>
+        let positions: [Int]
+        let eventCount: Int
+        /// Its size as the limits measure it.
+        let size: Int
+        let generation: Int
+        let encoderVersion: Int
+    }
     private var retry: (any ScheduledWork)?
     private var attempt = 0
     private var flushRequested = false
@@ -225,10 +251,12 @@ final class BatchUploader: @unchecked Sendable {
 
     init(
         diskQueue: DiskQueue, encoder: any BatchEncoder, transport: any HTTPTransport, clock: any DeliveryClock,
-        policy: RetryPolicy, timeout: TimeInterval, compressesBodies: Bool, legacyAnonymousID: String,
+        policy: RetryPolicy, timeout: TimeInterval, compressesBodies: Bool, gzipLevel: Int = 6,
+        legacyAnonymousID: String,
         log: @escaping @Sendable (String) -> Void
     ) {
         self.compressesBodies = compressesBodies
+        self.gzipLevel = gzipLevel
         self.diskQueue = diskQueue
         self.encoder = encoder
         self.transport = transport
@@ -323,6 +351,7 @@ final class BatchUploader: @unchecked Sendable {
         queue.sync {
             generation += 1
             window = Window()
+            prepared = nil
             retry?.cancel()
             retry = nil
             attempt = 0
@@ -343,6 +372,18 @@ final class BatchUploader: @unchecked Sendable {
         guard gate.withLock({ $0.isOpen }), online, !requestInFlight, retry == nil else { return }
         pumping: while true {
             followFront()
+            if let ready = prepared {
+                prepared = nil
+                if ready.generation == generation, ready.encoderVersion == encoderVersion, window.refused.isEmpty,
+                    window.halfStarts.isEmpty, let first = window.ranges.first,
+                    first.lowerBound == ready.range.lowerBound, ready.range.upperBound <= first.upperBound,
+                    let start = window.queuePosition(of: ready.range.lowerBound), diskQueue.beginSending(from: start)
+                {
+                    bytesPerEvent = Double(ready.size) / Double(ready.positions.count)
+                    return send(
+                        ready.request, range: ready.range, positions: ready.positions, eventCount: ready.eventCount)
+                }
+            }
             guard let first = window.ranges.first else {
                 guard loadNextBatch() else {
                     flushRequested = false
@@ -430,7 +471,8 @@ final class BatchUploader: @unchecked Sendable {
             window.splitsLeft += refusingEverything ? 2 : RefusalIsolation.splitBudget(forBatchOf: read.count)
             window.append(
                 sequence: batch.sequence, firstRecord: firstRecord,
-                events: read.map { $0.fillingLegacyIdentity(anonymousID: legacyAnonymousID) },
+                events: read.contains(where: \.isLegacy)
+                    ? read.map { $0.fillingLegacyIdentity(anonymousID: legacyAnonymousID) } : read,
                 key: encoder.requestKey(for:))
             return true
         }
@@ -464,7 +506,8 @@ final class BatchUploader: @unchecked Sendable {
     /// `request` with its body in gzip when the vendor takes it and the app did not turn it off;
     /// as it is when zlib fails.
     private func compressed(_ request: HTTPRequest) -> HTTPRequest {
-        guard compressesBodies, encoder.acceptsGzipBodies, let body = GzipBody.compress(request.body) else {
+        guard compressesBodies, encoder.acceptsGzipBodies, let body = GzipBody.compress(request.body, level: gzipLevel)
+        else {
             return request
         }
         var request = request
@@ -536,6 +579,50 @@ final class BatchUploader: @unchecked Sendable {
                 self.pump()
             }
         }
+        // The reply is handled on this queue, after this.
+        prepareNext(after: sent)
+    }
+
+    /// Encodes the request that follows `sent` (``Prepared``), as ``pump()`` would once `sent`
+    /// is accepted: the rest of its span, or the next span (loading the next batch when the last
+    /// span is short), as many events as the limits allow. Only after an accepted request, nothing
+    /// while a refusal is being isolated, and nothing unusual (too many entries, too many bytes, nothing to send): those
+    /// are left to `pump`, which encodes again. The encoder's rejections and adaptations are
+    /// counted here, once, as `pump` counts them.
+    private func prepareNext(after sent: Sent) {
+        prepared = nil
+        guard lastReplyAccepted, !refusingEverything, !sent.isHalf, window.refused.isEmpty, window.halfStarts.isEmpty,
+            window.ranges.first?.lowerBound == sent.range.lowerBound
+        else { return }
+        let limits = encoder.limits
+        let wanted = min(requestSize.next, fitting(limits))
+        func nextSpan() -> Range<Int>? {
+            guard let first = window.ranges.first else { return nil }
+            if sent.range.upperBound < first.upperBound { return sent.range.upperBound..<first.upperBound }
+            return window.ranges.count > 1 ? window.ranges[1] : nil
+        }
+        var span = nextSpan()
+        if span.map({ $0.upperBound == window.end && $0.count < wanted }) ?? true, loadNextBatch() {
+            span = nextSpan()
+        }
+        guard let span, !span.isEmpty, window.halfStarts.isEmpty else { return }
+        let range = span.lowerBound..<(span.lowerBound + min(span.count, wanted))
+        let positions = Array(range)
+        let events = positions.map { window[$0] }
+        guard range.count == 1 || encoder.requestEntryCount(of: events) <= limits.maximumEvents else { return }
+        let encoded = encoder.encode(events, context: BatchContext(sentAt: clock.now()))
+        if !positions.allSatisfy(window.encoded.contains) {
+            note(encoded)
+            window.encoded.formUnion(positions)
+        }
+        guard let payload = encoded.request else { return }
+        let onTheWire = compressed(payload)
+        let size = limits.measure == .wire ? onTheWire.body.count : payload.body.count
+        guard range.count == 1 || size <= limits.maximumBytes else { return }
+        prepared = Prepared(
+            request: onTheWire, range: range, positions: positions,
+            eventCount: events.count - encoded.rejected.count - encoded.expired.count, size: size,
+            generation: generation, encoderVersion: encoderVersion)
     }
 
     /// What a request carried, for its reply.
@@ -551,6 +638,7 @@ final class BatchUploader: @unchecked Sendable {
     }
 
     private func handle(_ result: Result<HTTPResponse, any Error>, of sent: Sent) {
+        lastReplyAccepted = false
         let range = sent.range
         guard sent.generation == generation, window.ranges.first?.lowerBound == range.lowerBound else { return }
         let response: HTTPResponse
@@ -601,6 +689,7 @@ final class BatchUploader: @unchecked Sendable {
     /// as refused (and reported), the others as delivered.
     private func accepted(_ response: HTTPResponse, of sent: Sent) {
         attempt = 0
+        lastReplyAccepted = true
         if refusingEverything {
             refusingEverything = false
             window.splitsLeft = max(

@@ -5,12 +5,14 @@ import CZlib
 /// (Apple's Compression framework writes raw deflate only, and would need a gzip wrapper of our
 /// own and a second code path).
 package enum GzipBody {
-    /// `bytes` compressed in one call, or `nil` when zlib fails (the body is then sent as it is).
-    static func compress(_ bytes: [UInt8]) -> [UInt8]? {
+    /// `bytes` compressed in one call at zlib's `level` (1 fastest to 9 smallest; zlib's default,
+    /// 6, when out of that range), or `nil` when zlib fails (the body is then sent as it is).
+    static func compress(_ bytes: [UInt8], level: Int = 6) -> [UInt8]? {
         var stream = z_stream()
+        let zlibLevel = (1...9).contains(level) ? Int32(level) : Z_DEFAULT_COMPRESSION  // fits: 1 to 9
         // windowBits 15 + 16: a gzip header and trailer instead of zlib's.
         let initialised = deflateInit2_(
-            &stream, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY, zlibVersion(),
+            &stream, zlibLevel, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY, zlibVersion(),
             Int32(MemoryLayout<z_stream>.size))  // fits: a struct of about 112 bytes
         guard initialised == Z_OK else { return nil }
         defer { deflateEnd(&stream) }

@@ -37,6 +37,29 @@ final class EventRecordCodecTests: XCTestCase {
         XCTAssertNil(try roundTrip(queued).foregroundMillisecondsSincePrevious)
     }
 
+    /// A queue's records share their context: the cache copies its bytes when writing and
+    /// reuses the context read when the bytes are the same; records of other contexts between
+    /// them are written and read in full, as without a cache.
+    func testTheContextCacheWritesAndReadsWhatTheCodecDoesWithoutIt() throws {
+        var other = EncoderSamples.track
+        var context = try XCTUnwrap(other.context)
+        context.locale = "fr_FR"
+        other.event.attribution?.context = context
+        let records = [EncoderSamples.track, EncoderSamples.track, other, EncoderSamples.identify, other]
+        let writing = EventRecordCodec.ContextCache()
+        let reading = EventRecordCodec.ContextCache()
+        for queued in records {
+            var plain: [UInt8] = []
+            EventRecordCodec.encode(queued, into: &plain)
+            var cached: [UInt8] = []
+            EventRecordCodec.encode(queued, into: &cached, contextCache: writing)
+            XCTAssertEqual(cached, plain)
+            let decoded = try EventRecordCodec.decode(cached[...], contextCache: reading)
+            XCTAssertEqual(decoded, try EventRecordCodec.decode(plain[...]))
+            XCTAssertEqual(decoded.context, queued.context)
+        }
+    }
+
     func testAContextWithOnlyRequiredFieldsRoundTrips() throws {
         var event = MeasurementEvent("a/b")
         event.attribution = EventAttribution(

@@ -101,6 +101,19 @@ final class RecordFramingTests: XCTestCase {
         XCTAssertNil(RecordFraming.payloadLength(UInt32(RecordFraming.maximumPayloadSize) + 1))
         XCTAssertNil(RecordFraming.payloadLength(0, maximum: -1))
     }
+
+    /// zlib's crc32 is the checksum the queue has always written: files of earlier versions read.
+    func testZlibsChecksumIsTheTablesOne() {
+        XCTAssertEqual(CRC32.checksum(Array("123456789".utf8)), 0xCBF4_3926, "the CRC-32 check value")
+        XCTAssertEqual(CRC32.checksum([UInt8]()), 0)
+        var generator = SeededGenerator(seed: 49)
+        for length in [1, 7, 64, 1_000, 65_537] {
+            let bytes = (0..<length).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            XCTAssertEqual(CRC32.checksum(bytes), CRC32.tableChecksum(bytes), "\(length) bytes")
+            XCTAssertEqual(
+                CRC32.checksum(bytes.dropFirst(3)), CRC32.tableChecksum(bytes.dropFirst(3)), "a slice of \(length)")
+        }
+    }
 }
 
 /// SplitMix64: reproducible randomness for damage.

@@ -86,4 +86,19 @@ final class CompressedBodiesTests: LoopbackTestCase {
         let segment = try XCTUnwrap(perEvent["Segment"])
         XCTAssertLessThanOrEqual(segment.gzip * 8, segment.plain, "Segment: at most an eighth on the wire")
     }
+
+    /// The server configuration's level 1 (`gzipLevel`) and any level out of range give whole
+    /// gzip streams of the same body.
+    func testEveryLevelGivesTheSameBodyBack() throws {
+        XCTAssertEqual(HTTPTracker.Configuration.server.gzipLevel, 1)
+        XCTAssertEqual(HTTPTracker.Configuration().gzipLevel, 6)
+        let body = try XCTUnwrap(
+            OTLPLogsEncoder(baseURL: URL(string: "https://otel.example.com")!)
+                .encode(Array(repeating: EncoderSamples.track, count: 200), context: EncoderTestContext.value).request?
+                .body)
+        for level in [1, 6, 9, 0, 42] {
+            let compressed = try XCTUnwrap(GzipBody.compress(body, level: level), "level \(level)")
+            XCTAssertEqual(GzipBody.decompress(compressed, limit: body.count), body, "level \(level)")
+        }
+    }
 }
