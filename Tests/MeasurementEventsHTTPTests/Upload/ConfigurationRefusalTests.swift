@@ -201,13 +201,20 @@ final class ConfigurationRefusalTests: LoopbackTestCase {
         MeasurementEvent.post("feed/item_tapped", args: ["index": 0], to: center)
         aggregator.flush()
         XCTAssertTrue(eventually { problems.withLock { $0.count } == 1 })
-        // Asked again later, the server still refuses; more events come.
-        clock.advance(by: 3_600)
-        XCTAssertTrue(eventually { collector.requests.count >= 2 })
+        // Asked again later, the server still refuses; more events come. The clock moves on
+        // until the request goes: the retry may be scheduled only after the problem was told.
+        XCTAssertTrue(
+            eventually {
+                clock.advance(by: 3_600)
+                return collector.requests.count >= 2
+            })
         MeasurementEvent.post("feed/item_tapped", args: ["index": 1], to: center)
         aggregator.flush()
-        clock.advance(by: 3_600)
-        XCTAssertTrue(eventually { collector.requests.count >= 3 })
+        XCTAssertTrue(
+            eventually {
+                clock.advance(by: 3_600)
+                return collector.requests.count >= 3
+            })
         XCTAssertEqual(problems.withLock { $0.count }, 1, "once per episode: \(problems.withLock { $0 })")
         XCTAssertTrue(problems.withLock { $0 }.first?.hasPrefix("destination segment: HTTP 401") == true)
         XCTAssertTrue(problems.withLock { $0 }.first?.contains("Invalid write key") == true)
