@@ -93,7 +93,7 @@ extension EventAggregator {
     /// The inbox's `deliver`: a round through the pipeline, in the delivery context.
     func deliver(_ round: inout Inbox.Round) {
         // While the identity store cannot be read yet, nothing is stamped: the round waits.
-        if attribution.heldUntilStoreReadable != nil, !resumeIfStoreReadable() {
+        if attribution.holdsRounds.value != 0, !resumeIfStoreReadable() {
             holdUntilStoreReadable(&round)
             return
         }

@@ -63,8 +63,9 @@ final class AttributionState: @unchecked Sendable {
     /// with the other aggregators of the process on its directory (see `takeSharedIdentity()`).
     private let fileStore: FileIdentityStore?
     /// `SharedIdentityDirectory.identityChanges` when this object last looked at its store's
-    /// identity. Unchecked: read every round.
-    @exclusivity(unchecked) private var seenIdentityChanges: Int64
+    /// identity. An atomic although only the delivery context touches it: it is read every round,
+    /// and a class's stored `var` paid the dynamic exclusivity check there (about 40 instructions).
+    private let seenIdentityChanges: AtomicCounter
     private var contents: IdentityStoreContents
     /// What the store holds, as far as this object knows: a save of the same contents is
     /// skipped (the store is app code, and may be slow, like the Keychain). With a shared
@@ -99,16 +100,19 @@ final class AttributionState: @unchecked Sendable {
     /// While the store may not be read yet (``IdentityStoreError/isNotReadableYet``): what was
     /// delivered meanwhile, held in posting order; `nil` once the store was read. Nothing is
     /// stamped from, or written over, the store until then (see `HeldUntilStoreReadable`).
-    /// Unchecked, like `timeline`: read at the start of every round (with synchronous delivery,
-    /// every post), where the dynamic exclusivity check cost about 40 instructions.
-    @exclusivity(unchecked) var heldUntilStoreReadable: HeldUntilStoreReadable?
+    var heldUntilStoreReadable: HeldUntilStoreReadable? {
+        didSet { holdsRounds.store(heldUntilStoreReadable == nil ? 0 : 1) }
+    }
+    /// 1 while ``heldUntilStoreReadable`` is set: what each round reads (with synchronous
+    /// delivery, each post), where reading the property paid the dynamic exclusivity check.
+    let holdsRounds = AtomicCounter()
     /// The consent the app set while the store could not be read: newer than the stored one.
     private var consentSetWhileUnreadable: Consent?
     /// The purposes' consents the app set meanwhile (`.some(nil)`: cleared), likewise.
     private var purposesSetWhileUnreadable: [String: Consent]??
     /// Whether `stop()` let the store go (`releaseStore()`): nothing is read from it or written
-    /// to it until `start()` holds it again (`reattachStore()`). Unchecked: read every round.
-    @exclusivity(unchecked) private(set) var isReleased = false
+    /// to it until `start()` holds it again (`reattachStore()`).
+    private(set) var isReleased = false
     /// Whether a change made since the release was reported as not saved (once a release).
     private var reportedChangeWhileReleased = false
 
@@ -117,7 +121,7 @@ final class AttributionState: @unchecked Sendable {
         self.fileStore = fileStore
         self.store = fileStore ?? store
         // Read before the load: a change saved meanwhile is looked at again.
-        self.seenIdentityChanges = SharedIdentityDirectory.identityChanges.value
+        self.seenIdentityChanges = AtomicCounter(SharedIdentityDirectory.identityChanges.value)
         let loaded = Self.read(self.store)
         self.contents = loaded.contents
         self.lastSaved = loaded.lastSaved
@@ -132,6 +136,7 @@ final class AttributionState: @unchecked Sendable {
         self.published = LockedValue(attribution)
         self.restored = loaded.restored
         self.heldUntilStoreReadable = loaded.isNotReadableYet ? HeldUntilStoreReadable() : nil
+        holdsRounds.store(loaded.isNotReadableYet ? 1 : 0)
         // The anonymous id is made once per install: keep it from the first launch on.
         if !loaded.isNotReadableYet, loaded.lastSaved == nil, let problem = save(), self.restored.problem == nil {
             self.restored.problem = problem
@@ -390,7 +395,7 @@ final class AttributionState: @unchecked Sendable {
         guard isReleased else { return nil }
         isReleased = false
         guard heldUntilStoreReadable == nil else { return nil }
-        seenIdentityChanges = SharedIdentityDirectory.identityChanges.value
+        seenIdentityChanges.store(SharedIdentityDirectory.identityChanges.value)
         do {
             guard let stored = try store.load() else {
                 // Nothing there any more: the next save writes everything.
@@ -469,8 +474,10 @@ final class AttributionState: @unchecked Sendable {
     func takeSharedIdentity() {
         // The counter first: it is all a round reads while nothing changed.
         let changes = SharedIdentityDirectory.identityChanges.value
-        guard changes != seenIdentityChanges, let fileStore, heldUntilStoreReadable == nil, !isReleased else { return }
-        seenIdentityChanges = changes
+        guard changes != seenIdentityChanges.value, let fileStore, heldUntilStoreReadable == nil, !isReleased else {
+            return
+        }
+        seenIdentityChanges.store(changes)
         if let stored = fileStore.stored { takeIdentity(storedIn: stored) }
     }
 
