@@ -195,13 +195,11 @@ enum EventRecordCodec {
 
     /// Id, timestamp, type, flags, name, category and label: the same in both versions.
     private static func readEventHead(_ reader: inout Reader) throws -> (MeasurementEvent, UInt8) {
-        let idBytes = Array(try reader.bytes(16))
-        let id = UUID(
-            uuid: (
-                idBytes[0], idBytes[1], idBytes[2], idBytes[3], idBytes[4], idBytes[5], idBytes[6],
-                idBytes[7], idBytes[8], idBytes[9], idBytes[10], idBytes[11], idBytes[12],
-                idBytes[13], idBytes[14], idBytes[15]
-            ))
+        // Copied straight into the UUID's 16 bytes, without an array per record.
+        let idBytes = try reader.bytes(16)
+        var uuid: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        withUnsafeMutableBytes(of: &uuid) { $0.copyBytes(from: idBytes) }
+        let id = UUID(uuid: uuid)
         let timestamp = Date(timeIntervalSinceReferenceDate: Double(bitPattern: try reader.uint64()))
         let code = try reader.byte()
         guard let type = types.indices.contains(Int(code)) ? types[Int(code)] : nil else {  // fits: a UInt8
@@ -373,6 +371,7 @@ enum EventRecordCodec {
             // Each arg takes at least 3 bytes (empty key, tag, one-byte value).
             guard count <= UInt64(remaining / 3) else { throw DecodingFailure(reason: "arg count \(count)") }
             var args: EventArgs = [:]
+            guard count > 0 else { return args }  // most traits: no storage to reserve
             args.reserveCapacity(Int(count))  // fits: at most remaining / 3, checked above
             for _ in 0..<count {
                 let key = try string()
