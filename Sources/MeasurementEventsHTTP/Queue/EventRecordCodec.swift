@@ -55,6 +55,9 @@ enum EventRecordCodec {
     final class ContextCache {
         fileprivate var context: EventContext?
         fileprivate var bytes: [UInt8] = []
+        /// The attribution the cached context was last written from: an event of the same
+        /// attribution has the same context, known without comparing it.
+        fileprivate var attribution: AttributionStorage?
     }
 
     static func encode(_ queued: QueuedEvent, into buffer: inout [UInt8]) {
@@ -65,8 +68,12 @@ enum EventRecordCodec {
     /// and cached otherwise.
     static func encode(_ queued: QueuedEvent, into buffer: inout [UInt8], contextCache: ContextCache) {
         let event = queued.event
-        let identity = queued.identity
-        let purposeConsents = event.attributionStorage?.value.purposeConsents
+        // Read field by field from the event's attribution, never copied whole: a copy of its
+        // identity or context retains and releases every string in it, and this runs for every
+        // event tracked (issue 49: 3 % of a server's samples copied and destroyed contexts).
+        // Without an attribution, the identity is `QueuedEvent.identity`'s: an empty anonymous id.
+        let attribution = event.attributionStorage
+        let purposeConsents = attribution?.value.purposeConsents
         // Version 2 when nothing of version 3 is in the record: an app that sets no purpose and
         // measures no foreground time keeps queues an earlier package reads.
         let needsVersion3 = purposeConsents != nil || queued.foregroundMillisecondsSincePrevious != nil
@@ -75,13 +82,17 @@ enum EventRecordCodec {
         withUnsafeBytes(of: event.id.uuid) { buffer.append(contentsOf: $0) }
         appendUInt64(event.timestamp.timeIntervalSinceReferenceDate.bitPattern, to: &buffer)
         buffer.append(typeCode(event.type))
+        let userID = attribution?.value.identity.userID
+        let groupID = attribution?.value.identity.groupID
+        let sessionID = attribution?.value.sessionID
+        let hasContext = attribution?.value.context != nil
         var flags: UInt8 = 0
         if event.category != nil { flags |= Flag.category }
         if event.label != nil { flags |= Flag.label }
-        if identity.userID != nil { flags |= Flag.userID }
-        if identity.groupID != nil { flags |= Flag.groupID }
-        if queued.sessionID != nil { flags |= Flag.sessionID }
-        if queued.context != nil { flags |= Flag.context }
+        if userID != nil { flags |= Flag.userID }
+        if groupID != nil { flags |= Flag.groupID }
+        if sessionID != nil { flags |= Flag.sessionID }
+        if hasContext { flags |= Flag.context }
         if purposeConsents != nil { flags |= Flag.purposeConsents }
         if queued.foregroundMillisecondsSincePrevious != nil { flags |= Flag.foregroundTime }
         buffer.append(flags)
@@ -89,24 +100,15 @@ enum EventRecordCodec {
         if let category = event.category { appendString(category, to: &buffer) }
         if let label = event.label { appendString(label, to: &buffer) }
         appendArgs(event.args, to: &buffer)
-        appendString(identity.anonymousID, to: &buffer)
-        if let userID = identity.userID { appendString(userID, to: &buffer) }
-        appendArgs(identity.traits, to: &buffer)
-        if let groupID = identity.groupID {
+        appendString(attribution?.value.identity.anonymousID ?? "", to: &buffer)
+        if let userID { appendString(userID, to: &buffer) }
+        appendArgs(attribution?.value.identity.traits ?? [:], to: &buffer)
+        if let groupID {
             appendString(groupID, to: &buffer)
-            appendArgs(identity.groupTraits, to: &buffer)
+            appendArgs(attribution?.value.identity.groupTraits ?? [:], to: &buffer)
         }
-        if let sessionID = queued.sessionID { appendUInt64(UInt64(bitPattern: sessionID), to: &buffer) }
-        if let context = queued.context {
-            if let cached = contextCache.context, cached == context {
-                buffer.append(contentsOf: contextCache.bytes)
-            } else {
-                let start = buffer.count
-                appendContext(context, to: &buffer)
-                contextCache.context = context
-                contextCache.bytes = Array(buffer[start...])
-            }
-        }
+        if let sessionID { appendUInt64(UInt64(bitPattern: sessionID), to: &buffer) }
+        if hasContext, let attribution { appendContext(of: attribution, to: &buffer, cache: contextCache) }
         if let milliseconds = queued.foregroundMillisecondsSincePrevious {
             appendVarint(UInt64(max(0, milliseconds)), to: &buffer)
         }
@@ -215,6 +217,26 @@ enum EventRecordCodec {
     }
 
     // MARK: Context
+
+    /// Appends the context of `attribution` (which has one): the cached bytes when it is the
+    /// cached context, else encoded and cached.
+    private static func appendContext(
+        of attribution: AttributionStorage, to buffer: inout [UInt8], cache: ContextCache
+    ) {
+        if cache.attribution === attribution
+            || (cache.context != nil && cache.context == attribution.value.context)
+        {
+            buffer.append(contentsOf: cache.bytes)
+            cache.attribution = attribution
+            return
+        }
+        guard let context = attribution.value.context else { return }
+        let start = buffer.count
+        appendContext(context, to: &buffer)
+        cache.context = context
+        cache.bytes = Array(buffer[start...])
+        cache.attribution = attribution
+    }
 
     private static func appendContext(_ context: EventContext, to buffer: inout [UInt8]) {
         let optional = contextStrings(context)
@@ -370,9 +392,8 @@ enum EventRecordCodec {
             let count = try varint()
             // Each arg takes at least 3 bytes (empty key, tag, one-byte value).
             guard count <= UInt64(remaining / 3) else { throw DecodingFailure(reason: "arg count \(count)") }
-            var args: EventArgs = [:]
-            guard count > 0 else { return args }  // most traits: no storage to reserve
-            args.reserveCapacity(Int(count))  // fits: at most remaining / 3, checked above
+            guard count > 0 else { return [:] }  // most traits: no storage to make
+            var args = EventArgs(minimumCapacity: Int(count))  // fits: at most remaining / 3, checked above
             for _ in 0..<count {
                 let key = try string()
                 let tag = try byte()
