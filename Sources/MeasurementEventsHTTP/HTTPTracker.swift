@@ -480,7 +480,8 @@ public final class HTTPTracker: TrackerProblemReporting, @unchecked Sendable {
     ///   `failedWrites`.
     public func track(_ event: MeasurementEvent) throws {
         var event = event
-        if event.attribution == nil { event.attribution = standaloneIdentity }
+        // The storage, not `attribution`: that would copy the attribution to compare it with nil.
+        if event.attributionStorage == nil { event.attribution = standaloneIdentity }
         // Without an aggregator nobody announces consent: tracking implies it.
         uploader.openUnlessConsentAnnounced()
         var queued = QueuedEvent(event: event)

@@ -85,7 +85,8 @@ enum EventRecordCodec {
         let userID = attribution?.value.identity.userID
         let groupID = attribution?.value.identity.groupID
         let sessionID = attribution?.value.sessionID
-        let hasContext = attribution?.value.context != nil
+        // Through `map`, which lends it: `!= nil` copied the context.
+        let hasContext = attribution?.value.context.map { _ in true } ?? false
         var flags: UInt8 = 0
         if event.category != nil { flags |= Flag.category }
         if event.label != nil { flags |= Flag.label }
@@ -223,8 +224,10 @@ enum EventRecordCodec {
     private static func appendContext(
         of attribution: AttributionStorage, to buffer: inout [UInt8], cache: ContextCache
     ) {
+        // Compared through `map`, which lends the values: `Optional`'s `==` copies both
+        // contexts (every string retained and released) to compare them.
         if cache.attribution === attribution
-            || (cache.context != nil && cache.context == attribution.value.context)
+            || cache.context.map({ cached in attribution.value.context.map { $0 == cached } ?? false }) ?? false
         {
             buffer.append(contentsOf: cache.bytes)
             cache.attribution = attribution
