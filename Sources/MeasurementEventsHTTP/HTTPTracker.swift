@@ -480,7 +480,8 @@ public final class HTTPTracker: TrackerProblemReporting, @unchecked Sendable {
     ///   `failedWrites`.
     public func track(_ event: MeasurementEvent) throws {
         var event = event
-        if event.attribution == nil { event.attribution = standaloneIdentity }
+        // The storage, not `attribution`: that would copy the attribution to compare it with nil.
+        if event.attributionStorage == nil { event.attribution = standaloneIdentity }
         // Without an aggregator nobody announces consent: tracking implies it.
         uploader.openUnlessConsentAnnounced()
         var queued = QueuedEvent(event: event)
@@ -520,17 +521,17 @@ public final class HTTPTracker: TrackerProblemReporting, @unchecked Sendable {
             if first { configuration.logHandler("\(error); events are not queued until a write works again") }
             throw error
         }
-        let recovered = state.withLock { state -> Int in
+        // The policy is asked outside the lock (it may be the app's own); one lock for the rest.
+        let wants = flushPolicy.shouldFlush(queuedEvents: queue.queuedEvents)
+        let (recovered, starts) = state.withLock { state -> (Int, Bool) in
             state.accepted += 1
-            defer { state.failuresInARow = 0 }
-            return state.failuresInARow
+            defer {
+                state.failuresInARow = 0
+                state.policyWantedFlush = wants
+            }
+            return (state.failuresInARow, wants && !state.policyWantedFlush)
         }
         if recovered > 0 { configuration.logHandler("the queue is writable again after \(recovered) failed writes") }
-        let wants = flushPolicy.shouldFlush(queuedEvents: queue.queuedEvents)
-        let starts = state.withLock { state -> Bool in
-            defer { state.policyWantedFlush = wants }
-            return wants && !state.policyWantedFlush
-        }
         if starts { uploader.trigger(flush: true) }
         armTimer()
     }

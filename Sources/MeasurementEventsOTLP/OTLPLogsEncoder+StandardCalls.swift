@@ -30,13 +30,16 @@ extension OTLPLogsEncoder {
             if let message = error.message { attributes.append(("exception.message", .string(message))) }
             return attributes
         }
-        if case .order(let order) = StandardCall(queued) {
+        switch StandardCall(queued) {
+        case .order(let order):
             return order.isRefund ? [(refundAttribute, .bool(true))] : []
+        case .screen(let view):
+            var attributes: [(String, EventValue)] = [("app.screen.name", .string(view.name))]
+            if let screenClass = view.screenClass { attributes.append(("app.screen.id", .string(screenClass))) }
+            return attributes
+        case .alias, nil:
+            return []
         }
-        guard case .screen(let view) = StandardCall(queued) else { return [] }
-        var attributes: [(String, EventValue)] = [("app.screen.name", .string(view.name))]
-        if let screenClass = view.screenClass { attributes.append(("app.screen.id", .string(screenClass))) }
-        return attributes
     }
 }
 

@@ -60,12 +60,56 @@ public struct JSONWriter: Sendable {
     /// Writes an integer.
     ///
     /// - Parameter value: the number.
-    public mutating func int(_ value: Int) { bytes.append(contentsOf: String(value).utf8) }
+    public mutating func int(_ value: Int) { int64(Int64(value)) }
 
     /// Writes a 64-bit integer.
     ///
     /// - Parameter value: the number.
-    public mutating func int64(_ value: Int64) { bytes.append(contentsOf: String(value).utf8) }
+    public mutating func int64(_ value: Int64) {
+        if value < 0 { bytes.append(UInt8(ascii: "-")) }
+        digits(value.magnitude)
+    }
+
+    /// Writes the decimal digits of `value`, as `String(value)` spells them, without making the
+    /// string: the encoders write a number or two per record (issue 49).
+    package mutating func digits(_ value: UInt64) {
+        guard value >= 10 else {
+            bytes.append(UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: value))
+            return
+        }
+        // 24 bytes of room on the stack: a UInt64 has at most 20 digits.
+        var room: (UInt64, UInt64, UInt64) = (0, 0, 0)
+        withUnsafeMutableBytes(of: &room) { room in
+            var start = room.count
+            var rest = value
+            while rest > 0 {
+                start -= 1
+                room[start] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: rest % 10)
+                rest /= 10
+            }
+            bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: room[start...]))
+        }
+    }
+
+    /// Writes a 64-bit integer as a JSON string (`"-12"`): how OTLP/JSON and others write 64-bit
+    /// integers, without making the string.
+    package mutating func quoted(_ value: Int64) {
+        bytes.append(UInt8(ascii: "\""))
+        int64(value)
+        bytes.append(UInt8(ascii: "\""))
+    }
+
+    /// Writes an unsigned 64-bit integer as a JSON string (`"12"`).
+    package mutating func quoted(_ value: UInt64) {
+        bytes.append(UInt8(ascii: "\""))
+        digits(value)
+        bytes.append(UInt8(ascii: "\""))
+    }
+
+    /// Makes room for `count` more bytes of JSON, so that a large body grows once.
+    package mutating func reserveCapacity(forMore count: Int) {
+        bytes.reserveCapacity(bytes.count + count)
+    }
 
     /// Non-finite numbers have no JSON form and are written as `null`.
     ///

@@ -28,9 +28,11 @@ package enum NonFiniteValues {
             case .identify: values = queued.identity.traits
             case .group: values = queued.identity.groupTraits
             }
-            let keys = values.keys.filter { key in
-                if case .double(let double) = values[key]!, !double.isFinite { return true }
-                return false
+            // Over the pairs, without an array or a lookup per key: every event of every request
+            // passes here, and almost none has a non-finite number.
+            var keys: [String] = []
+            for (key, value) in values {
+                if case .double(let double) = value, !double.isFinite { keys.append(key) }
             }
             guard !keys.isEmpty else { return nil }
             let names = keys.sorted().map { "\"\($0)\"" }.joined(separator: ", ")

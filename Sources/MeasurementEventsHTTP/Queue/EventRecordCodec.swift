@@ -55,6 +55,9 @@ enum EventRecordCodec {
     final class ContextCache {
         fileprivate var context: EventContext?
         fileprivate var bytes: [UInt8] = []
+        /// The attribution the cached context was last written from: an event of the same
+        /// attribution has the same context, known without comparing it.
+        fileprivate var attribution: AttributionStorage?
     }
 
     static func encode(_ queued: QueuedEvent, into buffer: inout [UInt8]) {
@@ -65,8 +68,12 @@ enum EventRecordCodec {
     /// and cached otherwise.
     static func encode(_ queued: QueuedEvent, into buffer: inout [UInt8], contextCache: ContextCache) {
         let event = queued.event
-        let identity = queued.identity
-        let purposeConsents = event.attributionStorage?.value.purposeConsents
+        // Read field by field from the event's attribution, never copied whole: a copy of its
+        // identity or context retains and releases every string in it, and this runs for every
+        // event tracked (issue 49: 3 % of a server's samples copied and destroyed contexts).
+        // Without an attribution, the identity is `QueuedEvent.identity`'s: an empty anonymous id.
+        let attribution = event.attributionStorage
+        let purposeConsents = attribution?.value.purposeConsents
         // Version 2 when nothing of version 3 is in the record: an app that sets no purpose and
         // measures no foreground time keeps queues an earlier package reads.
         let needsVersion3 = purposeConsents != nil || queued.foregroundMillisecondsSincePrevious != nil
@@ -75,13 +82,18 @@ enum EventRecordCodec {
         withUnsafeBytes(of: event.id.uuid) { buffer.append(contentsOf: $0) }
         appendUInt64(event.timestamp.timeIntervalSinceReferenceDate.bitPattern, to: &buffer)
         buffer.append(typeCode(event.type))
+        let userID = attribution?.value.identity.userID
+        let groupID = attribution?.value.identity.groupID
+        let sessionID = attribution?.value.sessionID
+        // Through `map`, which lends it: `!= nil` copied the context.
+        let hasContext = attribution?.value.context.map { _ in true } ?? false
         var flags: UInt8 = 0
         if event.category != nil { flags |= Flag.category }
         if event.label != nil { flags |= Flag.label }
-        if identity.userID != nil { flags |= Flag.userID }
-        if identity.groupID != nil { flags |= Flag.groupID }
-        if queued.sessionID != nil { flags |= Flag.sessionID }
-        if queued.context != nil { flags |= Flag.context }
+        if userID != nil { flags |= Flag.userID }
+        if groupID != nil { flags |= Flag.groupID }
+        if sessionID != nil { flags |= Flag.sessionID }
+        if hasContext { flags |= Flag.context }
         if purposeConsents != nil { flags |= Flag.purposeConsents }
         if queued.foregroundMillisecondsSincePrevious != nil { flags |= Flag.foregroundTime }
         buffer.append(flags)
@@ -89,24 +101,15 @@ enum EventRecordCodec {
         if let category = event.category { appendString(category, to: &buffer) }
         if let label = event.label { appendString(label, to: &buffer) }
         appendArgs(event.args, to: &buffer)
-        appendString(identity.anonymousID, to: &buffer)
-        if let userID = identity.userID { appendString(userID, to: &buffer) }
-        appendArgs(identity.traits, to: &buffer)
-        if let groupID = identity.groupID {
+        appendString(attribution?.value.identity.anonymousID ?? "", to: &buffer)
+        if let userID { appendString(userID, to: &buffer) }
+        appendArgs(attribution?.value.identity.traits ?? [:], to: &buffer)
+        if let groupID {
             appendString(groupID, to: &buffer)
-            appendArgs(identity.groupTraits, to: &buffer)
+            appendArgs(attribution?.value.identity.groupTraits ?? [:], to: &buffer)
         }
-        if let sessionID = queued.sessionID { appendUInt64(UInt64(bitPattern: sessionID), to: &buffer) }
-        if let context = queued.context {
-            if let cached = contextCache.context, cached == context {
-                buffer.append(contentsOf: contextCache.bytes)
-            } else {
-                let start = buffer.count
-                appendContext(context, to: &buffer)
-                contextCache.context = context
-                contextCache.bytes = Array(buffer[start...])
-            }
-        }
+        if let sessionID { appendUInt64(UInt64(bitPattern: sessionID), to: &buffer) }
+        if hasContext, let attribution { appendContext(of: attribution, to: &buffer, cache: contextCache) }
         if let milliseconds = queued.foregroundMillisecondsSincePrevious {
             appendVarint(UInt64(max(0, milliseconds)), to: &buffer)
         }
@@ -195,13 +198,11 @@ enum EventRecordCodec {
 
     /// Id, timestamp, type, flags, name, category and label: the same in both versions.
     private static func readEventHead(_ reader: inout Reader) throws -> (MeasurementEvent, UInt8) {
-        let idBytes = Array(try reader.bytes(16))
-        let id = UUID(
-            uuid: (
-                idBytes[0], idBytes[1], idBytes[2], idBytes[3], idBytes[4], idBytes[5], idBytes[6],
-                idBytes[7], idBytes[8], idBytes[9], idBytes[10], idBytes[11], idBytes[12],
-                idBytes[13], idBytes[14], idBytes[15]
-            ))
+        // Copied straight into the UUID's 16 bytes, without an array per record.
+        let idBytes = try reader.bytes(16)
+        var uuid: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        withUnsafeMutableBytes(of: &uuid) { $0.copyBytes(from: idBytes) }
+        let id = UUID(uuid: uuid)
         let timestamp = Date(timeIntervalSinceReferenceDate: Double(bitPattern: try reader.uint64()))
         let code = try reader.byte()
         guard let type = types.indices.contains(Int(code)) ? types[Int(code)] : nil else {  // fits: a UInt8
@@ -217,6 +218,28 @@ enum EventRecordCodec {
     }
 
     // MARK: Context
+
+    /// Appends the context of `attribution` (which has one): the cached bytes when it is the
+    /// cached context, else encoded and cached.
+    private static func appendContext(
+        of attribution: AttributionStorage, to buffer: inout [UInt8], cache: ContextCache
+    ) {
+        // Compared through `map`, which lends the values: `Optional`'s `==` copies both
+        // contexts (every string retained and released) to compare them.
+        if cache.attribution === attribution
+            || cache.context.map({ cached in attribution.value.context.map { $0 == cached } ?? false }) ?? false
+        {
+            buffer.append(contentsOf: cache.bytes)
+            cache.attribution = attribution
+            return
+        }
+        guard let context = attribution.value.context else { return }
+        let start = buffer.count
+        appendContext(context, to: &buffer)
+        cache.context = context
+        cache.bytes = Array(buffer[start...])
+        cache.attribution = attribution
+    }
 
     private static func appendContext(_ context: EventContext, to buffer: inout [UInt8]) {
         let optional = contextStrings(context)
@@ -372,8 +395,8 @@ enum EventRecordCodec {
             let count = try varint()
             // Each arg takes at least 3 bytes (empty key, tag, one-byte value).
             guard count <= UInt64(remaining / 3) else { throw DecodingFailure(reason: "arg count \(count)") }
-            var args: EventArgs = [:]
-            args.reserveCapacity(Int(count))  // fits: at most remaining / 3, checked above
+            guard count > 0 else { return [:] }  // most traits: no storage to make
+            var args = EventArgs(minimumCapacity: Int(count))  // fits: at most remaining / 3, checked above
             for _ in 0..<count {
                 let key = try string()
                 let tag = try byte()

@@ -90,8 +90,15 @@ struct CombinedFlushPolicy: FlushPolicy {
     let policies: [any FlushPolicy]
 
     func shouldFlush(queuedEvents: Int) -> Bool { policies.contains { $0.shouldFlush(queuedEvents: queuedEvents) } }
+    /// The shortest finite, positive interval; without the arrays of `compactMap` and `filter`:
+    /// the tracker asks at every event.
     var interval: TimeInterval? {
-        policies.compactMap(\.interval).filter { $0.isFinite && $0 > 0 }.min()
+        var shortest: TimeInterval?
+        for policy in policies {
+            guard let seconds = policy.interval, seconds.isFinite, seconds > 0 else { continue }
+            if shortest.map({ seconds < $0 }) ?? true { shortest = seconds }
+        }
+        return shortest
     }
     var flushesOnBackground: Bool { policies.contains(where: \.flushesOnBackground) }
 }
