@@ -26,13 +26,22 @@ final class QueueBackPressureTests: LoopbackTestCase {
         }
     }
 
-    func testAnAppendAtTheCapIsRefusedUntilEventsAreConsumed() throws {
-        let queue = try makeQueue(maximumEvents: 10)
-        try fill(queue, 10)
+    /// Appends event 10 to a queue that holds 10 at most, waiting for room: the frame's bytes when
+    /// the append is refused, as it must be; nil when it was written.
+    private func refusedEleventh(_ queue: DiskQueue) throws -> Int? {
         guard
             case .full(let frameBytes) = try queue.append(
                 QueuedEvent(event: numbered(1, from: 10)[0]), waitsForRoom: true)
-        else { return XCTFail("the eleventh event is written past the cap") }
+        else { return nil }
+        return frameBytes
+    }
+
+    func testAnAppendAtTheCapIsRefusedUntilEventsAreConsumed() throws {
+        let queue = try makeQueue(maximumEvents: 10)
+        try fill(queue, 10)
+        guard let frameBytes = try refusedEleventh(queue) else {
+            return XCTFail("the eleventh event is written past the cap")
+        }
         XCTAssertEqual(queue.queuedEvents, 10)
         XCTAssertEqual(queue.counters.droppedAtCap, 0)
 
@@ -54,10 +63,9 @@ final class QueueBackPressureTests: LoopbackTestCase {
     func testAWaitThatRunsOutShedsTheOldestUntilEventsAreConsumed() throws {
         let queue = try makeQueue(maximumEvents: 10)
         try fill(queue, 10)
-        guard
-            case .full(let frameBytes) = try queue.append(
-                QueuedEvent(event: numbered(1, from: 10)[0]), waitsForRoom: true)
-        else { return XCTFail("the eleventh event is written past the cap") }
+        guard let frameBytes = try refusedEleventh(queue) else {
+            return XCTFail("the eleventh event is written past the cap")
+        }
         // Nobody makes room: the wait runs out.
         XCTAssertEqual(queue.waitForRoom(frameBytes: frameBytes, seconds: 0.01), .timedOut)
         XCTAssertEqual(queue.counters.waitsTimedOut, 1)
@@ -81,10 +89,9 @@ final class QueueBackPressureTests: LoopbackTestCase {
     func testStoppingEndsAWaitAndWritesOverTheCapWithoutDropping() throws {
         let queue = try makeQueue(maximumEvents: 10)
         try fill(queue, 10)
-        guard
-            case .full(let frameBytes) = try queue.append(
-                QueuedEvent(event: numbered(1, from: 10)[0]), waitsForRoom: true)
-        else { return XCTFail("the eleventh event is written past the cap") }
+        guard let frameBytes = try refusedEleventh(queue) else {
+            return XCTFail("the eleventh event is written past the cap")
+        }
         DispatchQueue.global().async { queue.stopWaiting() }
         XCTAssertEqual(queue.waitForRoom(frameBytes: frameBytes, seconds: 60), .stopped)
         try fill(queue, 5, from: 10)
