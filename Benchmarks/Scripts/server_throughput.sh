@@ -2,7 +2,7 @@
 # Throughput into a real OTLP/HTTP collector (issue 49, point 5). `.ci/run` runs `--short`.
 #
 # Usage: Scripts/server_throughput.sh [--short] [--seconds N] [--tasks N] [--configurations "server defaults"]
-#        [--perf SECONDS]
+#        [--perf SECONDS] [--encoding json|protobuf]
 #
 # Installs rotel (PyPI `rotel`, a Rust OpenTelemetry collector) into a venv under Benchmarks/.build,
 # starts it on loopback as an OTLP/HTTP receiver with the blackhole exporter and its debug log of
@@ -12,6 +12,8 @@
 # --short: a 3-second run of the server configuration that exits 1 unless 0 are lost and every
 #   event carried its own request's user (the driver checks each event the tracker encodes and
 #   each record of every request body: --check-bodies), for CI.
+# --encoding: the OTLP bodies' encoding for every configuration (by default protobuf for the
+#   server configuration, JSON for 3.0.0's defaults).
 # --perf N: also records `perf record -g` of the server configuration for N seconds into
 #   .build/server-throughput/perf.data and prints the top symbols (self time).
 set -euo pipefail
@@ -24,6 +26,7 @@ configurations="server defaults"
 short=0
 perf_seconds=0
 driver_flags=()
+encoding_flags=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --short) short=1; seconds=3; configurations=server; driver_flags=(--check-bodies); shift ;;
@@ -31,6 +34,7 @@ while [ $# -gt 0 ]; do
     --tasks) tasks=$2; shift 2 ;;
     --configurations) configurations=$2; shift 2 ;;
     --perf) perf_seconds=$2; shift 2 ;;
+    --encoding) encoding_flags=(--encoding "$2"); shift 2 ;;
     *) echo "Error: unknown option $1" >&2; sed -n 4,5p "$0" >&2; exit 64 ;;
   esac
 done
@@ -77,7 +81,8 @@ for configuration in $configurations; do
     perf_pid=$!
   fi
   "$driver" --configuration "$configuration" --seconds "$seconds" --tasks "$tasks" \
-    --endpoint "http://127.0.0.1:$port" --directory "$work/queue-$configuration" ${driver_flags[@]+"${driver_flags[@]}"} | tee "$out"
+    --endpoint "http://127.0.0.1:$port" --directory "$work/queue-$configuration" ${driver_flags[@]+"${driver_flags[@]}"} \
+    ${encoding_flags[@]+"${encoding_flags[@]}"} | tee "$out"
   if [ -n "$perf_pid" ]; then wait "$perf_pid" || true; fi
   sleep 1  # rotel logs a request once its batch (200 ms) is handed on.
   stop_rotel

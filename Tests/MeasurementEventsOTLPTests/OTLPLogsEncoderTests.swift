@@ -97,6 +97,97 @@ final class OTLPLogsEncoderTests: XCTestCase {
     #endif
 }
 
+/// The same requests in binary protobuf (`encoding: .protobuf`).
+extension OTLPLogsEncoderTests {
+    private var protobufEncoder: OTLPLogsEncoder {
+        OTLPLogsEncoder(
+            baseURL: URL(string: "https://otel.example.com:4318")!, headers: ["Authorization": "Bearer t"],
+            encoding: .protobuf)
+    }
+
+    func testProtobufRequestGoesToV1LogsWithItsContentType() throws {
+        let request = try XCTUnwrap(
+            protobufEncoder.encode([EncoderSamples.track], context: EncoderTestContext.value).request)
+        XCTAssertEqual(request.url.absoluteString, "https://otel.example.com:4318/v1/logs")
+        XCTAssertEqual(request.headers, ["Authorization": "Bearer t", "Content-Type": "application/x-protobuf"])
+        XCTAssertEqual(request.body.first, 0x0A, "field 1 (resource_logs), length-delimited")
+        let json = try XCTUnwrap(encoder.encode([EncoderSamples.track], context: EncoderTestContext.value).request)
+        XCTAssertLessThan(request.body.count * 2, json.body.count, "protobuf is well under half the JSON's size")
+    }
+
+    func testProtobufReplyWithAPartialSuccessIsRead() throws {
+        func reply(rejected: Int64?, message: String?) -> HTTPResponse {
+            var response = ProtobufWriter()
+            let partial = response.beginMessage(1)  // partial_success
+            response.unsigned(7, 1)  // a field this reader does not know: skipped
+            if let rejected { response.int64(1, rejected) }  // rejected_log_records
+            if let message { response.string(2, message) }  // error_message
+            response.endMessage(partial)
+            return HTTPResponse(status: 200, headers: ["content-type": "application/x-protobuf"], body: response.bytes)
+        }
+        let encoder = protobufEncoder
+        let refused = try XCTUnwrap(
+            encoder.partialRefusal(in: reply(rejected: 3, message: "too old"), ofEventCount: 10))
+        XCTAssertEqual(refused.refused, 3)
+        XCTAssertEqual(refused.message, "The collector said: too old")
+        XCTAssertNil(encoder.partialRefusal(in: reply(rejected: 0, message: nil), ofEventCount: 10))
+        XCTAssertNil(encoder.partialRefusal(in: HTTPResponse(status: 200, body: []), ofEventCount: 10))
+        let negative = try XCTUnwrap(encoder.partialRefusal(in: reply(rejected: -4, message: nil), ofEventCount: 10))
+        XCTAssertEqual(negative.refused, 0)
+        XCTAssertTrue(negative.message.contains("-4, not a count"), negative.message)
+        XCTAssertEqual(encoder.partialRefusal(in: reply(rejected: 50, message: nil), ofEventCount: 10)?.refused, 10)
+        // A reply that says it is JSON is read as JSON; one that is not protobuf is reported.
+        let json = HTTPResponse(
+            status: 200, headers: ["content-type": "application/json"],
+            body: Array(#"{"partialSuccess":{"rejectedLogRecords":"2"}}"#.utf8))
+        XCTAssertEqual(encoder.partialRefusal(in: json, ofEventCount: 10)?.refused, 2)
+        let garbage = try XCTUnwrap(
+            encoder.partialRefusal(in: HTTPResponse(status: 200, body: [0x0A, 0x09, 0x08]), ofEventCount: 10))
+        XCTAssertEqual(garbage.refused, 0)
+        XCTAssertTrue(garbage.message.contains("not an ExportLogsServiceResponse"), garbage.message)
+        XCTAssertTrue(garbage.message.contains("a field of 9 bytes where 1 remain"), garbage.message)
+    }
+
+    #if os(macOS) || os(Linux)
+        /// The binary body holds exactly what the JSON body holds, as the official definitions
+        /// read both (`check_otlp_logs.py --protobuf`): every field number and wire type right,
+        /// nothing unknown. Events of two contexts (two resources), identify and group calls,
+        /// consents, and the edge values.
+        func testProtobufBodyHoldsExactlyWhatTheJSONBodyHolds() throws {
+            var other = EncoderSamples.track
+            var attribution = EncoderSamples.attribution
+            attribution.context?.app.version = "2.5.0"
+            attribution.purposeConsents = ["analytics": true, "advertising": false]
+            other.event.attribution = attribution
+            let events = [
+                EncoderSamples.track, EncoderSamples.identify, EncoderSamples.group, other,
+                QueuedEvent(
+                    event: MeasurementEvent(
+                        "edge/values",
+                        args: [
+                            "nan": .double(.nan), "inf": .double(-.infinity), "big": .int(Int.max), "ok": true,
+                            "small": .int(-5), "half": 0.5, "long": .string(String(repeating: "é", count: 200)),
+                        ],
+                        timestamp: Date(timeIntervalSince1970: 1_714_566_603))),
+            ]
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("otlp-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let jsonFile = directory.appendingPathComponent("body.json")
+            let protobufFile = directory.appendingPathComponent("body.pb")
+            try Data(EncoderSamples.bodyOf(encoder, events).utf8).write(to: jsonFile)
+            let binary = try XCTUnwrap(protobufEncoder.encode(events, context: EncoderTestContext.value).request)
+            try Data(binary.body).write(to: protobufFile)
+            let (status, output) = try OTLPSchemaCheck.run(jsonFile, records: events.count, protobuf: protobufFile)
+            let missing = status == 3 || status == 127
+            if missing && ProcessInfo.processInfo.environment["CI"] != "true" {
+                throw XCTSkip("OTLP schema check not run: \(output)")
+            }
+            XCTAssertEqual(status, 0, "check_otlp_logs.py: \(output)")
+        }
+    #endif
+}
+
 /// A server's events, each posted in its own request context (or none), through an aggregator:
 /// each body carries its event's own user and the context's attributes (RequestContextSamples).
 extension OTLPLogsEncoderTests {

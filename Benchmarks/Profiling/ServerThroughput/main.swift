@@ -9,19 +9,21 @@ import MeasurementEventsOTLP
 // received and computes the loss). See Benchmarks/README.md, "Server throughput".
 //
 //   ServerThroughput --configuration server|defaults --seconds 60 --tasks 8
-//                    --endpoint http://127.0.0.1:4318 --directory /tmp/queue
+//                    --endpoint http://127.0.0.1:4318 --directory /tmp/queue [--encoding json|protobuf]
 //
 // `server`: EventAggregator.Configuration.server and HTTPTracker.Configuration.server, each task
-// posting with the async `post` (suspends for room, never dropped for the in-flight bound).
+// posting with the async `post` (suspends for room, never dropped for the in-flight bound), the
+// OTLP bodies in binary protobuf (`OTLPLogsEncoder(…, encoding: .protobuf)`, what a server sends
+// its collector; `--encoding json` for JSON).
 // `defaults`: 3.0.0's defaults, the default EventAggregator.Configuration with `.inMemory`
 // identity and a default HTTPTracker.Configuration, each task posting with the synchronous
 // `MeasurementEvent.post` (3.0.0 had no async post): a post over the in-flight bound is dropped
-// and counted.
+// and counted; bodies in JSON (3.0.0 wrote only JSON).
 //
 // Each task handles "requests" of 100 posts, each inside a `MeasurementRequestContext` of its
 // own user (`user-<task>-<request>`); the encoder the tracker sends with checks, for every event
 // it encodes, that its user is its own request's (read back from the event's `route` and
-// `sequence` args), and with `--check-bodies` also reads every request body (gzip-free JSON,
+// `sequence` args), and with `--check-bodies` also reads every request body (JSON or protobuf,
 // before compression) and checks each log record's `user.id` attribute the same way.
 //
 // It prints `key value` lines: what was posted, the aggregator's and the tracker's counters,
@@ -37,6 +39,7 @@ struct Options {
         .appendingPathComponent("server-throughput-\(getpid())").path
     var shutdownSeconds = 120.0
     var checksBodies = false
+    var encoding: OTLPLogsEncoder.BodyEncoding?
 
     init(_ arguments: [String]) {
         var rest = arguments[...]
@@ -58,6 +61,11 @@ struct Options {
             case "--directory": directory = value
             case "--shutdown-seconds":
                 shutdownSeconds = Self.number(value, flag)
+            case "--encoding":
+                guard let encoding = OTLPLogsEncoder.BodyEncoding(rawValue: value) else {
+                    Self.usage("--encoding is json or protobuf, not \(value)")
+                }
+                self.encoding = encoding
             default: Self.usage("unknown option \(flag)")
             }
         }
@@ -72,7 +80,8 @@ struct Options {
         FileHandle.standardError.write(
             Data(
                 ("Error: \(problem)\nUsage: ServerThroughput [--configuration server|defaults] [--seconds N] "
-                    + "[--tasks N] [--endpoint URL] [--directory PATH] [--shutdown-seconds N] [--check-bodies]\n").utf8))
+                    + "[--tasks N] [--endpoint URL] [--directory PATH] [--shutdown-seconds N] [--check-bodies]\n"
+                    + "       [--encoding json|protobuf]\n").utf8))
         exit(64)
     }
 }
@@ -181,31 +190,127 @@ struct AttributionCheckingEncoder: BatchEncoder {
         return (task, sequence)
     }
 
-    /// Reads the OTLP JSON body and checks each log record's `user.id` against its route and sequence.
+    /// Reads the OTLP body and checks each log record's `user.id` against its route and sequence.
     private func checkBody(_ body: [UInt8]) {
+        guard let records = base.encoding == .protobuf ? Self.protobufRecords(body) : Self.jsonRecords(body) else {
+            return check.problem("a body that is not OTLP \(base.encoding.rawValue)")
+        }
+        for values in records {
+            let sequence = values["sequence"].flatMap { Int($0) }
+            guard let route = values["route"], let sequence,
+                let (task, _) = Self.origin(route: .string(route), sequence: .int(sequence))
+            else {
+                check.problem("a log record without its route and sequence attributes")
+                continue
+            }
+            check.note(task: task, sequence: sequence, user: values["user.id"], inBody: true)
+        }
+    }
+
+    /// Each log record's string and int attributes, as text, from an OTLP JSON body.
+    private static func jsonRecords(_ body: [UInt8]) -> [[String: String]]? {
         guard let root = try? JSONSerialization.jsonObject(with: Data(body)) as? [String: Any],
             let resources = root["resourceLogs"] as? [[String: Any]]
-        else { return check.problem("a body that is not OTLP JSON") }
+        else { return nil }
+        var records: [[String: String]] = []
         for resource in resources {
             for scope in resource["scopeLogs"] as? [[String: Any]] ?? [] {
                 for record in scope["logRecords"] as? [[String: Any]] ?? [] {
-                    var values: [String: Any] = [:]
+                    var values: [String: String] = [:]
                     for attribute in record["attributes"] as? [[String: Any]] ?? [] {
                         guard let key = attribute["key"] as? String, let value = attribute["value"] as? [String: Any]
                         else { continue }
-                        values[key] = value["stringValue"] ?? value["intValue"]
+                        values[key] = (value["stringValue"] ?? value["intValue"]).map { "\($0)" }
                     }
-                    let sequence = (values["sequence"] as? String).flatMap { Int($0) }
-                    guard let route = values["route"] as? String, let sequence,
-                        let (task, _) = Self.origin(route: .string(route), sequence: .int(sequence))
-                    else {
-                        check.problem("a log record without its route and sequence attributes")
-                        continue
-                    }
-                    check.note(task: task, sequence: sequence, user: values["user.id"] as? String, inBody: true)
+                    records.append(values)
                 }
             }
         }
+        return records
+    }
+
+    /// Each log record's string and int attributes, as text, from an OTLP protobuf body:
+    /// ExportLogsServiceRequest.resource_logs (1) → ResourceLogs.scope_logs (2) →
+    /// ScopeLogs.log_records (2) → LogRecord.attributes (6) → KeyValue { key (1), value (2) →
+    /// AnyValue { string_value (1), int_value (3) } } (opentelemetry-proto).
+    private static func protobufRecords(_ body: [UInt8]) -> [[String: String]]? {
+        var records: [[String: String]] = []
+        for resource in Protobuf.fields(body[...], 1) ?? [] {
+            for scope in Protobuf.fields(resource, 2) ?? [] {
+                for record in Protobuf.fields(scope, 2) ?? [] {
+                    var values: [String: String] = [:]
+                    for attribute in Protobuf.fields(record, 6) ?? [] {
+                        guard let key = Protobuf.fields(attribute, 1)?.first, let value = Protobuf.fields(attribute, 2)?.first
+                        else { return nil }
+                        if let text = Protobuf.fields(value, 1)?.first {
+                            values[String(decoding: key, as: UTF8.self)] = String(decoding: text, as: UTF8.self)
+                        } else if let number = Protobuf.varints(value, 3).first {
+                            values[String(decoding: key, as: UTF8.self)] = String(Int64(bitPattern: number))
+                        }
+                    }
+                    records.append(values)
+                }
+            }
+        }
+        return records
+    }
+}
+
+/// Just enough of protobuf's wire format to read a body back (protobuf.dev/programming-guides/encoding/).
+enum Protobuf {
+    /// Walks the fields of `message`, calling `visit` with each field's number, wire type, and
+    /// its varint value or its bytes; false when the message is malformed.
+    static func walk(_ message: ArraySlice<UInt8>, _ visit: (UInt64, UInt64, UInt64, ArraySlice<UInt8>) -> Void) -> Bool {
+        var index = message.startIndex
+        func varint() -> UInt64? {
+            var value: UInt64 = 0
+            var shift: UInt64 = 0
+            while index < message.endIndex, shift < 64 {
+                let byte = message[index]
+                index += 1
+                value |= UInt64(byte & 0x7F) << shift
+                if byte < 0x80 { return value }
+                shift += 7
+            }
+            return nil
+        }
+        while index < message.endIndex {
+            guard let tag = varint() else { return false }
+            switch tag & 7 {
+            case 0:
+                guard let value = varint() else { return false }
+                visit(tag >> 3, 0, value, [])
+            case 1, 5:
+                let width = tag & 7 == 1 ? 8 : 4
+                guard message.endIndex - index >= width else { return false }
+                visit(tag >> 3, tag & 7, 0, message[index..<(index + width)])
+                index += width
+            case 2:
+                guard let length = varint(), length <= UInt64(message.endIndex - index) else { return false }
+                visit(tag >> 3, 2, 0, message[index..<(index + Int(length))])
+                index += Int(length)
+            default: return false
+            }
+        }
+        return true
+    }
+
+    /// The length-delimited fields numbered `number`; `nil` when the message is malformed.
+    static func fields(_ message: ArraySlice<UInt8>, _ number: UInt64) -> [ArraySlice<UInt8>]? {
+        var found: [ArraySlice<UInt8>] = []
+        let wellFormed = walk(message) { field, type, _, bytes in
+            if field == number, type == 2 { found.append(bytes) }
+        }
+        return wellFormed ? found : nil
+    }
+
+    /// The varint fields numbered `number`.
+    static func varints(_ message: ArraySlice<UInt8>, _ number: UInt64) -> [UInt64] {
+        var found: [UInt64] = []
+        _ = walk(message) { field, type, value, _ in
+            if field == number, type == 0 { found.append(value) }
+        }
+        return found
     }
 }
 
@@ -215,7 +320,9 @@ try? FileManager.default.removeItem(atPath: options.directory)
 
 let attribution = AttributionCheck(tasks: options.tasks)
 let encoder = AttributionCheckingEncoder(
-    base: OTLPLogsEncoder(baseURL: URL(string: options.endpoint)!), check: attribution,
+    base: OTLPLogsEncoder(
+        baseURL: URL(string: options.endpoint)!, encoding: options.encoding ?? (isServer ? .protobuf : .json)),
+    check: attribution,
     checksBodies: options.checksBodies)
 let tracker: HTTPTracker
 do {
@@ -240,6 +347,7 @@ let aggregator = EventAggregator(
 aggregator.start()
 
 print("configuration \(options.configuration)")
+print("encoding \(encoder.base.encoding.rawValue)")
 print("tasks \(options.tasks)")
 print("seconds \(options.seconds)")
 

@@ -79,14 +79,16 @@ package enum StandardCallSamples {
 
 #if os(macOS) || os(Linux)
     /// Runs `Tests/Scripts/check_otlp_logs.py` on a body file: the official opentelemetry-proto
-    /// definitions parse it with unknown fields refused. Status 3 or 127: python3 or the package is missing.
+    /// definitions parse it with unknown fields refused; with `protobuf`, a binary body of the
+    /// same events must hold exactly what the JSON holds. Status 3 or 127: python3 or the package is missing.
     package enum OTLPSchemaCheck {
-        package static func run(_ file: URL, records: Int) throws -> (Int32, String) {
+        package static func run(_ file: URL, records: Int, protobuf: URL? = nil) throws -> (Int32, String) {
             let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
                 .deletingLastPathComponent().appendingPathComponent("Scripts/check_otlp_logs.py")
             let process = Process()
             process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            process.arguments = ["python3", script.path, file.path, String(records)]
+            process.arguments =
+                ["python3", script.path, file.path, String(records)] + (protobuf.map { ["--protobuf", $0.path] } ?? [])
             let pipe = Pipe()
             process.standardOutput = pipe
             process.standardError = pipe
