@@ -85,10 +85,14 @@ for configuration in $configurations; do
     ${encoding_flags[@]+"${encoding_flags[@]}"} | tee "$out"
   if [ -n "$perf_pid" ]; then wait "$perf_pid" || true; fi
   sleep 1  # rotel logs a request once its batch (200 ms) is handed on.
+  # The collector's CPU (user and system, /proc/<pid>/stat fields 14 and 15, in clock ticks).
+  rotel_ticks=$(awk '{print $14 + $15}' "/proc/$rotel_pid/stat" 2>/dev/null || echo 0)
   stop_rotel
   received=$(sed 's/\x1b\[[0-9;]*m//g' "$log" | grep 'Received logs' | sed -n 's/.* logs=\([0-9]*\).*/\1/p' | awk '{s+=$1} END {print s+0}')
   posted=$(sed -n 's/^posted \([0-9]*\)$/\1/p' "$out")
   echo "collector_received $received"
+  awk -v ticks="$rotel_ticks" -v hz="$(getconf CLK_TCK)" -v n="$received" \
+    'BEGIN { printf "collector_cpu_microseconds_per_event %.2f\n", (n > 0 ? ticks / hz * 1e6 / n : 0) }'
   echo "lost $((posted - received))"
   if [ "$short" = 1 ] && [ "$posted" != "$received" ]; then
     echo "Error: posted $posted, the collector received $received" >&2

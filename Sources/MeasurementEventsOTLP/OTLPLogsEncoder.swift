@@ -138,13 +138,7 @@ public struct OTLPLogsEncoder: BatchEncoder {
     /// - Returns: the request, and the events left out or changed.
     public func encode(_ events: [QueuedEvent], context: BatchContext) -> EncodedBatch {
         guard !events.isEmpty else { return EncodedBatch(request: nil) }
-        var runs: [(context: EventContext?, events: ArraySlice<QueuedEvent>)] = []
-        var start = events.startIndex
-        for index in events.indices.dropFirst() where events[index].context != events[start].context {
-            runs.append((events[start].context, events[start..<index]))
-            start = index
-        }
-        runs.append((events[start].context, events[start...]))
+        let runs = Self.runs(events)
         let body: [UInt8]
         let contentType: String
         switch encoding {
@@ -162,24 +156,63 @@ public struct OTLPLogsEncoder: BatchEncoder {
             adaptations: NonFiniteValues.adaptations(in: events, sentAs: "a string attribute"))
     }
 
-    /// The request: a `ResourceLogs` entry a run, its records in order.
-    private func write<Writer: OTLPLogsWriter>(
-        _ runs: [(context: EventContext?, events: ArraySlice<QueuedEvent>)], to writer: Writer
+    /// The events in runs of one context, in order: a `ResourceLogs` entry each.
+    static func runs(_ events: [QueuedEvent]) -> [(context: EventContext?, events: ArraySlice<QueuedEvent>)] {
+        var runs: [(context: EventContext?, events: ArraySlice<QueuedEvent>)] = []
+        var start = events.startIndex
+        for index in events.indices.dropFirst() where !events[index].hasSameContext(as: events[start]) {
+            runs.append((events[start].context, events[start..<index]))
+            start = index
+        }
+        runs.append((events[start].context, events[start...]))
+        return runs
+    }
+
+    /// The request: a `ResourceLogs` entry a run, its records in order; a run of at least twice
+    /// `minimumRecordsPerChunk` records is written in up to `maximumChunks` parts at once (tests
+    /// compare the two ways).
+    func write<Writer: OTLPLogsWriter>(
+        _ runs: [(context: EventContext?, events: ArraySlice<QueuedEvent>)], to writer: Writer,
+        minimumRecordsPerChunk: Int = ConcurrentChunks.minimumPerChunk,
+        maximumChunks: Int = ConcurrentChunks.maximumChunks
     ) -> [UInt8] {
         var writer = writer
         for run in runs {
             let library = run.context?.library ?? HTTPTracker.library
             writer.beginResourceLogs(
                 resource: Self.resource(run.context), scopeName: library.name, scopeVersion: library.version)
-            var left = run.events.count
-            for queued in run.events {
-                left -= 1
-                writeRecord(queued, to: &writer)
-                writer.endRecord(recordsLeft: left)
+            let events = run.events
+            if ConcurrentChunks.count(
+                for: events.count, minimumPerChunk: minimumRecordsPerChunk, maximumChunks: maximumChunks) > 1
+            {
+                // A server's request of thousands of records: written in parts on the machine's
+                // cores at once, joined in order (the same bytes as one after the other).
+                let parts = ConcurrentChunks.map(
+                    events.count, minimumPerChunk: minimumRecordsPerChunk, maximumChunks: maximumChunks
+                ) { chunk in
+                    var part = Writer.records()
+                    writeRecords(
+                        events[(events.startIndex + chunk.lowerBound)..<(events.startIndex + chunk.upperBound)],
+                        to: &part)
+                    return part
+                }
+                for part in parts { writer.appendRecords(of: part) }
+            } else {
+                writeRecords(events, to: &writer)
             }
             writer.endResourceLogs()
         }
         return writer.finish()
+    }
+
+    /// The records of `events`, one after the other.
+    private func writeRecords<Writer: OTLPLogsWriter>(_ events: ArraySlice<QueuedEvent>, to writer: inout Writer) {
+        var left = events.count
+        for queued in events {
+            left -= 1
+            writeRecord(queued, to: &writer)
+            writer.endRecord(recordsLeft: left)
+        }
     }
 
     /// One log record: its attributes in this order: the args (or traits), the standard

@@ -24,6 +24,17 @@ struct OTLPLogsJSONWriter: OTLPLogsWriter {
         json.raw("{\"resourceLogs\":[")
     }
 
+    private init(recordsOnly: ()) {}
+
+    static func records() -> Self { Self(recordsOnly: ()) }
+
+    mutating func appendRecords(of part: Self) {
+        guard !part.firstRecord else { return }  // no record in it
+        if !firstRecord { json.raw(",") }
+        firstRecord = false
+        json.raw(part.json.bytes)
+    }
+
     mutating func beginResourceLogs(resource: [(String, EventValue)], scopeName: String, scopeVersion: String) {
         json.raw(firstResourceLogs ? "{\"resource\":{\"attributes\":[" : ",{\"resource\":{\"attributes\":[")
         firstResourceLogs = false

@@ -17,6 +17,13 @@ struct OTLPLogsProtobufWriter: OTLPLogsWriter {
 
     init() {}
 
+    static func records() -> Self { Self() }
+
+    mutating func appendRecords(of part: Self) {
+        // Each record is a whole `log_records` field: the part's bytes follow as they are.
+        writer.append(part.writer)
+    }
+
     mutating func beginResourceLogs(resource: [(String, EventValue)], scopeName: String, scopeVersion: String) {
         resourceLogs = writer.beginMessage(1)  // ExportLogsServiceRequest.resource_logs
         let resourceStart = writer.beginMessage(1)  // ResourceLogs.resource

@@ -9,12 +9,20 @@ import MeasurementEvents
 /// `log_records` (2) → `LogRecord` } } (logs/v1/logs.proto, resource/v1/resource.proto,
 /// common/v1/common.proto); a `Tests/Scripts/check_otlp_logs.py` run parses both with those
 /// definitions and finds them equal.
-protocol OTLPLogsWriter {
+protocol OTLPLogsWriter: Sendable {
     /// The request's `Content-Type`.
     static var contentType: String { get }
 
     /// An empty request.
     init()
+
+    /// A writer of records only: a part of an entry's records, written on another thread and
+    /// then added to the request with ``appendRecords(of:)``.
+    static func records() -> Self
+
+    /// Adds the records `part` holds (made with ``records()``) to the entry being written,
+    /// after those it has.
+    mutating func appendRecords(of part: Self)
 
     /// Starts a `ResourceLogs` entry: its resource's attributes, its one scope, and the start
     /// of its records.

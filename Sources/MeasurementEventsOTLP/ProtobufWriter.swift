@@ -13,7 +13,7 @@
 /// writer.string(12, "checkout/started")
 /// writer.endMessage(record)
 /// ```
-struct ProtobufWriter {
+struct ProtobufWriter: Sendable {
     /// The bytes written so far.
     private(set) var bytes: [UInt8] = []
 
@@ -26,6 +26,11 @@ struct ProtobufWriter {
     /// Room for `count` more bytes, so that a body of a megabyte grows once.
     mutating func reserveCapacity(forMore count: Int) {
         bytes.reserveCapacity(bytes.count + count)
+    }
+
+    /// Adds what `other` wrote, as it is: whole fields of the message being written.
+    mutating func append(_ other: ProtobufWriter) {
+        bytes.append(contentsOf: other.bytes)
     }
 
     /// Writes `value` as a varint: 7 bits a byte, least significant first, the high bit set on

@@ -148,6 +148,39 @@ extension OTLPLogsEncoderTests {
         XCTAssertTrue(garbage.message.contains("a field of 9 bytes where 1 remain"), garbage.message)
     }
 
+    /// A request of many records is written in parts at once (`ConcurrentChunks`): the same
+    /// bytes as one record after the other, in both encodings, across two resources.
+    func testRecordsWrittenInPartsAreTheSameBytesAsOneAfterTheOther() {
+        var other = EncoderSamples.track
+        var attribution = EncoderSamples.attribution
+        attribution.context?.app.version = "2.5.0"
+        other.event.attribution = attribution
+        var events: [QueuedEvent] = []
+        for index in 0..<300 {
+            var queued = index < 240 ? EncoderSamples.track : other
+            queued.event.args["index"] = .int(index)
+            events.append(queued)
+        }
+        let runs = OTLPLogsEncoder.runs(events)
+        XCTAssertEqual(runs.map(\.events.count), [240, 60])
+        for encoder in [encoder, protobufEncoder] {
+            func body(inPartsOf minimum: Int) -> [UInt8] {
+                switch encoder.encoding {
+                case .json:
+                    return encoder.write(
+                        runs, to: OTLPLogsJSONWriter(), minimumRecordsPerChunk: minimum, maximumChunks: 4)
+                case .protobuf:
+                    return encoder.write(
+                        runs, to: OTLPLogsProtobufWriter(), minimumRecordsPerChunk: minimum, maximumChunks: 4)
+                }
+            }
+            let whole = body(inPartsOf: 1_000)
+            XCTAssertEqual(body(inPartsOf: 50), whole, "\(encoder.encoding): 4 parts of 60, then one run of 60")
+            XCTAssertEqual(body(inPartsOf: 7), whole, "\(encoder.encoding): parts of uneven sizes")
+            XCTAssertEqual(whole, encoder.encode(events, context: EncoderTestContext.value).request?.body)
+        }
+    }
+
     #if os(macOS) || os(Linux)
         /// The binary body holds exactly what the JSON body holds, as the official definitions
         /// read both (`check_otlp_logs.py --protobuf`): every field number and wire type right,

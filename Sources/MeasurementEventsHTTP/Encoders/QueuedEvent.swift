@@ -71,6 +71,18 @@ public struct QueuedEvent: Sendable, Equatable {
     /// The device and app.
     public var context: EventContext? { event.context }
 
+    /// Whether `other` carries the same context, without copying either (`context` copies every
+    /// string of it): an encoder grouping a request's events by context compares each with the
+    /// one before (issue 49: 3.6 % of a server's samples went to those copies).
+    package func hasSameContext(as other: QueuedEvent) -> Bool {
+        switch (event.attributionStorage, other.event.attributionStorage) {
+        case (nil, nil): return true
+        case (let mine?, let theirs?): return mine === theirs || mine.value.context == theirs.value.context
+        case (let mine?, nil): return mine.value.context == nil
+        case (nil, let theirs?): return theirs.value.context == nil
+        }
+    }
+
     /// A version 1 record with the anonymous id it was sent with at the time.
     func fillingLegacyIdentity(anonymousID: String) -> QueuedEvent {
         guard isLegacy else { return self }

@@ -131,6 +131,29 @@ final class DiskQueueTests: XCTestCase {
         XCTAssertEqual(queue.counters.corruptRecords, 1)
     }
 
+    /// A server's batch of thousands is decoded in chunks on the machine's cores
+    /// (`ConcurrentChunks`): the events come back in order, a damaged record in any chunk is
+    /// skipped and counted, and the records around it are read.
+    func testALargeBatchIsReadInOrderWithDamagedRecordsInSeveralChunksSkipped() throws {
+        do {
+            let queue = try makeQueue(eventsPerBatch: 3_000, maximumEvents: 10_000)
+            for event in numbered(3_000) { _ = try queue.append(QueuedEvent(event: event)) }
+            queue.sealOpenSegment(durable: false)
+        }
+        let name = try XCTUnwrap(try FileManager.default.contentsOfDirectory(atPath: directory.path).first)
+        let url = directory.appendingPathComponent(name)
+        var bytes = [UInt8](try Data(contentsOf: url))
+        let records = RecordFraming.scan(bytes).records
+        XCTAssertEqual(records.count, 3_000)
+        for damaged in [100, 2_100, 2_999] { bytes[records[damaged].lowerBound + 20] ^= 0xFF }
+        try Data(bytes).write(to: url)
+        let queue = try makeQueue(maximumEvents: 10_000)
+        let batch = try XCTUnwrap(queue.nextBatch(sealingOpenSegmentWithAtLeast: 1))
+        XCTAssertGreaterThan(ConcurrentChunks.count(for: 3_000, maximumChunks: 4), 1)
+        XCTAssertEqual(indices(queue.read(batch)), (0..<3_000).filter { ![100, 2_100, 2_999].contains($0) })
+        XCTAssertEqual(queue.counters.corruptRecords, 3)
+    }
+
     func testAtTheCapTheOldestEventsAreDroppedOneByOneAndCounted() throws {
         let queue = try makeQueue(eventsPerBatch: 10, maximumEvents: 45)
         for event in numbered(73) { _ = try queue.append(QueuedEvent(event: event)) }
