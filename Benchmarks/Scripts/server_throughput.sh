@@ -2,7 +2,7 @@
 # Throughput into a real OTLP/HTTP collector (issue 49, point 5). `.ci/run` runs `--short`.
 #
 # Usage: Scripts/server_throughput.sh [--short] [--seconds N] [--tasks N] [--configurations "server defaults"]
-#        [--perf SECONDS] [--encoding json|protobuf]
+#        [--perf SECONDS] [--encoding json|protobuf] [--requests-in-flight N]
 #
 # Installs rotel (PyPI `rotel`, a Rust OpenTelemetry collector) into a venv under Benchmarks/.build,
 # starts it on loopback as an OTLP/HTTP receiver with the blackhole exporter and its debug log of
@@ -13,7 +13,8 @@
 #   event carried its own request's user (the driver checks each event the tracker encodes and
 #   each record of every request body: --check-bodies), for CI.
 # --encoding: the OTLP bodies' encoding for every configuration (by default protobuf for the
-#   server configuration, JSON for 3.0.0's defaults).
+#   server configuration, JSON for 3.0.0's defaults). --requests-in-flight: the tracker's
+#   maximumRequestsInFlight (by default its configuration's: 2 for the server, 1 for the defaults).
 # --perf N: also records `perf record -g` of the server configuration for N seconds into
 #   .build/server-throughput/perf.data and prints the top symbols (self time).
 set -euo pipefail
@@ -34,7 +35,8 @@ while [ $# -gt 0 ]; do
     --tasks) tasks=$2; shift 2 ;;
     --configurations) configurations=$2; shift 2 ;;
     --perf) perf_seconds=$2; shift 2 ;;
-    --encoding) encoding_flags=(--encoding "$2"); shift 2 ;;
+    --encoding) encoding_flags+=(--encoding "$2"); shift 2 ;;
+    --requests-in-flight) encoding_flags+=(--requests-in-flight "$2"); shift 2 ;;
     *) echo "Error: unknown option $1" >&2; sed -n 4,5p "$0" >&2; exit 64 ;;
   esac
 done

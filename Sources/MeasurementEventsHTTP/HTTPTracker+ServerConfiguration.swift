@@ -15,6 +15,8 @@ extension HTTPTracker.Configuration {
     ///   is near, and the CPU is the service's.
     /// - A 10-second request timeout (an app: 30), so that a stalled collector is retried
     ///   sooner.
+    /// - Two requests on the wire at once (``maximumRequestsInFlight``; an app: one): the next
+    ///   request goes while the collector reads the one before.
     /// - Back-pressure at the cap instead of dropping the oldest
     ///   (``HTTPTracker/QueueFullBehavior/wait(atMostSeconds:)``, at most 60 seconds): when the
     ///   collector takes events more slowly than they are posted for longer than the queue
@@ -24,7 +26,7 @@ extension HTTPTracker.Configuration {
     ///
     /// ```swift
     /// let collector = try HTTPTracker(
-    ///     encoder: OTLPLogsEncoder(baseURL: URL(string: "http://127.0.0.1:4318")!),
+    ///     encoder: OTLPLogsEncoder(baseURL: URL(string: "http://127.0.0.1:4318")!, encoding: .protobuf),
     ///     directory: URL(fileURLWithPath: "/var/lib/my-service/events"),
     ///     configuration: .server)
     /// ```
@@ -38,6 +40,7 @@ extension HTTPTracker.Configuration {
         configuration.gzipLevel = 1
         configuration.requestTimeout = 10
         configuration.whenQueueIsFull = .wait(atMostSeconds: 60)
+        configuration.maximumRequestsInFlight = 2
         return configuration
     }
 }

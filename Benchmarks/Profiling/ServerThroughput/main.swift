@@ -40,6 +40,7 @@ struct Options {
     var shutdownSeconds = 120.0
     var checksBodies = false
     var encoding: OTLPLogsEncoder.BodyEncoding?
+    var requestsInFlight: Int?
 
     init(_ arguments: [String]) {
         var rest = arguments[...]
@@ -61,6 +62,7 @@ struct Options {
             case "--directory": directory = value
             case "--shutdown-seconds":
                 shutdownSeconds = Self.number(value, flag)
+            case "--requests-in-flight": requestsInFlight = Int(Self.number(value, flag))
             case "--encoding":
                 guard let encoding = OTLPLogsEncoder.BodyEncoding(rawValue: value) else {
                     Self.usage("--encoding is json or protobuf, not \(value)")
@@ -81,7 +83,7 @@ struct Options {
             Data(
                 ("Error: \(problem)\nUsage: ServerThroughput [--configuration server|defaults] [--seconds N] "
                     + "[--tasks N] [--endpoint URL] [--directory PATH] [--shutdown-seconds N] [--check-bodies]\n"
-                    + "       [--encoding json|protobuf]\n").utf8))
+                    + "       [--encoding json|protobuf] [--requests-in-flight N]\n").utf8))
         exit(64)
     }
 }
@@ -342,10 +344,11 @@ let encoder = AttributionCheckingEncoder(
     check: attribution,
     checksBodies: options.checksBodies)
 let tracker: HTTPTracker
+var trackerConfiguration = isServer ? HTTPTracker.Configuration.server : HTTPTracker.Configuration()
+if let requestsInFlight = options.requestsInFlight { trackerConfiguration.maximumRequestsInFlight = requestsInFlight }
 do {
     tracker = try HTTPTracker(
-        encoder: encoder, directory: URL(fileURLWithPath: options.directory),
-        configuration: isServer ? .server : HTTPTracker.Configuration())
+        encoder: encoder, directory: URL(fileURLWithPath: options.directory), configuration: trackerConfiguration)
 } catch {
     print("error \(error)")
     exit(1)
@@ -365,6 +368,7 @@ aggregator.start()
 
 print("configuration \(options.configuration)")
 print("encoding \(encoder.base.encoding.rawValue)")
+print("requests_in_flight \(trackerConfiguration.maximumRequestsInFlight)")
 print("tasks \(options.tasks)")
 print("seconds \(options.seconds)")
 

@@ -161,8 +161,8 @@ final class DiskQueue: @unchecked Sendable {
         var sealedEvents = 0
         var sealedBytes = 0
         var nextSequence: UInt64 = 1
-        /// A request of the front's events is on the wire: the cap waits until it is answered.
-        var sending = false
+        /// Requests of the front's events on the wire: the cap waits until every one is answered.
+        var requestsSending = 0
         /// The cap dropped events since the last time events were sent: logged once.
         var overflowing = false
         /// Whether the front file says the front is inside the oldest batch.
@@ -519,7 +519,7 @@ final class DiskQueue: @unchecked Sendable {
     /// dropped while a request of the front's events is on the wire (``beginSending(from:)``):
     /// those may be delivered, and the cap catches up when the request is answered.
     private func enforceCap(_ state: inout State, notes: inout [String]) {
-        guard !state.sending, !state.stoppedWaiting else { return }
+        guard state.requestsSending == 0, !state.stoppedWaiting else { return }
         var dropped = 0
         while let oldest = state.sealed.first {
             let excessEvents = state.sealedEvents + state.openCount - limits.maximumEvents
@@ -596,13 +596,13 @@ final class DiskQueue: @unchecked Sendable {
     }
 
     /// A request whose first event is at `start` goes on the wire: the cap waits until
-    /// ``endSending()``. False when the cap dropped that event meanwhile (the front passed it):
+    /// ``endSending()`` (one for each, when several are on the wire). False when the cap dropped that event meanwhile (the front passed it):
     /// nothing is sent.
     func beginSending(from start: Position) -> Bool {
         state.withLock { state in
             guard let oldest = state.sealed.first, Position(sequence: oldest.sequence, record: oldest.skip) <= start
             else { return false }
-            state.sending = true
+            state.requestsSending += 1
             return true
         }
     }
@@ -611,7 +611,7 @@ final class DiskQueue: @unchecked Sendable {
     /// applies again.
     func endSending() {
         withState { state, notes in
-            state.sending = false
+            state.requestsSending = max(0, state.requestsSending - 1)
             enforceCap(&state, notes: &notes)
         }
     }

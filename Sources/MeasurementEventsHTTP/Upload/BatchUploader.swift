@@ -3,9 +3,13 @@ import Foundation
 import MeasurementEvents
 import MeasurementEventsAggregator
 
-/// Sends the queue's events, oldest first, one request at a time, on its own serial queue.
-/// While a request is on the wire, the next one is encoded (``Prepared``): it goes as soon as
-/// the first is accepted, so that the server's time and the encoding overlap.
+/// Sends the queue's events, oldest first, from its own serial queue: one request at a time,
+/// or up to `maximumRequestsInFlight` (a server's tracker: 2). While a request is on the wire,
+/// the next one is encoded (``Prepared``): it goes as soon as the first is accepted, or at once
+/// when more than one may be on the wire, so that the server's time and the encoding overlap.
+/// Replies are handled in the order the requests went: a reply that is not a 2xx leaves the
+/// requests sent after it ignored (``handle(_:of:)`` finds their events no longer at the
+/// front), and their events are sent again after it.
 ///
 /// Each request is filled up to the encoder's limits: as many events as fit in
 /// `limits.maximumBytes` (measured before or after gzip, as `limits.measure` says), at most
@@ -197,7 +201,21 @@ final class BatchUploader: @unchecked Sendable {
     let reportsTo = LockedValue<(@Sendable (String) -> Void)?>(nil)
 
     private var window = Window()
-    private var requestInFlight = false
+    /// The requests on the wire, in the order they went; each reply waits here until those
+    /// before it are handled.
+    private var inFlight: [InFlight] = []
+    /// How many requests may be on the wire at once (at least 1).
+    private let maximumInFlight: Int
+    /// Numbers the requests, to match each reply to its request.
+    private var nextRequestNumber = 0
+    private var requestInFlight: Bool { !inFlight.isEmpty }
+
+    /// A request on the wire, and its reply once it came.
+    private struct InFlight {
+        let number: Int
+        let sent: Sent
+        var result: Result<HTTPResponse, any Error>?
+    }
     /// The next request, encoded while the one before it is on the wire.
     private var prepared: Prepared?
     /// The last reply was a 2xx: only then is the next request prepared (and the next batch
@@ -252,11 +270,12 @@ final class BatchUploader: @unchecked Sendable {
     init(
         diskQueue: DiskQueue, encoder: any BatchEncoder, transport: any HTTPTransport, clock: any DeliveryClock,
         policy: RetryPolicy, timeout: TimeInterval, compressesBodies: Bool, gzipLevel: Int = 6,
-        legacyAnonymousID: String,
+        maximumRequestsInFlight: Int = 1, legacyAnonymousID: String,
         log: @escaping @Sendable (String) -> Void
     ) {
         self.compressesBodies = compressesBodies
         self.gzipLevel = gzipLevel
+        self.maximumInFlight = max(1, maximumRequestsInFlight)
         self.diskQueue = diskQueue
         self.encoder = encoder
         self.transport = transport
@@ -369,7 +388,12 @@ final class BatchUploader: @unchecked Sendable {
     // MARK: On the queue
 
     private func pump() {
-        guard gate.withLock({ $0.isOpen }), online, !requestInFlight, retry == nil else { return }
+        guard gate.withLock({ $0.isOpen }), online, inFlight.count < maximumInFlight, retry == nil else { return }
+        if let last = inFlight.last {
+            // Another request while some are on the wire: only the one prepared for the events
+            // just after the last of them.
+            return sendPrepared(after: last.sent)
+        }
         pumping: while true {
             followFront()
             if let ready = prepared {
@@ -457,6 +481,28 @@ final class BatchUploader: @unchecked Sendable {
                     eventCount: events.count - encoded.rejected.count - encoded.expired.count)
             }
         }
+    }
+
+    /// Sends the request prepared for the events just after `last` (on the wire), when it still
+    /// is for them: the last reply handled a 2xx, same generation and encoder, no refusal being
+    /// isolated, its events still to send and not dropped by the cap. Otherwise nothing goes
+    /// until the replies come.
+    private func sendPrepared(after last: Sent) {
+        followFront()
+        guard let ready = prepared else { return }
+        prepared = nil
+        // Not after a reply that was not a 2xx: what follows waits for the retry, the split or
+        // the smaller requests of that reply.
+        guard lastReplyAccepted, ready.generation == generation, ready.encoderVersion == encoderVersion,
+            window.refused.isEmpty,
+            window.halfStarts.isEmpty, ready.range.lowerBound == last.range.upperBound,
+            window.ranges.contains(where: {
+                $0.lowerBound <= ready.range.lowerBound && ready.range.upperBound <= $0.upperBound
+            }),
+            let start = window.queuePosition(of: ready.range.lowerBound), diskQueue.beginSending(from: start)
+        else { return }
+        bytesPerEvent = Double(ready.size) / Double(ready.positions.count)
+        send(ready.request, range: ready.range, positions: ready.positions, eventCount: ready.eventCount)
     }
 
     /// Loads the queue's next batch after those in the window (sealing the open segment when a
@@ -556,7 +602,6 @@ final class BatchUploader: @unchecked Sendable {
 
     private func send(_ request: HTTPRequest, range: Range<Int>, positions: [Int], eventCount: Int) {
         validator?.check(request)
-        requestInFlight = true
         let isHalf = window.halfStarts.remove(range.lowerBound) != nil
         counters.withLock {
             $0.requests += 1
@@ -565,22 +610,38 @@ final class BatchUploader: @unchecked Sendable {
         let sent = Sent(
             range: range, positions: positions, eventCount: eventCount, generation: generation,
             encoderVersion: encoderVersion, isHalf: isHalf)
+        let number = nextRequestNumber
+        nextRequestNumber += 1
+        inFlight.append(InFlight(number: number, sent: sent))
         requestsOnTheWire.enter()
         transport.send(request, timeout: timeout) { result in
             self.queue.async {
-                self.requestInFlight = false
-                self.handle(result, of: sent)
-                // After the events it took were consumed: the cap applies again.
-                self.diskQueue.endSending()
-                // Left once the answer is handled, not when it arrives: a denial that waited for
-                // this request then discards only what the server did not keep (events it
-                // accepted are counted delivered, never discarded too).
-                self.requestsOnTheWire.leave()
-                self.pump()
+                if let index = self.inFlight.firstIndex(where: { $0.number == number }) {
+                    self.inFlight[index].result = result
+                }
+                self.handleReplies()
             }
         }
         // The reply is handled on this queue, after this.
         prepareNext(after: sent)
+        // More may go at once: the one just prepared goes now.
+        if inFlight.count < maximumInFlight, prepared != nil { pump() }
+    }
+
+    /// Handles the replies that came, in the order their requests went (a reply waits for those
+    /// before it), then sends what is next.
+    private func handleReplies() {
+        while let first = inFlight.first, let result = first.result {
+            inFlight.removeFirst()
+            handle(result, of: first.sent)
+            // After the events it took were consumed: the cap applies again.
+            diskQueue.endSending()
+            // Left once the answer is handled, not when it arrives: a denial that waited for
+            // this request then discards only what the server did not keep (events it
+            // accepted are counted delivered, never discarded too).
+            requestsOnTheWire.leave()
+        }
+        pump()
     }
 
     /// Encodes the request that follows `sent` (``Prepared``), as ``pump()`` would once `sent`
@@ -591,15 +652,19 @@ final class BatchUploader: @unchecked Sendable {
     /// counted here, once, as `pump` counts them.
     private func prepareNext(after sent: Sent) {
         prepared = nil
+        // `sent` follows the requests on the wire before it, the first of them at the window's front.
         guard lastReplyAccepted, !refusingEverything, !sent.isHalf, window.refused.isEmpty, window.halfStarts.isEmpty,
-            window.ranges.first?.lowerBound == sent.range.lowerBound
+            let front = inFlight.first, window.ranges.first?.lowerBound == front.sent.range.lowerBound
         else { return }
         let limits = encoder.limits
         let wanted = min(requestSize.next, fitting(limits))
         func nextSpan() -> Range<Int>? {
-            guard let first = window.ranges.first else { return nil }
-            if sent.range.upperBound < first.upperBound { return sent.range.upperBound..<first.upperBound }
-            return window.ranges.count > 1 ? window.ranges[1] : nil
+            guard let index = window.ranges.firstIndex(where: { $0.contains(sent.range.lowerBound) }) else {
+                return nil
+            }
+            let span = window.ranges[index]
+            if sent.range.upperBound < span.upperBound { return sent.range.upperBound..<span.upperBound }
+            return index + 1 < window.ranges.count ? window.ranges[index + 1] : nil
         }
         var span = nextSpan()
         if span.map({ $0.upperBound == window.end && $0.count < wanted }) ?? true, loadNextBatch() {

@@ -13,7 +13,8 @@ import MeasurementEvents
 /// serial queue, on a non-blocking socket that every wait `poll`s with the request's deadline
 /// (``HTTP1Connection``).
 ///
-/// - Keep-alive: one idle connection per `host:port` is kept and reused. A reused connection
+/// - Keep-alive: up to ``maximumIdlePerHost`` idle connections per `host:port` are kept and
+///   reused (a server's tracker has two requests on the wire at once). A reused connection
 ///   the server closed meanwhile (found closed before sending, or closed before any byte of the
 ///   reply) is replaced once by a new one and the request sent again.
 /// - Timeouts: connecting may take `connectTimeout` seconds, and the whole exchange the
@@ -24,14 +25,20 @@ import MeasurementEvents
 ///   ``HTTP1Failure``, never a crash or unbounded memory.
 /// - Bodies go as given: the uploader has already gzipped them and set `Content-Encoding`.
 ///
-/// Requests of one transport go one at a time (a tracker sends one at a time); the completion
-/// is called on the transport's queue, never under a lock.
+/// Requests run at the same time, each on a connection of its own
+/// (``HTTPTracker/Configuration/maximumRequestsInFlight``; an app's tracker sends one at a
+/// time); the completion is called on the transport's queue, never under a lock.
 final class HTTP1Transport: HTTPTransport, @unchecked Sendable {
     // @unchecked: `idle` is behind its lock; a connection is used by the one request holding it.
 
-    private let queue = DispatchQueue(label: "MeasurementEventsHTTP.HTTP1Transport")
-    /// The idle connection of each `host:port`, ready for the next request.
-    private let idle = LockedValue<[String: HTTP1Connection]>([:])
+    /// Concurrent: each request blocks its thread in `poll` until its reply.
+    private let queue = DispatchQueue(label: "MeasurementEventsHTTP.HTTP1Transport", attributes: .concurrent)
+    /// The idle connections of each `host:port`, ready for the next requests, the most recently
+    /// used last.
+    private let idle = LockedValue<[String: [HTTP1Connection]]>([:])
+    /// The most idle connections kept for one `host:port`; a connection coming back to a full
+    /// set closes the oldest.
+    static let maximumIdlePerHost = 4
     private let connectTimeout: TimeInterval
     private let limits: HTTP1ResponseParser.Limits
 
@@ -45,7 +52,7 @@ final class HTTP1Transport: HTTPTransport, @unchecked Sendable {
     }
 
     deinit {
-        for connection in idle.withLock({ $0.values }) { connection.close() }
+        for connection in idle.withLock({ $0.values.joined() }) { connection.close() }
     }
 
     func send(
@@ -69,7 +76,7 @@ final class HTTP1Transport: HTTPTransport, @unchecked Sendable {
         let deadline = HTTP1Connection.Deadline(after: timeout)
         let target = try Target(request.url, method: request.method)
         let message = try Self.message(request, target: target)
-        if let reused = idle.withLock({ $0.removeValue(forKey: target.key) }) {
+        if let reused = idle.withLock({ $0[target.key]?.popLast() }) {
             if reused.isStale {
                 reused.close()
             } else {
@@ -96,7 +103,11 @@ final class HTTP1Transport: HTTPTransport, @unchecked Sendable {
         var keep = false
         defer {
             if keep {
-                let displaced = idle.withLock { $0.updateValue(connection, forKey: target.key) }
+                let displaced = idle.withLock { idle -> HTTP1Connection? in
+                    idle[target.key, default: []].append(connection)
+                    guard idle[target.key]!.count > Self.maximumIdlePerHost else { return nil }  // just appended
+                    return idle[target.key]!.removeFirst()
+                }
                 displaced?.close()
             } else {
                 connection.close()

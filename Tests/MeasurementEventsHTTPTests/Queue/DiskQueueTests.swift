@@ -199,6 +199,21 @@ final class DiskQueueTests: XCTestCase {
         XCTAssertTrue(queue.beginSending(from: DiskQueue.Position(sequence: batch.sequence, record: 5)))
     }
 
+    /// Two requests on the wire (a server's tracker): the cap waits until both are answered.
+    func testTwoRequestsOnTheWireKeepTheirEventsUntilBothAreAnswered() throws {
+        let queue = try makeQueue(eventsPerBatch: 10, maximumEvents: 20)
+        for event in numbered(20) { _ = try queue.append(QueuedEvent(event: event)) }
+        let batch = try XCTUnwrap(queue.nextBatch(sealingOpenSegmentWithAtLeast: 1))
+        XCTAssertTrue(queue.beginSending(from: DiskQueue.Position(sequence: batch.sequence, record: 0)))
+        XCTAssertTrue(queue.beginSending(from: DiskQueue.Position(sequence: batch.sequence, record: 5)))
+        for event in numbered(5, from: 20) { _ = try queue.append(QueuedEvent(event: event)) }
+        queue.endSending()
+        XCTAssertEqual(queue.queuedEvents, 25, "one request still on the wire: the cap waits")
+        queue.endSending()
+        XCTAssertEqual(queue.queuedEvents, 20, "both answered: the cap applies")
+        XCTAssertEqual(queue.counters.droppedAtCap, 5)
+    }
+
     func testTrackerRecoversBadFilesAndDeliversTheRest() throws {
         let collector = LoopbackCollector()
         try collector.start()
