@@ -6,10 +6,12 @@
 // The process crashing is the failure this run looks for (FoundationNetworking's URLSession
 // died with SIGSEGV in libdispatch in 1 of 5 such runs): the parent sees it as a signal.
 //
-// Usage: http-fault-child <seconds> [own|urlsession]
+// Usage: http-fault-child <seconds> [own|urlsession] [requests-in-flight]
 // - own (the default): the tracker's default transport, which on Linux sends plain http through
 //   the package's own HTTP/1.1 client;
-// - urlsession: a URLSessionTransport, for comparison.
+// - urlsession: a URLSessionTransport, for comparison;
+// - requests-in-flight: the tracker's maximumRequestsInFlight (1 by default; the server
+//   configuration's 2 sends the next request while the collector answers the one before).
 // Prints one line, `posted=… delivered=… lost=… …`, and exits 0 when nothing was lost, 1
 // otherwise, 64 on a usage error.
 import Foundation
@@ -19,10 +21,12 @@ import MeasurementEventsAggregator
 import MeasurementEventsHTTP
 
 let arguments = CommandLine.arguments
-guard (2...3).contains(arguments.count), let seconds = Double(arguments[1]), seconds > 0,
-    arguments.count == 2 || ["own", "urlsession"].contains(arguments[2])
+guard (2...4).contains(arguments.count), let seconds = Double(arguments[1]), seconds > 0,
+    arguments.count == 2 || ["own", "urlsession"].contains(arguments[2]),
+    arguments.count < 4 || (Int(arguments[3]) ?? 0) >= 1
 else {
-    FileHandle.standardError.write(Data("usage: http-fault-child <seconds> [own|urlsession]\n".utf8))
+    FileHandle.standardError.write(
+        Data("usage: http-fault-child <seconds> [own|urlsession] [requests-in-flight]\n".utf8))
     exit(64)
 }
 let threads = 8
@@ -89,7 +93,10 @@ configuration.requestTimeout = 5
 configuration.retryPolicy = RetryPolicy(initialDelay: 0.05, maximumDelay: 0.5)
 configuration.maximumQueuedEvents = 10_000_000
 configuration.logHandler = { _ in }
-if arguments.count == 3 && arguments[2] == "urlsession" {
+if arguments.count == 4, let requestsInFlight = Int(arguments[3]) {
+    configuration.maximumRequestsInFlight = requestsInFlight
+}
+if arguments.count >= 3 && arguments[2] == "urlsession" {
     configuration.transport = URLSessionTransport(requestTimeout: 5)
 }
 let tracker = try HTTPTracker(

@@ -9,6 +9,16 @@ import XCTest
     /// full version (20 seconds, 20 times).
     final class HTTP1TransportFaultRunTests: XCTestCase {
         func testAFlakyCollectorNeitherCrashesTheProcessNorLosesAnEvent() throws {
+            try run(["3"])
+        }
+
+        /// The same with two requests on the wire at once (the server configuration's): replies
+        /// that fail while another request is out lose nothing either.
+        func testAFlakyCollectorLosesNothingWithTwoRequestsOnTheWire() throws {
+            try run(["3", "own", "2"])
+        }
+
+        private func run(_ arguments: [String]) throws {
             let child = builtExecutable("http-fault-child")
             guard FileManager.default.isExecutableFile(atPath: child.path) else {
                 throw XCTSkip(
@@ -17,14 +27,14 @@ import XCTest
             }
             let process = Process()
             process.executableURL = child
-            process.arguments = ["3"]
+            process.arguments = arguments
             let output = Pipe()
             process.standardOutput = output
             try process.run()
             let data = output.fileHandleForReading.readDataToEndOfFile()
             process.waitUntilExit()
             let report = String(decoding: data, as: UTF8.self)
-            print("fault run (3 s): \(report)")
+            print("fault run (\(arguments.joined(separator: " "))): \(report)")
             XCTAssertEqual(process.terminationReason, .exit, "the child died of signal \(process.terminationStatus)")
             XCTAssertEqual(process.terminationStatus, 0, report)
             XCTAssertTrue(report.contains(" lost=0 "), report)
