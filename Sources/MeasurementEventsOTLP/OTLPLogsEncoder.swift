@@ -160,9 +160,13 @@ public struct OTLPLogsEncoder: BatchEncoder {
     static func runs(_ events: [QueuedEvent]) -> [(context: EventContext?, events: ArraySlice<QueuedEvent>)] {
         var runs: [(context: EventContext?, events: ArraySlice<QueuedEvent>)] = []
         var start = events.startIndex
-        for index in events.indices.dropFirst() where !events[index].hasSameContext(as: events[start]) {
+        var startAttribution = events.first?.event.attributionStorage
+        for index in events.indices.dropFirst() {
+            let attribution = events[index].event.attributionStorage
+            guard !QueuedEvent.sameContext(attribution, startAttribution) else { continue }
             runs.append((events[start].context, events[start..<index]))
             start = index
+            startAttribution = attribution
         }
         runs.append((events[start].context, events[start...]))
         return runs

@@ -75,11 +75,18 @@ public struct QueuedEvent: Sendable, Equatable {
     /// string of it): an encoder grouping a request's events by context compares each with the
     /// one before (issue 49: 3.6 % of a server's samples went to those copies).
     package func hasSameContext(as other: QueuedEvent) -> Bool {
-        switch (event.attributionStorage, other.event.attributionStorage) {
+        Self.sameContext(event.attributionStorage, other.event.attributionStorage)
+    }
+
+    /// Whether two events' attributions (`MeasurementEvent.attributionStorage`) carry the same
+    /// context; for a loop that reads only the attributions of an array's events, which copies
+    /// no event (a call on the events themselves copied both, 4 % of a server's samples).
+    package static func sameContext(_ lhs: AttributionStorage?, _ rhs: AttributionStorage?) -> Bool {
+        switch (lhs, rhs) {
         case (nil, nil): return true
-        case (let mine?, let theirs?): return mine === theirs || mine.value.context == theirs.value.context
-        case (let mine?, nil): return mine.value.context == nil
-        case (nil, let theirs?): return theirs.value.context == nil
+        case (let lhs?, let rhs?): return lhs === rhs || lhs.value.context == rhs.value.context
+        case (let lhs?, nil): return lhs.value.context == nil
+        case (nil, let rhs?): return rhs.value.context == nil
         }
     }
 
