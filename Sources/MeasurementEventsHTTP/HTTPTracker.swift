@@ -193,7 +193,9 @@ public final class HTTPTracker: TrackerProblemReporting, @unchecked Sendable {
         /// server at about 72,000 events a second into rotel, the uploader idle a quarter of
         /// its time). Replies are handled in order; when one is not a 2xx, the replies to the
         /// requests sent after it are ignored and their events sent again after it (a
-        /// collector that kept them has them twice: OTLP's delivery is at least once). Below 1: 1.
+        /// collector that kept them has them twice: OTLP's delivery is at least once). The
+        /// server may read two requests in either order: keep 1 for a vendor that needs a user's
+        /// calls in order (an identify before the events it names). Below 1: 1.
         public var maximumRequestsInFlight = 1
         /// How long to wait before retrying a failed upload.
         public var retryPolicy = RetryPolicy()
