@@ -225,7 +225,8 @@ final class BatchUploader: @unchecked Sendable {
 
     /// A request made while the one before it is on the wire, for the events just after it:
     /// sent as it is when that one is accepted and the window still starts where it was made
-    /// for (same generation and encoder, no refusal being isolated); otherwise thrown away and
+    /// for (same generation and encoder, no refusal being isolated), or at once when more than
+    /// one request may be on the wire (``sendPrepared(after:)``); otherwise thrown away and
     /// the next request encoded afresh. Made only when it is a full, well-formed request
     /// (within the limits); anything unusual is left to ``pump()``.
     private struct Prepared {
