@@ -596,8 +596,8 @@ final class DiskQueue: @unchecked Sendable {
     }
 
     /// A request whose first event is at `start` goes on the wire: the cap waits until
-    /// ``endSending()`` (one for each, when several are on the wire). False when the cap dropped that event meanwhile (the front passed it):
-    /// nothing is sent.
+    /// ``endSending()`` (one for each, when several are on the wire). False when the cap dropped
+    /// that event meanwhile (the front passed it): nothing is sent.
     func beginSending(from start: Position) -> Bool {
         state.withLock { state in
             guard let oldest = state.sealed.first, Position(sequence: oldest.sequence, record: oldest.skip) <= start

@@ -6,13 +6,17 @@ import XCTest
 @testable import MeasurementEventsHTTP
 
 final class QueuedEventTests: XCTestCase {
+    private func same(_ lhs: QueuedEvent, _ rhs: QueuedEvent) -> Bool {
+        QueuedEvent.sameContext(lhs.event.attributionStorage, rhs.event.attributionStorage)
+    }
+
     private func queued(_ attribution: EventAttribution?) -> QueuedEvent {
         var event = MeasurementEvent("feed/item_tapped")
         event.attribution = attribution
         return QueuedEvent(event: event)
     }
 
-    /// `hasSameContext(as:)` says what comparing the two `context`s says, in every case.
+    /// `sameContext` of two events' attributions says what comparing their `context`s says, in every case.
     func testSameContextAgreesWithComparingTheContexts() {
         var otherContext = EncoderSamples.context
         otherContext.app.version = "9.9.9"
@@ -26,12 +30,12 @@ final class QueuedEventTests: XCTestCase {
         for lhs in samples {
             for rhs in samples {
                 XCTAssertEqual(
-                    lhs.hasSameContext(as: rhs), lhs.context == rhs.context,
+                    same(lhs, rhs), lhs.context == rhs.context,
                     "\(lhs.context as Any) \(rhs.context as Any)")
             }
         }
-        XCTAssertTrue(samples[2].hasSameContext(as: samples[3]), "another user, the same context")
-        XCTAssertFalse(samples[2].hasSameContext(as: samples[4]))
-        XCTAssertTrue(samples[0].hasSameContext(as: samples[1]), "no attribution and no context are alike")
+        XCTAssertTrue(same(samples[2], samples[3]), "another user, the same context")
+        XCTAssertFalse(same(samples[2], samples[4]))
+        XCTAssertTrue(same(samples[0], samples[1]), "no attribution and no context are alike")
     }
 }
