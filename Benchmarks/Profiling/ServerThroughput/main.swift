@@ -131,10 +131,21 @@ final class AttributionCheck: @unchecked Sendable {
         lastExpected = Array(repeating: (-1, ""), count: tasks)
     }
 
-    /// Notes the event of `task`'s `sequence` carrying `user`.
-    func note(task: Int, sequence: Int, user: String?, inBody: Bool = false) {
+    /// Runs `body` holding the lock once, for a request's notes rather than for each event
+    /// (the check is not what is measured).
+    func locked<Result>(_ body: (AttributionCheck) -> Result) -> Result {
         lock.lock()
         defer { lock.unlock() }
+        return body(self)
+    }
+
+    /// Notes the event of `task`'s `sequence` carrying `user`.
+    func note(task: Int, sequence: Int, user: String?, inBody: Bool = false) {
+        locked { $0.noteLocked(task: task, sequence: sequence, user: user, inBody: inBody) }
+    }
+
+    /// `note`, with the lock held.
+    func noteLocked(task: Int, sequence: Int, user: String?, inBody: Bool = false) {
         let request = sequence / postsPerRequest
         if lastExpected[task].request != request {
             lastExpected[task] = (request, expectedUser(task: task, sequence: sequence))
@@ -161,8 +172,11 @@ final class AttributionCheck: @unchecked Sendable {
     }
 
     func problem(_ text: String) {
-        lock.lock()
-        defer { lock.unlock() }
+        locked { $0.problemLocked(text) }
+    }
+
+    /// `problem`, with the lock held.
+    func problemLocked(_ text: String) {
         if problems.count < 5 { problems.append(text) }
         bodyMisattributed += 1
     }
@@ -185,15 +199,17 @@ struct AttributionCheckingEncoder: BatchEncoder {
     }
 
     func encode(_ events: [QueuedEvent], context: BatchContext) -> EncodedBatch {
-        for queued in events {
-            guard
-                let (task, sequence) = Self.origin(
-                    route: queued.event.args["route"], sequence: queued.event.args["sequence"])
-            else {
-                check.problem("an event without its route and sequence: \(queued.event.args)")
-                continue
+        check.locked { check in
+            for queued in events {
+                guard
+                    let (task, sequence) = Self.origin(
+                        route: queued.event.args["route"], sequence: queued.event.args["sequence"])
+                else {
+                    check.problemLocked("an event without its route and sequence: \(queued.event.args)")
+                    continue
+                }
+                check.noteLocked(task: task, sequence: sequence, user: queued.event.userID)
             }
-            check.note(task: task, sequence: sequence, user: queued.identity.userID)
         }
         let encoded = base.encode(events, context: context)
         if checksBodies, let body = encoded.request?.body { checkBody(body) }

@@ -2,6 +2,16 @@ import Foundation
 import MeasurementEvents
 import MeasurementEventsAggregator
 
+#if canImport(Darwin)
+    import Darwin
+#elseif canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Android)
+    import Android
+#endif
+
 /// A compact binary form of ``QueuedEvent``: several times faster than JSON, which matters
 /// because every event is encoded on the tracking path.
 ///
@@ -49,7 +59,8 @@ enum EventRecordCodec {
     /// The last context written or read and its bytes: a queue's records almost all carry the
     /// same context (a server's, or an app's between launches), which is then copied rather than
     /// encoded, and read once per file rather than once per record (issue 49: 4 % of a server's
-    /// samples encoded contexts, and each one read allocated a dozen strings).
+    /// samples encoded contexts, and each one read allocated a dozen strings). When reading, also
+    /// the latest records' attributions (`readAttribution`).
     /// A class, not a struct: its owner's state (`DiskQueue.State`) keeps one reference
     /// rather than copying and destroying its fields (issue 49's size budget).
     final class ContextCache {
@@ -58,6 +69,15 @@ enum EventRecordCodec {
         /// The attribution the cached context was last written from: an event of the same
         /// attribution has the same context, known without comparing it.
         fileprivate var attribution: AttributionStorage?
+        /// The attributions (all but purposes) of the latest records read, most recent first,
+        /// each with its layout (the flags that shape it) and its bytes (`readAttribution`).
+        fileprivate var attributions: [(layout: UInt8, bytes: [UInt8], storage: AttributionStorage)] = []
+        /// When writing, the latest attributions written and their bytes, most recent first
+        /// (`appendAttribution`).
+        fileprivate var written: [(storage: AttributionStorage, layout: UInt8, bytes: [UInt8])] = []
+        /// How many attributions are remembered: a server's records come in runs of one request
+        /// between those of the few other requests posted at the same time.
+        static let recentAttributions = 16
     }
 
     static func encode(_ queued: QueuedEvent, into buffer: inout [UInt8]) {
@@ -82,18 +102,10 @@ enum EventRecordCodec {
         withUnsafeBytes(of: event.id.uuid) { buffer.append(contentsOf: $0) }
         appendUInt64(event.timestamp.timeIntervalSinceReferenceDate.bitPattern, to: &buffer)
         buffer.append(typeCode(event.type))
-        let userID = attribution?.value.identity.userID
-        let groupID = attribution?.value.identity.groupID
-        let sessionID = attribution?.value.sessionID
-        // Through `map`, which lends it: `!= nil` copied the context.
-        let hasContext = attribution?.value.context.map { _ in true } ?? false
-        var flags: UInt8 = 0
+        let written = attribution.map { attributionRecord(of: $0, cache: contextCache) }
+        var flags: UInt8 = written?.layout ?? 0
         if event.category != nil { flags |= Flag.category }
         if event.label != nil { flags |= Flag.label }
-        if userID != nil { flags |= Flag.userID }
-        if groupID != nil { flags |= Flag.groupID }
-        if sessionID != nil { flags |= Flag.sessionID }
-        if hasContext { flags |= Flag.context }
         if purposeConsents != nil { flags |= Flag.purposeConsents }
         if queued.foregroundMillisecondsSincePrevious != nil { flags |= Flag.foregroundTime }
         buffer.append(flags)
@@ -101,15 +113,12 @@ enum EventRecordCodec {
         if let category = event.category { appendString(category, to: &buffer) }
         if let label = event.label { appendString(label, to: &buffer) }
         appendArgs(event.args, to: &buffer)
-        appendString(attribution?.value.identity.anonymousID ?? "", to: &buffer)
-        if let userID { appendString(userID, to: &buffer) }
-        appendArgs(attribution?.value.identity.traits ?? [:], to: &buffer)
-        if let groupID {
-            appendString(groupID, to: &buffer)
-            appendArgs(attribution?.value.identity.groupTraits ?? [:], to: &buffer)
+        if let written {
+            buffer.append(contentsOf: written.bytes)
+        } else {
+            appendString("", to: &buffer)  // the anonymous id
+            appendArgs([:], to: &buffer)  // the traits
         }
-        if let sessionID { appendUInt64(UInt64(bitPattern: sessionID), to: &buffer) }
-        if hasContext, let attribution { appendContext(of: attribution, to: &buffer, cache: contextCache) }
         if let milliseconds = queued.foregroundMillisecondsSincePrevious {
             appendVarint(UInt64(max(0, milliseconds)), to: &buffer)
         }
@@ -142,15 +151,7 @@ enum EventRecordCodec {
         }
         var (event, flags) = try readEventHead(&reader)
         event.args = try reader.args()
-        var identity = EventIdentity(anonymousID: try reader.string())
-        if flags & Flag.userID != 0 { identity.userID = try reader.string() }
-        identity.traits = try reader.args()
-        if flags & Flag.groupID != 0 {
-            identity.groupID = try reader.string()
-            identity.groupTraits = try reader.args()
-        }
-        let sessionID = flags & Flag.sessionID != 0 ? Int64(bitPattern: try reader.uint64()) : nil
-        let context = flags & Flag.context != 0 ? try readContext(&reader, cache: contextCache) : nil
+        let attribution = try readAttribution(&reader, flags: flags, cache: contextCache)
         guard flags & (Flag.purposeConsents | Flag.foregroundTime) == 0 || recordVersion >= 3 else {
             throw DecodingFailure(reason: "version 3 fields flagged in a version \(recordVersion) record")
         }
@@ -162,10 +163,14 @@ enum EventRecordCodec {
             }
             foregroundTime = value
         }
-        var attribution = EventAttribution(identity: identity, sessionID: sessionID, context: context)
-        if flags & Flag.purposeConsents != 0 { attribution.purposeConsents = try readPurposeConsents(&reader) }
+        if flags & Flag.purposeConsents != 0 {
+            var withPurposes = attribution.value
+            withPurposes.purposeConsents = try readPurposeConsents(&reader)
+            event.attribution = withPurposes
+        } else {
+            event.attributionStorage = attribution
+        }
         guard reader.isAtEnd else { throw DecodingFailure(reason: "trailing bytes") }
-        event.attribution = attribution
         var queued = QueuedEvent(event: event, kind: kind)
         queued.foregroundMillisecondsSincePrevious = foregroundTime
         return queued
@@ -217,6 +222,82 @@ enum EventRecordCodec {
         return (event, flags)
     }
 
+    // MARK: Attribution
+
+    /// The identity, session and context of `attribution` as a record holds them (what
+    /// `readAttribution` reads), and the flags that say which are there: those made for it before
+    /// when it is one of the latest attributions written (a server's events of one request share
+    /// one, and come in runs between those of a few other requests; issue 49), else made field by
+    /// field (never copying the identity or context whole, which retains and releases every
+    /// string in it) and remembered.
+    private static func attributionRecord(
+        of attribution: AttributionStorage, cache: ContextCache
+    ) -> (layout: UInt8, bytes: [UInt8]) {
+        if let known = cache.written.first(where: { $0.storage === attribution }) { return (known.layout, known.bytes) }
+        var layout: UInt8 = 0
+        var bytes: [UInt8] = []
+        appendString(attribution.value.identity.anonymousID, to: &bytes)
+        if let userID = attribution.value.identity.userID {
+            layout |= Flag.userID
+            appendString(userID, to: &bytes)
+        }
+        appendArgs(attribution.value.identity.traits, to: &bytes)
+        if let groupID = attribution.value.identity.groupID {
+            layout |= Flag.groupID
+            appendString(groupID, to: &bytes)
+            appendArgs(attribution.value.identity.groupTraits, to: &bytes)
+        }
+        if let sessionID = attribution.value.sessionID {
+            layout |= Flag.sessionID
+            appendUInt64(UInt64(bitPattern: sessionID), to: &bytes)
+        }
+        // Through `map`, which lends it: `!= nil` copied the context.
+        if attribution.value.context.map({ _ in true }) ?? false {
+            layout |= Flag.context
+            appendContext(of: attribution, to: &bytes, cache: cache)
+        }
+        if cache.written.count == ContextCache.recentAttributions { cache.written.removeLast() }
+        cache.written.insert((attribution, layout, bytes), at: 0)
+        return (layout, bytes)
+    }
+
+    /// Reads a record's identity, session and context (everything of its attribution but the
+    /// purposes' consents, which come after the foreground time): the attribution of a recent
+    /// record when the bytes are that record's (reading is deterministic: the same bytes, read
+    /// from the same start, read the same values and end at the same place), else read and
+    /// remembered. A server's queue holds runs of each request's events between those of a few
+    /// other requests: their records then share one attribution, read once, rather than a
+    /// dozen strings each (issue 49), and an encoder grouping them by context compares them by
+    /// reference.
+    private static func readAttribution(
+        _ reader: inout Reader, flags: UInt8, cache: ContextCache
+    ) throws -> AttributionStorage {
+        let layout = flags & (Flag.userID | Flag.groupID | Flag.sessionID | Flag.context)
+        if let index = cache.attributions.firstIndex(where: { $0.layout == layout && reader.startsWith($0.bytes) }) {
+            let known = cache.attributions[index]
+            reader.position += known.bytes.count
+            if index > 0 {
+                cache.attributions.remove(at: index)
+                cache.attributions.insert(known, at: 0)
+            }
+            return known.storage
+        }
+        let start = reader.position
+        var identity = EventIdentity(anonymousID: try reader.string())
+        if flags & Flag.userID != 0 { identity.userID = try reader.string() }
+        identity.traits = try reader.args()
+        if flags & Flag.groupID != 0 {
+            identity.groupID = try reader.string()
+            identity.groupTraits = try reader.args()
+        }
+        let sessionID = flags & Flag.sessionID != 0 ? Int64(bitPattern: try reader.uint64()) : nil
+        let context = flags & Flag.context != 0 ? try readContext(&reader, cache: cache) : nil
+        let storage = AttributionStorage(EventAttribution(identity: identity, sessionID: sessionID, context: context))
+        if cache.attributions.count == ContextCache.recentAttributions { cache.attributions.removeLast() }
+        cache.attributions.insert((layout, Array(reader.bytes[start..<reader.position]), storage), at: 0)
+        return storage
+    }
+
     // MARK: Context
 
     /// Appends the context of `attribution` (which has one): the cached bytes when it is the
@@ -264,9 +345,7 @@ enum EventRecordCodec {
 
     private static func readContext(_ reader: inout Reader, cache: ContextCache) throws -> EventContext {
         let known = cache.bytes
-        if let context = cache.context, reader.remaining >= known.count,
-            reader.bytes[reader.position..<(reader.position + known.count)].elementsEqual(known)
-        {
+        if let context = cache.context, reader.startsWith(known) {
             reader.position += known.count
             return context
         }
@@ -352,6 +431,17 @@ enum EventRecordCodec {
 
         var isAtEnd: Bool { position == bytes.endIndex }
         var remaining: Int { bytes.endIndex - position }
+
+        /// Whether the bytes from the position on begin with `known`.
+        func startsWith(_ known: [UInt8]) -> Bool {
+            guard remaining >= known.count else { return false }
+            guard !known.isEmpty else { return true }
+            return bytes.withUnsafeBytes { record in
+                known.withUnsafeBytes { known in
+                    memcmp(record.baseAddress! + (position - bytes.startIndex), known.baseAddress!, known.count) == 0
+                }
+            }
+        }
 
         mutating func byte() throws -> UInt8 {
             guard position < bytes.endIndex else { throw DecodingFailure(reason: "ends early") }

@@ -43,6 +43,30 @@ final class RequestContextAttributionTests: XCTestCase {
         }
     }
 
+    /// A server's requests post in turn: each request's events share one stamped attribution
+    /// (made once, not once a turn), right for each, also with more requests than are remembered.
+    func testRequestsPostingInTurnEachShareOneAttribution() {
+        let (aggregator, tracker, center) = makeAggregator(delivery: .synchronous)
+        let count = 20  // more than the step remembers (16)
+        let contexts = (0..<count).map { MeasurementRequestContext(userID: "user-\($0)") }
+        for _ in 0..<2 {
+            for index in [0, 1, 0, 1, 2, 0] { contexts[index].run { MeasurementEvent.post("api/a", to: center) } }
+        }
+        for context in contexts { context.run { MeasurementEvent.post("api/b", to: center) } }
+        aggregator.waitUntilDelivered()
+
+        let events = tracker.events
+        XCTAssertEqual(
+            events.map(\.userID), ([0, 1, 0, 1, 2, 0] + [0, 1, 0, 1, 2, 0] + Array(0..<count)).map { "user-\($0)" })
+        let firstRound = events.prefix(6)
+        XCTAssertTrue(firstRound[0].attributionStorage === firstRound[2].attributionStorage)
+        XCTAssertTrue(firstRound[0].attributionStorage === firstRound[5].attributionStorage)
+        XCTAssertTrue(firstRound[1].attributionStorage === firstRound[3].attributionStorage)
+        XCTAssertFalse(firstRound[0].attributionStorage === firstRound[1].attributionStorage)
+        XCTAssertTrue(firstRound[0].attributionStorage === events[6].attributionStorage)
+        XCTAssertEqual(Set(events.map { $0.context }), [aggregator.currentAttribution.context])
+    }
+
     func testIdentifyInsideChangesTheContextsEventsAndNotTheAggregators() {
         let (aggregator, tracker, center) = makeAggregator()
         MeasurementIdentity.identify(userID: "app-user", to: center)

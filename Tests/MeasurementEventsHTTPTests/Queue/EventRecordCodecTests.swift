@@ -60,6 +60,54 @@ final class EventRecordCodecTests: XCTestCase {
         }
     }
 
+    /// A server's records come in runs of one request's events between those of others: the
+    /// cache writes and reads the latest attributions once, and what it writes and reads is what
+    /// the codec does without it, also past the number it remembers, and for records whose
+    /// bytes begin alike but whose flags differ (no user id, then an empty one).
+    func testTheLatestAttributionsAreWrittenAndReadOnceAndAsWithoutTheCache() throws {
+        func event(
+            user: String?, anonymousID: String = "anon", purposes: [String: Bool]? = nil, context: Bool = true
+        ) -> QueuedEvent {
+            var event = MeasurementEvent("a/b", args: ["n": 1])
+            var attribution = EventAttribution(
+                identity: EventIdentity(userID: user, anonymousID: anonymousID),
+                context: context ? EncoderSamples.track.context : nil)
+            attribution.purposeConsents = purposes
+            event.attribution = attribution
+            return QueuedEvent(event: event)
+        }
+        let requests = (0..<(EventRecordCodec.ContextCache.recentAttributions + 4)).map { event(user: "user-\($0)") }
+        // Two rounds of every request in turn (more requests than the cache remembers), then
+        // runs of two requests alternating, then the same bytes under other flags, and purposes.
+        var records = requests + requests + [requests[0], requests[1], requests[0], requests[1]]
+        // Without a context, a record of no user id is a prefix of one of an empty user id.
+        records += [
+            event(user: nil, context: false), event(user: "", context: false), event(user: nil, context: false),
+        ]
+        records += [event(user: "", purposes: ["ads": true])]
+        records += [event(user: "", purposes: ["ads": false]), event(user: nil, anonymousID: "")]
+        let writing = EventRecordCodec.ContextCache()
+        let reading = EventRecordCodec.ContextCache()
+        var decoded: [QueuedEvent] = []
+        for queued in records {
+            var plain: [UInt8] = []
+            EventRecordCodec.encode(queued, into: &plain)
+            var cached: [UInt8] = []
+            EventRecordCodec.encode(queued, into: &cached, contextCache: writing)
+            XCTAssertEqual(cached, plain)
+            decoded.append(try EventRecordCodec.decode(cached[...], contextCache: reading))
+            XCTAssertEqual(decoded.last, try EventRecordCodec.decode(plain[...]))
+            XCTAssertEqual(decoded.last, queued)
+        }
+        // Read once: the records of one request in the alternating run share one attribution.
+        let run = decoded[(2 * requests.count)...]
+        XCTAssertTrue(run[run.startIndex].event.attributionStorage === run[run.startIndex + 2].event.attributionStorage)
+        XCTAssertFalse(
+            run[run.startIndex].event.attributionStorage === run[run.startIndex + 1].event.attributionStorage)
+        XCTAssertEqual(decoded[decoded.count - 3].event.attribution?.purposeConsents, ["ads": true])
+        XCTAssertEqual(decoded[decoded.count - 2].event.attribution?.purposeConsents, ["ads": false])
+    }
+
     func testAContextWithOnlyRequiredFieldsRoundTrips() throws {
         var event = MeasurementEvent("a/b")
         event.attribution = EventAttribution(
