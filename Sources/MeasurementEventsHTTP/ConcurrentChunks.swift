@@ -40,4 +40,47 @@ package enum ConcurrentChunks {
         }
         return results.withLock { $0.map { $0! } }  // every chunk ran: concurrentPerform returns after all
     }
+
+    /// What `body` makes of the chunks of `0..<count`, at the same time, as one array in order,
+    /// and each chunk's other result (its notes). Each chunk adds its items, at most one an
+    /// index of its range (more are ignored), through the function it is given, straight into
+    /// the array's room for that range; the chunks are closed up after. Nothing is copied: one
+    /// array made of each chunk's arrays copied every item, and a copy of a queued event retains
+    /// every string and dictionary in it, then releases them (issue 49: 5 % of a server's samples).
+    package static func flatMap<Element: Sendable, Other: Sendable>(
+        _ count: Int, minimumPerChunk: Int = minimumPerChunk, maximumChunks: Int = maximumChunks,
+        _ body: @Sendable (Range<Int>, _ add: (Element) -> Void) -> Other
+    ) -> (elements: [Element], others: [Other]) {
+        var others: [Other] = []
+        let elements = [Element](unsafeUninitializedCapacity: count) { buffer, initialized in
+            let room = Room(base: buffer.baseAddress)
+            let chunks = map(count, minimumPerChunk: minimumPerChunk, maximumChunks: maximumChunks) {
+                range -> (range: Range<Int>, added: Int, other: Other) in
+                var added = 0
+                let other = body(range) { element in
+                    guard added < range.count, let base = room.base else { return }
+                    (base + range.lowerBound + added).initialize(to: element)
+                    added += 1
+                }
+                return (range, added, other)
+            }
+            // Closed up in order: each chunk's items move down to follow the ones before.
+            var end = 0
+            for chunk in chunks {
+                if chunk.added > 0, end != chunk.range.lowerBound, let base = buffer.baseAddress {
+                    (base + end).moveInitialize(from: base + chunk.range.lowerBound, count: chunk.added)
+                }
+                end += chunk.added
+                others.append(chunk.other)
+            }
+            initialized = end
+        }
+        return (elements, others)
+    }
+
+    /// The array's storage, written by the chunks at once, each in its own range.
+    private struct Room<Element>: @unchecked Sendable {
+        // @unchecked: each chunk initializes only the slots of its own range.
+        let base: UnsafeMutablePointer<Element>?
+    }
 }

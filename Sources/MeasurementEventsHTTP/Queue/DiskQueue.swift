@@ -671,26 +671,20 @@ final class DiskQueue: @unchecked Sendable {
         let scan = RecordFraming.scan(bytes)
         // A server's batch of thousands is decoded on the machine's cores at once, in chunks.
         let records = scan.records
-        let chunks = ConcurrentChunks.map(records.count) { chunk -> (events: [QueuedEvent], notes: [String]) in
-            var events: [QueuedEvent] = []
-            events.reserveCapacity(chunk.count)
+        let decoded = ConcurrentChunks.flatMap(records.count) { (chunk, add: (QueuedEvent) -> Void) -> [String] in
             var notes: [String] = []
             let contexts = EventRecordCodec.ContextCache()
             for range in records[chunk] {
                 do {
-                    events.append(try EventRecordCodec.decode(bytes[range], contextCache: contexts))
+                    add(try EventRecordCodec.decode(bytes[range], contextCache: contexts))
                 } catch {
                     notes.append("\(name): \(error); skipped")
                 }
             }
-            return (events, notes)
+            return notes
         }
-        var events = chunks[0].events
-        var notes = chunks[0].notes
-        for chunk in chunks.dropFirst() {
-            events.append(contentsOf: chunk.events)
-            notes.append(contentsOf: chunk.notes)
-        }
+        let events = decoded.elements
+        var notes = decoded.others.flatMap { $0 }
         let undecodable = scan.records.count - events.count
         if scan.corruptRecords > 0 || scan.damagedBytes > 0 {
             notes.append(
