@@ -15,8 +15,8 @@
 # --encoding: the OTLP bodies' encoding for every configuration (by default protobuf for the
 #   server configuration, JSON for 3.0.0's defaults). --requests-in-flight: the tracker's
 #   maximumRequestsInFlight (by default its configuration's: 2 for the server, 1 for the defaults).
-# --perf N: also records `perf record -g` of the server configuration for N seconds into
-#   .build/server-throughput/perf.data and prints the top symbols (self time).
+# --perf N: also records `perf record -g` of each configuration for N seconds (from t = 2 s) into
+#   .build/server-throughput/perf-<configuration>.data and prints its top symbols (self time).
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 cd "$here"
@@ -77,9 +77,10 @@ for configuration in $configurations; do
   done
   echo "== $configuration: $tasks tasks, $seconds s, OTLP/HTTP gzip into rotel $("$rotel" --version | cut -d' ' -f2) on 127.0.0.1:$port"
   perf_pid=
-  if [ "$perf_seconds" != 0 ] && [ "$configuration" = server ]; then
-    (sleep 2; perf record -F 999 -g -o "$work/perf.data" -p "$(pgrep -n -f "$driver --configuration server")" -- sleep "$perf_seconds" \
-      >"$work/perf-record.log" 2>&1) &
+  if [ "$perf_seconds" != 0 ]; then
+    (sleep 2; perf record -F 999 -g -o "$work/perf-$configuration.data" \
+      -p "$(pgrep -n -f "$driver --configuration $configuration")" -- sleep "$perf_seconds" \
+      >"$work/perf-record-$configuration.log" 2>&1) &
     perf_pid=$!
   fi
   "$driver" --configuration "$configuration" --seconds "$seconds" --tasks "$tasks" \
@@ -116,8 +117,11 @@ for configuration in $configurations; do
     status=1
   fi
 done
-if [ "$perf_seconds" != 0 ] && [ -f "$work/perf.data" ]; then
-  perf report -i "$work/perf.data" --no-children --sort dso,sym --stdio 2>/dev/null | grep -v '^#' | grep '%' | head -60 \
-    | swift demangle --simplified
-fi
+for configuration in $configurations; do
+  if [ "$perf_seconds" != 0 ] && [ -f "$work/perf-$configuration.data" ]; then
+    echo "== perf, $configuration: the top symbols (self time)"
+    perf report -i "$work/perf-$configuration.data" --no-children --sort dso,sym --stdio 2>/dev/null | grep -v '^#' \
+      | grep '%' | head -60 | swift demangle --simplified
+  fi
+done
 exit $status

@@ -49,7 +49,7 @@ package enum ConcurrentChunks {
     /// every string and dictionary in it, then releases them (issue 49: 5 % of a server's samples).
     package static func flatMap<Element: Sendable, Other: Sendable>(
         _ count: Int, minimumPerChunk: Int = minimumPerChunk, maximumChunks: Int = maximumChunks,
-        _ body: @Sendable (Range<Int>, _ add: (Element) -> Void) -> Other
+        _ body: @Sendable (Range<Int>, _ add: (consuming Element) -> Void) -> Other
     ) -> (elements: [Element], others: [Other]) {
         var others: [Other] = []
         let elements = [Element](unsafeUninitializedCapacity: count) { buffer, initialized in

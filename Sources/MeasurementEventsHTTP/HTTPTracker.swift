@@ -491,16 +491,16 @@ public final class HTTPTracker: TrackerProblemReporting, @unchecked Sendable {
     /// - Throws: the write's error when the event could not be written (a full disk); counted in
     ///   `failedWrites`.
     public func track(_ event: MeasurementEvent) throws {
-        var event = event
+        // One copy of the event, the queued one (a copy retains every string and dictionary in it).
+        var queued = QueuedEvent(event: event)
         // The storage, not `attribution`: that would copy the attribution to compare it with nil.
-        if event.attributionStorage == nil { event.attribution = standaloneIdentity }
+        if queued.event.attributionStorage == nil { queued.event.attribution = standaloneIdentity }
         // Without an aggregator nobody announces consent: tracking implies it.
         uploader.openUnlessConsentAnnounced()
-        var queued = QueuedEvent(event: event)
         // In tracking order, which is posting order: the foreground time since the previous
         // event this tracker got. An event routed elsewhere or dropped before it leaves its time
         // to the next event this tracker gets.
-        if let reading = event.foregroundReading {
+        if let reading = queued.event.foregroundReading {
             queued.foregroundMillisecondsSincePrevious = state.withLock { state in
                 defer { state.previousForegroundReading = reading }
                 return reading.milliseconds(since: state.previousForegroundReading)

@@ -58,7 +58,7 @@ struct ReportedError: Equatable {
 
     /// The error an `error/occurred` event reports; `nil` for any other event, and for one the
     /// catalog's typed event would not read (a required arg missing, an arg of another type).
-    init?(_ event: MeasurementEvent) {
+    init?(_ event: borrowing MeasurementEvent) {  // borrowed: asked of every event (issue 49)
         guard event.name == Self.eventName, let type = event.args["error_type"]?.stringValue,
             event.args["error_domain"]?.stringValue != nil, event.args["error_code"]?.intValue != nil
         else { return nil }

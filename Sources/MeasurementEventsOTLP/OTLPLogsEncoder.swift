@@ -221,11 +221,15 @@ public struct OTLPLogsEncoder: BatchEncoder {
 
     /// The records of `events`, one after the other.
     private func writeRecords<Writer: OTLPLogsWriter>(_ events: ArraySlice<QueuedEvent>, to writer: inout Writer) {
-        var left = events.count
-        for queued in events {
-            left -= 1
-            writeRecord(queued, to: &writer)
-            writer.endRecord(recordsLeft: left)
+        // Read in place: `for queued in events` copied each event, every string and dictionary
+        // in it retained and released (issue 49).
+        events.withUnsafeBufferPointer { events in
+            var left = events.count
+            for index in events.indices {
+                left -= 1
+                writeRecord(events[index], to: &writer)
+                writer.endRecord(recordsLeft: left)
+            }
         }
     }
 

@@ -23,7 +23,7 @@ final class ConcurrentChunksTests: XCTestCase {
                 var (elements, others) = ConcurrentChunks.flatMap(
                     count, minimumPerChunk: 256, maximumChunks: maximumChunks
                 ) {
-                    (chunk, add: (Item) -> Void) -> Int in
+                    (chunk, add: (consuming Item) -> Void) -> Int in
                     var skipped = 0
                     for index in chunk {
                         if index % 7 == 3 {

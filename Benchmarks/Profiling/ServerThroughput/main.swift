@@ -199,16 +199,19 @@ struct AttributionCheckingEncoder: BatchEncoder {
     }
 
     func encode(_ events: [QueuedEvent], context: BatchContext) -> EncodedBatch {
+        // Read in place: `for queued in events` copied each event (the check is not what is measured).
         check.locked { check in
-            for queued in events {
-                guard
-                    let (task, sequence) = Self.origin(
-                        route: queued.event.args["route"], sequence: queued.event.args["sequence"])
-                else {
-                    check.problemLocked("an event without its route and sequence: \(queued.event.args)")
-                    continue
+            events.withUnsafeBufferPointer { events in
+                for index in events.indices {
+                    guard
+                        let (task, sequence) = Self.origin(
+                            route: events[index].event.args["route"], sequence: events[index].event.args["sequence"])
+                    else {
+                        check.problemLocked("an event without its route and sequence: \(events[index].event.args)")
+                        continue
+                    }
+                    check.noteLocked(task: task, sequence: sequence, user: events[index].event.userID)
                 }
-                check.noteLocked(task: task, sequence: sequence, user: queued.event.userID)
             }
         }
         let encoded = base.encode(events, context: context)

@@ -83,11 +83,13 @@ final class AttributionState: @unchecked Sendable {
     /// Shared by every event stamped until identity, session, context or the foreground clock
     /// changes.
     private var storage: AttributionStorage
-    /// The latest request contexts' attributions met (`stampInRequestContext`), most recent
-    /// first, each with what it was stamped as and the device of `storage` then: shared by the
-    /// events of one request, while those of a few requests come in turn.
+    /// The latest request contexts' attributions met (`stampInRequestContext`), each with what
+    /// it was stamped as and the device of `storage` then: shared by the events of one request,
+    /// while those of a few requests come in turn.
     private var recentRequestContexts:
         [(given: AttributionStorage, stamped: AttributionStorage, device: AttributionStorage)] = []
+    /// Which of `recentRequestContexts` the next one replaces once it is full: the oldest.
+    private var nextRequestContext = 0
     /// How many request contexts `recentRequestContexts` remembers: a server's events come in
     /// runs of two or three of one request between those of the others posting at the same time
     /// (issue 49's benchmark, 8 tasks), and each request's events then share one attribution,
@@ -251,8 +253,13 @@ final class AttributionState: @unchecked Sendable {
         let stamped = AttributionStorage(
             EventAttribution(
                 identity: given.value.identity, sessionID: given.value.sessionID, context: storage.value.context))
-        if recentRequestContexts.count == Self.recentRequestContextCount { recentRequestContexts.removeLast() }
-        recentRequestContexts.insert((given, stamped, storage), at: 0)
+        // In place of the oldest once there are enough (replaced, not shifted: less code).
+        if recentRequestContexts.count < Self.recentRequestContextCount {
+            recentRequestContexts.append((given, stamped, storage))
+        } else {
+            recentRequestContexts[nextRequestContext] = (given, stamped, storage)
+            nextRequestContext = (nextRequestContext + 1) % Self.recentRequestContextCount
+        }
         return stamped
     }
 

@@ -11,19 +11,20 @@ package enum StandardCall {
     case order(Order)
     case alias(previousID: String, userID: String)
 
-    package init?(_ queued: QueuedEvent) {
+    /// Borrowed: every event of every request is asked, and a copy of each retained and released
+    /// every string and dictionary in it (issue 49).
+    package init?(_ queued: borrowing QueuedEvent) {
         guard queued.kind == .track else { return nil }
-        let event = queued.event
-        switch event.name {
+        switch queued.event.name {
         case ScreenView.eventName:
-            guard let view = ScreenView(event), !view.name.isEmpty else { return nil }
+            guard let view = ScreenView((copy queued).event), !view.name.isEmpty else { return nil }
             self = .screen(view)
         case Order.eventName:
-            guard let order = try? Order(validating: event) else { return nil }
+            guard let order = try? Order(validating: (copy queued).event) else { return nil }
             self = .order(order)
         case StandardEventNames.userAliased:
-            guard let previousID = event.args["previous_id"]?.stringValue,
-                let userID = event.args["user_id"]?.stringValue
+            guard let previousID = queued.event.args["previous_id"]?.stringValue,
+                let userID = queued.event.args["user_id"]?.stringValue
             else { return nil }
             self = .alias(previousID: previousID, userID: userID)
         default:

@@ -671,7 +671,8 @@ final class DiskQueue: @unchecked Sendable {
         let scan = RecordFraming.scan(bytes)
         // A server's batch of thousands is decoded on the machine's cores at once, in chunks.
         let records = scan.records
-        let decoded = ConcurrentChunks.flatMap(records.count) { (chunk, add: (QueuedEvent) -> Void) -> [String] in
+        let decoded = ConcurrentChunks.flatMap(records.count) {
+            (chunk, add: (consuming QueuedEvent) -> Void) -> [String] in
             var notes: [String] = []
             let contexts = EventRecordCodec.ContextCache()
             for range in records[chunk] {

@@ -69,15 +69,37 @@ enum EventRecordCodec {
         /// The attribution the cached context was last written from: an event of the same
         /// attribution has the same context, known without comparing it.
         fileprivate var attribution: AttributionStorage?
-        /// The attributions (all but purposes) of the latest records read, most recent first,
-        /// each with its layout (the flags that shape it) and its bytes (`readAttribution`).
+        /// The attributions (all but purposes) of the latest records read, each with its layout
+        /// (the flags that shape it) and its bytes (`readAttribution`).
         fileprivate var attributions: [(layout: UInt8, bytes: [UInt8], storage: AttributionStorage)] = []
-        /// When writing, the latest attributions written and their bytes, most recent first
-        /// (`appendAttribution`).
+        /// When writing, the latest attributions written and their bytes (`attributionRecord`).
         fileprivate var written: [(storage: AttributionStorage, layout: UInt8, bytes: [UInt8])] = []
+        /// Where the next attribution read, and the next written, is remembered once there are
+        /// ``recentAttributions``: in place of the oldest.
+        private var nextRead = 0
+        private var nextWritten = 0
         /// How many attributions are remembered: a server's records come in runs of one request
         /// between those of the few other requests posted at the same time.
         static let recentAttributions = 16
+
+        /// Remembers `entry` in `entries`, in place of the oldest once there are
+        /// ``recentAttributions`` (replaced in place rather than shifted: less code, issue 34's budget).
+        private static func remember<Entry>(_ entry: Entry, in entries: inout [Entry], next: inout Int) {
+            if entries.count < recentAttributions {
+                entries.append(entry)
+            } else {
+                entries[next] = entry
+                next = (next + 1) % recentAttributions
+            }
+        }
+
+        fileprivate func rememberRead(_ entry: (layout: UInt8, bytes: [UInt8], storage: AttributionStorage)) {
+            Self.remember(entry, in: &attributions, next: &nextRead)
+        }
+
+        fileprivate func rememberWritten(_ entry: (storage: AttributionStorage, layout: UInt8, bytes: [UInt8])) {
+            Self.remember(entry, in: &written, next: &nextWritten)
+        }
     }
 
     static func encode(_ queued: QueuedEvent, into buffer: inout [UInt8]) {
@@ -256,8 +278,7 @@ enum EventRecordCodec {
             layout |= Flag.context
             appendContext(of: attribution, to: &bytes, cache: cache)
         }
-        if cache.written.count == ContextCache.recentAttributions { cache.written.removeLast() }
-        cache.written.insert((attribution, layout, bytes), at: 0)
+        cache.rememberWritten((attribution, layout, bytes))
         return (layout, bytes)
     }
 
@@ -273,13 +294,8 @@ enum EventRecordCodec {
         _ reader: inout Reader, flags: UInt8, cache: ContextCache
     ) throws -> AttributionStorage {
         let layout = flags & (Flag.userID | Flag.groupID | Flag.sessionID | Flag.context)
-        if let index = cache.attributions.firstIndex(where: { $0.layout == layout && reader.startsWith($0.bytes) }) {
-            let known = cache.attributions[index]
+        if let known = cache.attributions.first(where: { $0.layout == layout && reader.startsWith($0.bytes) }) {
             reader.position += known.bytes.count
-            if index > 0 {
-                cache.attributions.remove(at: index)
-                cache.attributions.insert(known, at: 0)
-            }
             return known.storage
         }
         let start = reader.position
@@ -293,8 +309,7 @@ enum EventRecordCodec {
         let sessionID = flags & Flag.sessionID != 0 ? Int64(bitPattern: try reader.uint64()) : nil
         let context = flags & Flag.context != 0 ? try readContext(&reader, cache: cache) : nil
         let storage = AttributionStorage(EventAttribution(identity: identity, sessionID: sessionID, context: context))
-        if cache.attributions.count == ContextCache.recentAttributions { cache.attributions.removeLast() }
-        cache.attributions.insert((layout, Array(reader.bytes[start..<reader.position]), storage), at: 0)
+        cache.rememberRead((layout, Array(reader.bytes[start..<reader.position]), storage))
         return storage
     }
 
