@@ -121,7 +121,7 @@ for configuration in $configurations; do
   if [ "$perf_seconds" != 0 ] && [ -f "$work/perf-$configuration.data" ]; then
     echo "== perf, $configuration: the top symbols (self time)"
     perf report -i "$work/perf-$configuration.data" --no-children --sort dso,sym --stdio 2>/dev/null | grep -v '^#' \
-      | grep '%' | head -60 | swift demangle --simplified
+      | grep '%' | head -60 | swift demangle --simplified || true  # head closes the pipe early
   fi
 done
 exit $status
