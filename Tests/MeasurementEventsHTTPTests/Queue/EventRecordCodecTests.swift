@@ -13,6 +13,27 @@ final class EventRecordCodecTests: XCTestCase {
         return try EventRecordCodec.decode(bytes[...])
     }
 
+    /// `records` written and read one after the other with one cache for writing and one for
+    /// reading, as a queue does: each record's bytes are checked to be those the codec writes
+    /// without a cache, and what is read to be what is read without one. Returns what was read.
+    private func throughTheCaches(
+        _ records: [QueuedEvent], file: StaticString = #filePath, line: UInt = #line
+    ) throws -> [QueuedEvent] {
+        let writing = EventRecordCodec.ContextCache()
+        let reading = EventRecordCodec.ContextCache()
+        var decoded: [QueuedEvent] = []
+        for queued in records {
+            var plain: [UInt8] = []
+            EventRecordCodec.encode(queued, into: &plain)
+            var cached: [UInt8] = []
+            EventRecordCodec.encode(queued, into: &cached, contextCache: writing)
+            XCTAssertEqual(cached, plain, file: file, line: line)
+            decoded.append(try EventRecordCodec.decode(cached[...], contextCache: reading))
+            XCTAssertEqual(decoded.last, try EventRecordCodec.decode(plain[...]), file: file, line: line)
+        }
+        return decoded
+    }
+
     func testRecordsRoundTripWithEveryValueKind() throws {
         var event = MeasurementEvent(
             "a/b", type: .impression, category: "c", args: ["s": "é☃", "i": -7, "d": 0.25, "b": false], label: "L")
@@ -46,18 +67,7 @@ final class EventRecordCodecTests: XCTestCase {
         context.locale = "fr_FR"
         other.event.attribution?.context = context
         let records = [EncoderSamples.track, EncoderSamples.track, other, EncoderSamples.identify, other]
-        let writing = EventRecordCodec.ContextCache()
-        let reading = EventRecordCodec.ContextCache()
-        for queued in records {
-            var plain: [UInt8] = []
-            EventRecordCodec.encode(queued, into: &plain)
-            var cached: [UInt8] = []
-            EventRecordCodec.encode(queued, into: &cached, contextCache: writing)
-            XCTAssertEqual(cached, plain)
-            let decoded = try EventRecordCodec.decode(cached[...], contextCache: reading)
-            XCTAssertEqual(decoded, try EventRecordCodec.decode(plain[...]))
-            XCTAssertEqual(decoded.context, queued.context)
-        }
+        XCTAssertEqual(try throughTheCaches(records).map(\.context), records.map(\.context))
     }
 
     /// A server's records come in runs of one request's events between those of others: the
@@ -86,19 +96,8 @@ final class EventRecordCodecTests: XCTestCase {
         ]
         records += [event(user: "", purposes: ["ads": true])]
         records += [event(user: "", purposes: ["ads": false]), event(user: nil, anonymousID: "")]
-        let writing = EventRecordCodec.ContextCache()
-        let reading = EventRecordCodec.ContextCache()
-        var decoded: [QueuedEvent] = []
-        for queued in records {
-            var plain: [UInt8] = []
-            EventRecordCodec.encode(queued, into: &plain)
-            var cached: [UInt8] = []
-            EventRecordCodec.encode(queued, into: &cached, contextCache: writing)
-            XCTAssertEqual(cached, plain)
-            decoded.append(try EventRecordCodec.decode(cached[...], contextCache: reading))
-            XCTAssertEqual(decoded.last, try EventRecordCodec.decode(plain[...]))
-            XCTAssertEqual(decoded.last, queued)
-        }
+        let decoded = try throughTheCaches(records)
+        XCTAssertEqual(decoded, records)
         // Read once: the records of one request in the alternating run share one attribution.
         let run = decoded[(2 * requests.count)...]
         XCTAssertTrue(run[run.startIndex].event.attributionStorage === run[run.startIndex + 2].event.attributionStorage)
