@@ -66,9 +66,6 @@ enum EventRecordCodec {
     final class ContextCache {
         fileprivate var context: EventContext?
         fileprivate var bytes: [UInt8] = []
-        /// The attribution the cached context was last written from: an event of the same
-        /// attribution has the same context, known without comparing it.
-        fileprivate var attribution: AttributionStorage?
         /// The attributions (all but purposes) of the latest records read, each with its layout
         /// (the flags that shape it) and its bytes (`readAttribution`).
         fileprivate var attributions: [(layout: UInt8, bytes: [UInt8], storage: AttributionStorage)] = []
@@ -321,12 +318,11 @@ enum EventRecordCodec {
         of attribution: AttributionStorage, to buffer: inout [UInt8], cache: ContextCache
     ) {
         // Compared through `map`, which lends the values: `Optional`'s `==` copies both
-        // contexts (every string retained and released) to compare them.
-        if cache.attribution === attribution
-            || cache.context.map({ cached in attribution.value.context.map { $0 == cached } ?? false }) ?? false
-        {
+        // contexts (every string retained and released) to compare them. Reached only for an
+        // attribution not among the latest written (`attributionRecord`), so no shortcut by
+        // reference here.
+        if cache.context.map({ cached in attribution.value.context.map { $0 == cached } ?? false }) ?? false {
             buffer.append(contentsOf: cache.bytes)
-            cache.attribution = attribution
             return
         }
         guard let context = attribution.value.context else { return }
@@ -334,7 +330,6 @@ enum EventRecordCodec {
         appendContext(context, to: &buffer)
         cache.context = context
         cache.bytes = Array(buffer[start...])
-        cache.attribution = attribution
     }
 
     private static func appendContext(_ context: EventContext, to buffer: inout [UInt8]) {
