@@ -38,9 +38,10 @@ extension EventAggregator {
         /// ``EventAggregator/allowList``, or `EventFilter.denyAll`): it keeps no event.
         /// Reported at ``EventAggregator/start()``.
         case emptyAllowList
-        /// Debug builds of an app on an Apple platform, outside tests and previews: the
-        /// ``Configuration/identityStore`` keeps identity in memory, so every launch is a new user.
-        /// Reported when the aggregator is made.
+        /// Debug builds of an app or an app extension on an Apple platform (a process with a
+        /// bundle identifier; not a server or a tool run with `swift run`), outside tests and
+        /// previews: the ``Configuration/identityStore`` keeps identity in memory, so every launch
+        /// is a new user. Reported when the aggregator is made.
         case identityInMemory
         /// The ``Configuration/identityStore`` is a ``FileIdentityStore`` in an App Group
         /// container: it holds a file lock there for as long as it lives, and iOS kills a

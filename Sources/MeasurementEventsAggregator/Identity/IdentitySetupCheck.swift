@@ -5,13 +5,14 @@ import MeasurementEvents
 /// kept in memory in an app on an Apple platform makes every launch a new user.
 enum IdentitySetupCheck {
     /// Whether to report ``EventAggregator/Problem/identityInMemory`` for `store`: a debug build
-    /// on an Apple platform, an ``InMemoryIdentityStore``, outside XCTest, Swift Testing and
-    /// SwiftUI previews (where it is the right choice), once per process.
+    /// on an Apple platform, once per process, when ``keepsAnAppsIdentityInMemory(_:environment:bundleIdentifier:)``.
     static func warnsOfMemoryStore(_ store: any IdentityStore) -> Bool {
         #if DEBUG && canImport(Darwin)
-            guard store is InMemoryIdentityStore, !isTestOrPreview(ProcessInfo.processInfo.environment) else {
-                return false
-            }
+            guard
+                keepsAnAppsIdentityInMemory(
+                    store, environment: ProcessInfo.processInfo.environment,
+                    bundleIdentifier: Bundle.main.bundleIdentifier)
+            else { return false }
             return warned.withLock { warned in
                 defer { warned = true }
                 return !warned
@@ -19,6 +20,17 @@ enum IdentitySetupCheck {
         #else
             return false
         #endif
+    }
+
+    /// Whether `store` keeps identity in memory in an app: an ``InMemoryIdentityStore`` in a
+    /// process with a bundle identifier (an app or an app extension; a server or a command-line
+    /// tool started with `swift run` has none, and keeps identity in memory on purpose, as
+    /// ``EventAggregator/Configuration/server`` does), outside XCTest, Swift Testing and SwiftUI
+    /// previews (where it is the right choice).
+    static func keepsAnAppsIdentityInMemory(
+        _ store: any IdentityStore, environment: [String: String], bundleIdentifier: String?
+    ) -> Bool {
+        store is InMemoryIdentityStore && bundleIdentifier != nil && !isTestOrPreview(environment)
     }
 
     /// The folder of `store` when it is a ``FileIdentityStore`` in an App Group container, for

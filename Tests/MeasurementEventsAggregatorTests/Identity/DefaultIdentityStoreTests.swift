@@ -139,4 +139,25 @@ final class DefaultIdentityStoreTests: XCTestCase {
         XCTAssertFalse(IdentitySetupCheck.warnsOfMemoryStore(FileIdentityStore(directory: directory)))
         print("identity in memory: \(EventAggregator.Problem.identityInMemory)")
     }
+
+    /// A server or a command-line tool (no bundle identifier) keeps identity in memory on
+    /// purpose (`Configuration.server` does): only an app or an extension is warned.
+    func testTheMemoryStoreWarningIsForAProcessWithABundleIdentifier() {
+        let app = ["HOME": "/Users/jane"]
+        XCTAssertTrue(
+            IdentitySetupCheck.keepsAnAppsIdentityInMemory(
+                .inMemory, environment: app, bundleIdentifier: "com.example.app"))
+        XCTAssertFalse(
+            IdentitySetupCheck.keepsAnAppsIdentityInMemory(.inMemory, environment: app, bundleIdentifier: nil),
+            "a server or a tool run with swift run")
+        XCTAssertFalse(
+            IdentitySetupCheck.keepsAnAppsIdentityInMemory(
+                .inMemory, environment: ["XCTestConfigurationFilePath": "/x"], bundleIdentifier: "com.example.app"))
+        XCTAssertFalse(
+            IdentitySetupCheck.keepsAnAppsIdentityInMemory(
+                FileIdentityStore(directory: directory), environment: app, bundleIdentifier: "com.example.app"))
+        XCTAssertFalse(
+            IdentitySetupCheck.keepsAnAppsIdentityInMemory(
+                EventAggregator.Configuration.server.identityStore, environment: app, bundleIdentifier: nil))
+    }
 }
