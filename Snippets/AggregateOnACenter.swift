@@ -12,7 +12,7 @@ let aggregator = EventAggregator(
     filter: EventFilter(allow: ["feed/*"]),
     trackers: [ConsoleTracker()],
     processors: [],
-    configuration: EventAggregator.Configuration())
+    configuration: .testing)  // the test kit's: identity in memory
 let recorder = EventRecorder(center: center)  // the test kit's recorder: `center:` first too
 aggregator.start()
 

@@ -5,7 +5,8 @@ import MeasurementEventsTesting
 
 // snippet.show
 let tracker = RecordingTracker()
-let aggregator = EventAggregator(filter: EventFilter(allow: ["account/*"]), trackers: [tracker])
+let aggregator = EventAggregator(
+    filter: EventFilter(allow: ["account/*"]), trackers: [tracker], configuration: .testing)  // identity in memory
 aggregator.start()
 
 MeasurementIdentity.identify(userID: "u1")

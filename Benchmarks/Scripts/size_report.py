@@ -71,11 +71,11 @@ def demangle(names):
         return names
 
 
-def instructions(command):
+def instructions(command, env):
     with tempfile.TemporaryDirectory() as folder:
         out = os.path.join(folder, "callgrind.out")
         subprocess.run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}"] + command,
-                       check=True, capture_output=True)
+                       check=True, capture_output=True, env=env)
         for line in open(out):
             if line.startswith("summary:") or line.startswith("totals:"):
                 return int(line.split()[1])
@@ -115,9 +115,12 @@ def main():
         for name in APPS:
             app = os.path.join(build, name)
             with tempfile.TemporaryDirectory() as queue:
-                empty = instructions([app, os.path.join(queue, "empty")])
-                subprocess.run([app, os.path.join(queue, "full"), "1000"], check=True, capture_output=True)
-                full = instructions([app, os.path.join(queue, "full")])
+                # The apps keep identity where an app does (the default store), in this folder
+                # rather than in the home folder of whoever measures.
+                env = dict(os.environ, XDG_STATE_HOME=os.path.join(queue, "state"))
+                empty = instructions([app, os.path.join(queue, "empty")], env)
+                subprocess.run([app, os.path.join(queue, "full"), "1000"], check=True, capture_output=True, env=env)
+                full = instructions([app, os.path.join(queue, "full")], env)
             print(f"{name:<22}{empty / 1e6:>14.2f}{full / 1e6:>22.2f}")
 
     if over:

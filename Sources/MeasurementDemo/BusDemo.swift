@@ -42,7 +42,7 @@ func runBusDemo() throws {
     let aggregator = try DemoAppAggregator(
         plan: plan,
         destinations: ["console": ConsoleTracker(), "jsonl": try JSONLinesFileTracker(url: logURL)],
-        center: center)
+        center: center, configuration: .demo)
     aggregator.start()
 
     FeedScreen(center: center).simulateVisit()

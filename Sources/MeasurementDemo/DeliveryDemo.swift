@@ -30,7 +30,7 @@ func runDeliveryDemo() throws {
         processors: [
             PersonalDataProcessor(personalArgs: ["email"], treatment: .hash(salt: "demo-salt")),
             GlobalContextProcessor(["app_version": "2026.11"]),
-        ])
+        ], configuration: .demo)
     aggregator.start()
 
     MeasurementEvent.post("account/signed_up", args: ["email": "jane@example.com", "plan": "pro"], to: center)

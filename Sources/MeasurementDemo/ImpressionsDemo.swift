@@ -16,7 +16,7 @@ func runImpressionsDemo() throws {
 
     let center = NotificationCenter()
     let counted = LockedValue<[Int]>([])
-    var aggregatorConfiguration = EventAggregator.Configuration()
+    var aggregatorConfiguration = EventAggregator.Configuration.demo
     aggregatorConfiguration.delivery = .synchronous
     let aggregator = EventAggregator(
         center: center, filter: EventFilter(allow: ["impression/*"]),

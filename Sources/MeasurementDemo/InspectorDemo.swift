@@ -30,7 +30,7 @@ func runInspectorDemo() throws {
         encoder: GA4Encoder(measurementID: "G-DEMO", apiSecret: "DEMO", baseURL: inspector),
         directory: root.appendingPathComponent("ga4"), configuration: trackerConfiguration)
 
-    var configuration = EventAggregator.Configuration()
+    var configuration = EventAggregator.Configuration.demo
     configuration.trail = connection
     let center = NotificationCenter()
     let aggregator = EventAggregator(

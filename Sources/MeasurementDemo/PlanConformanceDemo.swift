@@ -8,7 +8,7 @@ import MeasurementEventsAggregator
 func runPlanConformanceDemo() throws {
     print("== Tracking plan: the catalogs enforced at post time ==")
     let center = NotificationCenter()
-    var configuration = EventAggregator.Configuration()
+    var configuration = EventAggregator.Configuration.demo
     configuration.delivery = .synchronous
     configuration.catalogs = [DemoFeedEvents.catalog]
     // The demo runs as a release build too: carry the posting file and line either way.

@@ -25,7 +25,7 @@ func runStandardCallsDemo() throws {
     let aggregator = EventAggregator(
         center: center,
         filter: EventFilter(allow: ["checkout/*"] + MeasurementEventsStandardEvents.allNames.map(EventPattern.init)),
-        trackers: [tracker], processors: [standard])
+        trackers: [tracker], processors: [standard], configuration: .demo)
     aggregator.start()
 
     DeepLink(URL(string: "https://shop.example.com/sale?utm_source=newsletter&utm_medium=email&utm_campaign=spring")!)

@@ -76,6 +76,7 @@ struct AggregatorFixture {
     ///   filter holds 10 other names and 100 wildcards, like a small app's.
     init(allowsSample: Bool, delivery: EventAggregator.Delivery = .asynchronous) {
         var configuration = EventAggregator.Configuration()
+        configuration.identityStore = .inMemory  // a benchmark: nothing written to the home folder
         configuration.delivery = delivery
         let filter = EventFilter(allow: AllowLists.patterns(
             names: 10, prefixes: 100, extra: allowsSample ? [SampleEvent.name] : []))

@@ -134,7 +134,10 @@ func registerDiskQueue() {
         do {
             let center = NotificationCenter()
             let tracker = try makeQueueingTracker(in: directory)
-            let aggregator = EventAggregator(center: center, filter: .allowAll, trackers: [tracker])
+            var configuration = EventAggregator.Configuration()
+            configuration.identityStore = .inMemory  // a benchmark: nothing written to the home folder
+            let aggregator = EventAggregator(
+                center: center, filter: .allowAll, trackers: [tracker], configuration: configuration)
             aggregator.start()
             benchmark.startMeasurement()
             for index in 0..<200_000 {

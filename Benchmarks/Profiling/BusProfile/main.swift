@@ -47,6 +47,8 @@ func aggregator(
     EventAggregator, CountingTracker
 ) {
     var configuration = EventAggregator.Configuration()
+    // A measuring tool, not an app: identity in memory, nothing written to the user's home.
+    configuration.identityStore = .inMemory
     // planned, planned10k: the aggregator checks each event against a plan of 10 or 10,000 events.
     if let plan { configuration.catalogs = [plan] }
     // plannedsites: the posts also carry their #fileID and #line to the aggregator.
